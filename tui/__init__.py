@@ -1,0 +1,1 @@
+"""Textual user interface (talks only to p2p's session API)."""

@@ -1,0 +1,611 @@
+"""Finding tables on the LAN: zeroconf (mDNS / DNS-SD) adverts and the manual ``HOST:PORT``.
+
+Theory of operation
+-------------------
+A host advertises its open table as one DNS-SD service of type
+``_nodealer._tcp.local.`` (protocol.md §4). The SRV record carries the TCP port
+the host's peer listens on, the A/AAAA record the ONE address the host chose,
+and the TXT record five short keys: protocol version, table id, game, seats
+taken/total and the host's identity fingerprint. A :class:`TableAd` is that
+advert as a small immutable value; :meth:`TableAd.txt` and
+:meth:`TableAd.from_txt` are its exact wire form, and nothing else in the
+program reads or writes TXT bytes.
+
+An advert is untrusted: anyone on the LAN can publish anything. Decoding is
+strict (every required key present, every value matching its grammar, sizes
+bounded) and a bad advert is *ignored with a logged reason*, never shown and
+never a crash. Even a well-formed advert proves nothing: the peer that answers
+at its address must still prove, in the handshake (protocol.md §2), that it
+holds the key whose fingerprint the advert names.
+
+zeroconf is asyncio inside. A ``Zeroconf`` made on a thread with a running
+asyncio loop attaches to that loop, otherwise it starts its own loop thread;
+its blocking calls (register, update, unregister, resolve, close) must never
+run on an event loop thread. So every zeroconf object here is created, used
+and closed from a worker thread (``trio.to_thread.run_sync``), where there is
+no running asyncio loop. That gives the same behaviour whether trio runs on
+its own (headless) or as a guest on Textual's asyncio loop (the TUI, see
+:mod:`p2p.guest`). Browser callbacks arrive on zeroconf's browser thread;
+they resolve the advert there (a blocking call, fine on that thread) and hand
+the result to trio through a memory channel with ``trio.from_thread.run``.
+
+The trio-facing API:
+
+* :func:`advertise` — ``async with advertise(ad) as advert:`` publishes the
+  table, bound to ``ad.address`` only; ``await advert.update(seats_taken=3)``
+  republishes the TXT record; leaving the block sends the mDNS goodbye.
+* :func:`browse` — ``async with browse() as tables: async for event in
+  tables:`` yields :class:`TableEvent` values (appeared / updated / vanished);
+  ``tables.tables`` is the current list, for a lobby screen.
+* :func:`parse_hostport` — ``--connect HOST:PORT`` for networks without
+  multicast, with errors a player can act on.
+"""
+
+from __future__ import annotations
+
+import enum
+import ipaddress
+import logging
+import re
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Final
+
+import trio
+from zeroconf import (
+    BadTypeInNameException,
+    InterfaceChoice,
+    IPVersion,
+    ServiceBrowser,
+    ServiceInfo,
+    ServiceStateChange,
+    Zeroconf,
+)
+from zeroconf import Error as ZeroconfError
+
+logger = logging.getLogger(__name__)
+
+SERVICE_TYPE: Final = "_nodealer._tcp.local."
+PROTOCOL_VERSION: Final = 1
+
+# Grammar of the TXT values (protocol.md §4). Keys are matched case-insensitively.
+MAX_TXT_BYTES: Final = 400
+MAX_SEATS: Final = 32
+MAX_TABLE_ID: Final = 64  # bytes, as in the signed envelopes (protocol.md §3)
+_TABLE_ID_RE: Final = re.compile(r"(?:[0-9a-f]{2}){1,64}")
+_GAME_RE: Final = re.compile(r"[a-z][a-z0-9-]{0,15}")
+# base32 in dash-separated groups of four, e.g. K3QF-7ZPA-M2XD-4RTY (protocol.md §2.1)
+_FINGERPRINT_RE: Final = re.compile(r"[A-Z2-7]{4}(?:-[A-Z2-7]{4}){1,15}")
+_VERSION_RE: Final = re.compile(r"[1-9][0-9]{0,4}")
+_SEATS_RE: Final = re.compile(r"(0|[1-9][0-9]?)/([1-9][0-9]?)")
+_TXT_KEYS: Final = ("v", "tid", "game", "seats", "fp")
+
+# Record lifetimes. RFC 6762 suggests 75 minutes for PTR/TXT, which would keep
+# a crashed host's table in every lobby for over an hour; two minutes bounds
+# that, at the cost of a refresh query per table every ~100 s.
+AD_TTL_SECONDS: Final = 120
+# How long the browser waits for an advert's SRV/TXT/A answers.
+RESOLVE_TIMEOUT_MS: Final = 2000
+
+
+class DiscoveryError(Exception):
+    """Base of every error this module raises."""
+
+
+class BadAdvertisement(DiscoveryError, ValueError):
+    """An advert (TXT record, address or port) that breaks protocol.md §4."""
+
+
+class BadHostPort(DiscoveryError, ValueError):
+    """A manual ``HOST:PORT`` that cannot be used."""
+
+
+# --------------------------------------------------------------------------- values
+
+
+def _check_port(port: object, what: str = "port") -> int:
+    if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
+        raise BadAdvertisement(f"{what} must be an integer from 1 to 65535, not {port!r}")
+    return port
+
+
+def _check_address(address: object) -> str:
+    """A literal unicast IP address, normalised (``fe80::1%eth0`` keeps its zone)."""
+    if not isinstance(address, str):
+        raise BadAdvertisement(f"address must be an IP address string, not {address!r}")
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        raise BadAdvertisement(f"address {address!r} is not an IPv4 or IPv6 address") from None
+    if ip.is_unspecified or ip.is_multicast:
+        raise BadAdvertisement(f"address {address} cannot be connected to")
+    return str(ip)
+
+
+@dataclass(frozen=True)
+class HostPort:
+    """Where to open a TCP connection: a host (IP literal or DNS name) and a port."""
+
+    host: str
+    port: int
+
+    def __str__(self) -> str:
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+
+
+@dataclass(frozen=True)
+class TableAd:
+    """One open table as advertised: what a lobby shows and where to connect.
+
+    >>> tid = bytes.fromhex("1a2b3c4d5e6f7a8b")
+    >>> ad = TableAd(tid, "mao", 2, 5, "K3QF-7ZPA-M2XD-4RTY", "192.168.1.20", 4000)
+    >>> str(ad)
+    'mao 2/5 seats, table 1a2b3c4d, host K3QF-7ZPA-M2XD-4RTY at 192.168.1.20:4000'
+    """
+
+    table_id: bytes
+    game: str
+    seats_taken: int
+    seats_total: int
+    host_fingerprint: str
+    address: str
+    port: int
+    protocol_version: int = PROTOCOL_VERSION
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.table_id, bytes) or not 1 <= len(self.table_id) <= MAX_TABLE_ID:
+            raise BadAdvertisement(
+                f"table id must be 1 to {MAX_TABLE_ID} bytes, not {self.table_id!r}"
+            )
+        for attr, label, pattern in (
+            ("game", "game", _GAME_RE),
+            ("host_fingerprint", "host fingerprint", _FINGERPRINT_RE),
+        ):
+            value = getattr(self, attr)
+            if not isinstance(value, str) or not pattern.fullmatch(value):
+                raise BadAdvertisement(f"{label} {value!r} does not match {pattern.pattern}")
+        for name in ("seats_taken", "seats_total", "protocol_version"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise BadAdvertisement(
+                    f"{name.replace('_', ' ')} must be an integer, not {value!r}"
+                )
+        if not 1 <= self.protocol_version <= 65535:
+            raise BadAdvertisement(f"protocol version {self.protocol_version} is out of range")
+        if not 2 <= self.seats_total <= MAX_SEATS:
+            raise BadAdvertisement(f"a table has 2 to {MAX_SEATS} seats, not {self.seats_total}")
+        if not 0 <= self.seats_taken <= self.seats_total:
+            raise BadAdvertisement(
+                f"seats taken {self.seats_taken} is not between 0 and {self.seats_total}"
+            )
+        object.__setattr__(self, "address", _check_address(self.address))
+        _check_port(self.port)
+
+    def __str__(self) -> str:
+        version = "" if self.compatible else f" (protocol {self.protocol_version})"
+        return (
+            f"{self.game} {self.seats_taken}/{self.seats_total} seats, "
+            f"table {self.table_id.hex()[:8]}, host {self.host_fingerprint} at {self.hostport}"
+            f"{version}"
+        )
+
+    @property
+    def compatible(self) -> bool:
+        """Whether this program speaks the table's protocol version."""
+        return self.protocol_version == PROTOCOL_VERSION
+
+    @property
+    def is_full(self) -> bool:
+        return self.seats_taken >= self.seats_total
+
+    @property
+    def hostport(self) -> HostPort:
+        return HostPort(self.address, self.port)
+
+    @property
+    def instance_name(self) -> str:
+        """The DNS-SD service instance name (unique per table id prefix)."""
+        return f"nodealer {self.game} {self.table_id.hex()[:16]}.{SERVICE_TYPE}"
+
+    @property
+    def server_name(self) -> str:
+        """The mDNS host name whose A/AAAA record carries :attr:`address`."""
+        return f"nodealer-{self.table_id.hex()[:16]}.local."
+
+    def with_seats(self, seats_taken: int, seats_total: int | None = None) -> TableAd:
+        total = self.seats_total if seats_total is None else seats_total
+        return replace(self, seats_taken=seats_taken, seats_total=total)
+
+    # ---------------------------------------------------------------- TXT wire form
+
+    def txt(self) -> bytes:
+        """The TXT record's RDATA: length-prefixed ``key=value`` strings, in key order."""
+        pairs = (
+            ("v", str(self.protocol_version)),
+            ("tid", self.table_id.hex()),
+            ("game", self.game),
+            ("seats", f"{self.seats_taken}/{self.seats_total}"),
+            ("fp", self.host_fingerprint),
+        )
+        out = bytearray()
+        for key, value in pairs:
+            item = f"{key}={value}".encode("ascii")
+            out.append(len(item))
+            out += item
+        return bytes(out)
+
+    @classmethod
+    def from_txt(cls, text: bytes, address: str, port: int) -> TableAd:
+        """Decode an advert received from the network; :class:`BadAdvertisement` if bad."""
+        fields = decode_txt(text)
+        missing = [key for key in _TXT_KEYS if fields.get(key) is None]
+        if missing:
+            raise BadAdvertisement(f"TXT record lacks {', '.join(missing)}")
+        version = fields["v"]
+        seats = _SEATS_RE.fullmatch(fields["seats"] or "")
+        if not _VERSION_RE.fullmatch(version or ""):
+            raise BadAdvertisement(f"TXT v={version!r} is not a protocol version")
+        if seats is None:
+            raise BadAdvertisement(f"TXT seats={fields['seats']!r} is not TAKEN/TOTAL")
+        table_id = fields["tid"] or ""
+        if not _TABLE_ID_RE.fullmatch(table_id):
+            raise BadAdvertisement(f"TXT tid={table_id!r} is not 1 to {MAX_TABLE_ID} bytes in hex")
+        return cls(
+            table_id=bytes.fromhex(table_id),
+            game=fields["game"] or "",
+            seats_taken=int(seats.group(1)),
+            seats_total=int(seats.group(2)),
+            host_fingerprint=fields["fp"] or "",
+            address=address,
+            port=_check_port(port),
+            protocol_version=int(version or "0"),
+        )
+
+
+def decode_txt(text: bytes) -> dict[str, str | None]:
+    """Split TXT RDATA into ``{key: value}`` (RFC 6763 §6), strictly.
+
+    Keys are lower-cased; a key without ``=`` has the value ``None``; only the
+    first occurrence of a key counts (RFC 6763 §6.4); values must be ASCII.
+    Raises :class:`BadAdvertisement` for a record that is too long, truncated,
+    has an empty or non-printable key, or a non-ASCII value.
+    """
+    if not isinstance(text, bytes | bytearray):
+        raise BadAdvertisement(f"TXT data must be bytes, not {type(text).__name__}")
+    if len(text) > MAX_TXT_BYTES:
+        raise BadAdvertisement(f"TXT record is {len(text)} bytes, over the {MAX_TXT_BYTES} limit")
+    fields: dict[str, str | None] = {}
+    pos = 0
+    while pos < len(text):
+        length = text[pos]
+        item = bytes(text[pos + 1 : pos + 1 + length])
+        if len(item) != length:
+            raise BadAdvertisement("TXT record is truncated")
+        pos += 1 + length
+        if not item:
+            continue  # the empty string (an empty TXT record is one zero byte)
+        raw_key, sep, raw_value = item.partition(b"=")
+        if not raw_key or any(b < 0x20 or b > 0x7E for b in raw_key):
+            raise BadAdvertisement(f"TXT key {raw_key!r} is empty or not printable ASCII")
+        key = raw_key.decode("ascii").lower()
+        if key in fields:
+            continue
+        if not sep:
+            fields[key] = None
+            continue
+        try:
+            fields[key] = raw_value.decode("ascii")
+        except UnicodeDecodeError:
+            raise BadAdvertisement(f"TXT value of {key!r} is not ASCII") from None
+    return fields
+
+
+# --------------------------------------------------------------------------- HOST:PORT
+
+_HOSTNAME_LABEL_RE: Final = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
+
+
+def _valid_hostname(host: str) -> bool:
+    name = host[:-1] if host.endswith(".") else host
+    if not name or len(name) > 253:
+        return False
+    labels = name.split(".")
+    if labels[-1].isdigit():  # "1.2.3.999" is a mistyped address, not a name
+        return False
+    return all(_HOSTNAME_LABEL_RE.fullmatch(label) for label in labels)
+
+
+def parse_hostport(text: str, default_port: int | None = None) -> HostPort:
+    """Parse ``HOST:PORT`` as typed after ``--connect``.
+
+    HOST is an IPv4 address, an IPv6 address in brackets (``[fe80::1%eth0]``)
+    or a host name; PORT is 1 to 65535 and may be left out only when
+    ``default_port`` is given.
+
+    >>> str(parse_hostport("[::1]:4000")), str(parse_hostport("lan-box.local:4000"))
+    ('[::1]:4000', 'lan-box.local:4000')
+    """
+    if not isinstance(text, str):
+        raise BadHostPort(f"expected HOST:PORT text, not {type(text).__name__}")
+    spec = text.strip()
+    if not spec:
+        raise BadHostPort("empty address; expected HOST:PORT, e.g. 192.168.1.20:4000")
+    port_text: str | None
+    if spec.startswith("["):
+        end = spec.find("]")
+        if end < 0:
+            raise BadHostPort(f"{spec!r}: missing ']' after the IPv6 address")
+        host, rest = spec[1:end], spec[end + 1 :]
+        if rest and not rest.startswith(":"):
+            raise BadHostPort(f"{spec!r}: expected ':PORT' after ']'")
+        port_text = rest[1:] if rest else None
+        try:
+            ip = ipaddress.ip_address(host)
+        except ValueError:
+            raise BadHostPort(f"{spec!r}: {host!r} is not an IPv6 address") from None
+        if ip.version != 6:
+            raise BadHostPort(f"{spec!r}: brackets are only for IPv6 addresses")
+        host = str(ip)
+    else:
+        if spec.count(":") > 1:
+            raise BadHostPort(f"{spec!r}: put an IPv6 address in brackets, e.g. [::1]:4000")
+        host, sep, port_text_raw = spec.partition(":")
+        port_text = port_text_raw if sep else None
+        try:
+            host = str(ipaddress.IPv4Address(host))
+        except ValueError:
+            if not _valid_hostname(host):
+                raise BadHostPort(f"{spec!r}: {host!r} is not an IP address or host name") from None
+    if port_text is None:
+        if default_port is None:
+            raise BadHostPort(f"{spec!r}: missing ':PORT'")
+        port = default_port
+    elif not port_text.isascii() or not port_text.isdigit():
+        raise BadHostPort(f"{spec!r}: port {port_text!r} is not a number")
+    else:
+        port = int(port_text)
+    if not 1 <= port <= 65535:
+        raise BadHostPort(f"{spec!r}: port {port} is not between 1 and 65535")
+    if host.startswith(("0.", "::")) and ipaddress.ip_address(host).is_unspecified:
+        raise BadHostPort(f"{spec!r}: {host} is not an address one can connect to")
+    return HostPort(host, port)
+
+
+# --------------------------------------------------------------------------- advertise
+
+
+def _open_zeroconf(interface: str | None) -> Zeroconf:
+    """Open zeroconf on one address (or every interface). Blocking: worker thread only."""
+    if interface is None:
+        return Zeroconf(interfaces=InterfaceChoice.All)
+    try:
+        return Zeroconf(interfaces=[interface])
+    except OSError as exc:
+        raise DiscoveryError(f"cannot use {interface} for mDNS: {exc}") from exc
+
+
+def _service_info(ad: TableAd, name: str | None = None) -> ServiceInfo:
+    return ServiceInfo(
+        SERVICE_TYPE,
+        name or ad.instance_name,
+        port=ad.port,
+        properties=ad.txt(),
+        server=ad.server_name,
+        host_ttl=AD_TTL_SECONDS,
+        other_ttl=AD_TTL_SECONDS,
+        parsed_addresses=[ad.address],
+    )
+
+
+class Advertisement:
+    """A table being advertised; made by :func:`advertise`."""
+
+    def __init__(self, zc: Zeroconf, info: ServiceInfo, ad: TableAd) -> None:
+        self._zc = zc
+        self._info = info
+        self._ad = ad
+        self._lock = trio.Lock()
+
+    @property
+    def ad(self) -> TableAd:
+        """The advert as currently published."""
+        return self._ad
+
+    @property
+    def instance_name(self) -> str:
+        """The DNS-SD name in use (zeroconf renames on a clash, e.g. ``… (2)``)."""
+        return self._info.name
+
+    async def update(self, seats_taken: int, seats_total: int | None = None) -> None:
+        """Republish the advert with new seat counts (e.g. when a player sits down)."""
+        new = self._ad.with_seats(seats_taken, seats_total)
+        async with self._lock:
+            if new == self._ad:
+                return
+            info = _service_info(new, self._info.name)
+            await trio.to_thread.run_sync(self._zc.update_service, info)
+            self._info, self._ad = info, new
+
+
+@asynccontextmanager
+async def advertise(ad: TableAd) -> AsyncIterator[Advertisement]:
+    """Advertise ``ad`` on the LAN, on ``ad.address`` only, until the block ends.
+
+    Registration probes the network for a name clash first (about a second).
+    On exit the goodbye records are sent so browsers drop the table at once.
+    """
+    if not isinstance(ad, TableAd):
+        raise TypeError(f"advertise() takes a TableAd, not {type(ad).__name__}")
+    with trio.CancelScope(shield=True):  # a cancel must not strand zeroconf's thread
+        zc = await trio.to_thread.run_sync(_open_zeroconf, ad.address)
+    try:
+        info = _service_info(ad)
+        try:
+            await trio.to_thread.run_sync(lambda: zc.register_service(info, allow_name_change=True))
+        except (ZeroconfError, BadTypeInNameException) as exc:
+            raise DiscoveryError(f"cannot advertise {ad}: {exc!r}") from exc
+        logger.info("advertising %s as %r", ad, info.name)
+        yield Advertisement(zc, info, ad)
+    finally:
+        with trio.CancelScope(shield=True):
+            # close() unregisters (goodbye packets) and stops zeroconf's thread.
+            await trio.to_thread.run_sync(zc.close)
+
+
+# --------------------------------------------------------------------------- browse
+
+
+class Change(enum.Enum):
+    APPEARED = "appeared"
+    UPDATED = "updated"
+    VANISHED = "vanished"
+
+
+@dataclass(frozen=True)
+class TableEvent:
+    """A change in the list of tables on the LAN."""
+
+    change: Change
+    name: str  # the DNS-SD instance name: the key of the browser's table list
+    ad: TableAd  # for VANISHED, the last advert seen
+
+    def __str__(self) -> str:
+        return f"{self.change.value}: {self.ad}"
+
+
+@dataclass(frozen=True)
+class AdReport:
+    """What the browser thread learned about one instance name."""
+
+    name: str
+    ad: TableAd | None  # None: gone, or unusable (see reason)
+    reason: str | None = None  # why it is unusable; None when simply gone
+
+
+@dataclass
+class TableTracker:
+    """Turns browser reports into appear/update/vanish events (no I/O; tested alone)."""
+
+    tables: dict[str, TableAd] = field(default_factory=dict)
+
+    def apply(self, report: AdReport) -> TableEvent | None:
+        known = self.tables.get(report.name)
+        if report.ad is None:
+            if report.reason is not None:
+                logger.warning("ignoring advert %r: %s", report.name, report.reason)
+            if known is None:
+                return None
+            del self.tables[report.name]
+            return TableEvent(Change.VANISHED, report.name, known)
+        self.tables[report.name] = report.ad
+        if known is None:
+            return TableEvent(Change.APPEARED, report.name, report.ad)
+        if known != report.ad:
+            return TableEvent(Change.UPDATED, report.name, report.ad)
+        return None
+
+
+def _resolve(zc: Zeroconf, service_type: str, name: str) -> AdReport:
+    """Fetch and decode one advert. Blocking: runs on zeroconf's browser thread."""
+    try:
+        info = ServiceInfo(service_type, name)
+        if not info.request(zc, RESOLVE_TIMEOUT_MS):
+            return AdReport(name, None, "no complete answer (SRV, TXT, address)")
+        addresses = info.parsed_addresses(IPVersion.V4Only) or info.parsed_scoped_addresses(
+            IPVersion.V6Only
+        )
+        if not addresses:
+            return AdReport(name, None, "no address")
+        if info.port is None:
+            return AdReport(name, None, "no port")
+        return AdReport(name, TableAd.from_txt(info.text or b"", addresses[0], info.port))
+    except BadAdvertisement as exc:
+        return AdReport(name, None, str(exc))
+    except (ZeroconfError, BadTypeInNameException, ValueError) as exc:
+        return AdReport(name, None, f"cannot resolve: {exc!r}")
+
+
+class TableBrowser:
+    """The tables on the LAN: ``async for event in browser`` and ``browser.tables``.
+
+    Reports from the browser thread are folded into :attr:`tables` as the
+    events are read, so the list and the events never disagree.
+    """
+
+    def __init__(self, reports: trio.MemoryReceiveChannel[AdReport]) -> None:
+        self._reports = reports
+        self._tracker = TableTracker()
+
+    @property
+    def tables(self) -> Mapping[str, TableAd]:
+        """Every table seen so far and not vanished, by DNS-SD instance name (read-only)."""
+        return MappingProxyType(self._tracker.tables)
+
+    def __aiter__(self) -> TableBrowser:
+        return self
+
+    async def __anext__(self) -> TableEvent:
+        while True:
+            try:
+                report = await self._reports.receive()
+            except (trio.EndOfChannel, trio.ClosedResourceError):
+                raise StopAsyncIteration from None
+            event = self._tracker.apply(report)
+            if event is not None:
+                return event
+
+    async def next_event(self, timeout: float) -> TableEvent | None:
+        """The next event, or ``None`` after ``timeout`` seconds (handy in lobbies)."""
+        with trio.move_on_after(timeout):
+            return await self.__anext__()
+        return None
+
+
+@asynccontextmanager
+async def browse(interface: str | None = None) -> AsyncIterator[TableBrowser]:
+    """Watch the LAN for tables until the block ends.
+
+    ``interface`` restricts mDNS to one local address; the default listens on
+    every interface. Events come in the order the network showed them; a bad
+    advert produces no event, only a log line.
+    """
+    if interface is not None:
+        interface = _check_address(interface)
+    token = trio.lowlevel.current_trio_token()
+    report_send, report_receive = trio.open_memory_channel[AdReport](64)
+
+    def on_change(
+        zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
+    ) -> None:
+        # zeroconf's browser thread: may block, must never raise.
+        if state_change is ServiceStateChange.Removed:
+            report = AdReport(name, None)
+        else:
+            report = _resolve(zeroconf, service_type, name)
+        try:
+            trio.from_thread.run(report_send.send, report, trio_token=token)
+        except (trio.RunFinishedError, trio.BrokenResourceError, trio.ClosedResourceError):
+            pass  # the browse block has ended; nobody is listening any more
+        except trio.Cancelled:
+            pass  # the trio run is shutting down
+
+    # Opening is shielded so a cancel cannot strand a started zeroconf thread.
+    with trio.CancelScope(shield=True):
+        zc = await trio.to_thread.run_sync(_open_zeroconf, interface)
+    browser: ServiceBrowser | None = None
+    try:
+        with trio.CancelScope(shield=True):
+            browser = await trio.to_thread.run_sync(
+                lambda: ServiceBrowser(zc, SERVICE_TYPE, handlers=[on_change])
+            )
+        yield TableBrowser(report_receive)
+    finally:
+        # Close the report channel first: a browser thread blocked handing us a
+        # report then fails fast instead of deadlocking the join in cancel().
+        report_receive.close()
+        with trio.CancelScope(shield=True):
+            if browser is not None:
+                await trio.to_thread.run_sync(browser.cancel)
+            await trio.to_thread.run_sync(zc.close)

@@ -1,0 +1,409 @@
+"""Discovery: the TXT wire form, HOST:PORT parsing, event tracking, and real mDNS.
+
+Everything here runs in-process WITHOUT zeroconf, except ``test_mdns_*``, which
+runs zeroconf only in a child process inside a fresh network namespace
+(``unshare -n``, loopback only; see tests/discovery_ns_check.py).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from p2p.discovery import (
+    MAX_TXT_BYTES,
+    PROTOCOL_VERSION,
+    AdReport,
+    BadAdvertisement,
+    BadHostPort,
+    Change,
+    HostPort,
+    TableAd,
+    TableTracker,
+    decode_txt,
+    parse_hostport,
+)
+
+HERE = Path(__file__).resolve().parent
+NS_CHECK = HERE / "discovery_ns_check.py"
+
+AD = TableAd(
+    table_id=bytes.fromhex("1a2b3c4d5e6f7a8b"),
+    game="mao",
+    seats_taken=2,
+    seats_total=5,
+    host_fingerprint="K3QF-7ZPA-M2XD-4RTY",
+    address="192.168.1.20",
+    port=4000,
+)
+
+
+def txt(*items: bytes) -> bytes:
+    return b"".join(bytes([len(item)]) + item for item in items)
+
+
+GOOD_ITEMS = (
+    b"v=1",
+    b"tid=1a2b3c4d5e6f7a8b",
+    b"game=mao",
+    b"seats=2/5",
+    b"fp=K3QF-7ZPA-M2XD-4RTY",
+)
+
+
+def with_item(key: bytes, item: bytes | None) -> bytes:
+    """GOOD_ITEMS with the item for ``key`` replaced (or dropped when None)."""
+    items = [i for i in GOOD_ITEMS if not i.startswith(key + b"=")]
+    if item is not None:
+        items.append(item)
+    return txt(*items)
+
+
+# --------------------------------------------------------------------------- TableAd
+
+
+def test_ad_text_form_and_properties() -> None:
+    assert str(AD) == "mao 2/5 seats, table 1a2b3c4d, host K3QF-7ZPA-M2XD-4RTY at 192.168.1.20:4000"
+    assert AD.compatible and not AD.is_full
+    assert AD.with_seats(5).is_full
+    assert AD.hostport == HostPort("192.168.1.20", 4000)
+    assert AD.instance_name == "nodealer mao 1a2b3c4d5e6f7a8b._nodealer._tcp.local."
+    v6 = TableAd(b"\x01", "bluff", 0, 2, "K3QF-7ZPA", "fe80::1%eth0", 4000)
+    assert str(v6.hostport) == "[fe80::1%eth0]:4000"
+    newer = TableAd(b"\x01" * 64, "mao", 0, 2, "K3QF-7ZPA-M2XD-4RTY", "10.0.0.1", 1, 2)
+    assert not newer.compatible and str(newer).endswith("(protocol 2)")
+
+
+def test_docstring_examples_hold() -> None:
+    import doctest
+
+    import p2p.discovery
+
+    assert doctest.testmod(p2p.discovery).failed == 0
+
+
+def test_txt_is_the_documented_bytes() -> None:
+    assert AD.txt() == txt(*GOOD_ITEMS)
+    assert TableAd.from_txt(AD.txt(), "192.168.1.20", 4000) == AD
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"table_id": "1a2b3c4d5e6f7a8b"}, "table id must be 1 to 64 bytes"),
+        ({"table_id": b""}, "table id must be 1 to 64 bytes"),
+        ({"table_id": b"x" * 65}, "table id must be 1 to 64 bytes"),
+        ({"game": "Mao"}, "game"),
+        ({"game": ""}, "game"),
+        ({"host_fingerprint": "K3QF"}, "host fingerprint"),
+        ({"host_fingerprint": "k3qf-7zpa-m2xd-4rty"}, "host fingerprint"),
+        ({"host_fingerprint": "K3QF-7ZPA-M2XD-4RT1"}, "host fingerprint"),
+        ({"host_fingerprint": b"K3QF-7ZPA"}, "host fingerprint"),
+        ({"seats_taken": 6}, "seats taken 6"),
+        ({"seats_taken": -1}, "seats taken"),
+        ({"seats_total": 1, "seats_taken": 0}, "2 to 32 seats"),
+        ({"seats_total": 33}, "2 to 32 seats"),
+        ({"seats_taken": True}, "must be an integer"),
+        ({"protocol_version": 0}, "protocol version"),
+        ({"address": "lan-box.local"}, "not an IPv4 or IPv6"),
+        ({"address": "0.0.0.0"}, "cannot be connected"),
+        ({"address": "224.0.0.251"}, "cannot be connected"),
+        ({"port": 0}, "port"),
+        ({"port": 65536}, "port"),
+        ({"port": "4000"}, "port"),
+    ],
+)
+def test_ad_rejects_bad_fields(changes: dict[str, object], message: str) -> None:
+    fields = {
+        "table_id": AD.table_id,
+        "game": AD.game,
+        "seats_taken": AD.seats_taken,
+        "seats_total": AD.seats_total,
+        "host_fingerprint": AD.host_fingerprint,
+        "address": AD.address,
+        "port": AD.port,
+    } | changes
+    with pytest.raises(BadAdvertisement, match=message):
+        TableAd(**fields)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- TXT decoding
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (with_item(b"fp", None), "lacks fp"),
+        (with_item(b"fp", b"fp"), "lacks fp"),  # a boolean key carries no value
+        (txt(), "lacks v, tid, game, seats, fp"),
+        (b"\x00", "lacks v"),
+        (with_item(b"seats", b"seats=9/2"), "seats taken 9"),
+        (with_item(b"seats", b"seats=02/5"), "not TAKEN/TOTAL"),
+        (with_item(b"seats", b"seats=2 / 5"), "not TAKEN/TOTAL"),
+        (with_item(b"seats", b"seats=0/1"), "2 to 32 seats"),
+        (with_item(b"seats", b"seats=2/0"), "not TAKEN/TOTAL"),
+        (with_item(b"v", b"v=0"), "not a protocol version"),
+        (with_item(b"v", b"v=01"), "not a protocol version"),
+        (with_item(b"v", b"v=99999"), "out of range"),
+        (with_item(b"game", b"game=m\xc3\xa3o"), "not ASCII"),
+        (with_item(b"game", b"game=<script>"), "game"),
+        (with_item(b"tid", b"tid=" + b"a" * 130), "not 1 to 64 bytes in hex"),
+        (with_item(b"tid", b"tid=abc"), "not 1 to 64 bytes in hex"),
+        (with_item(b"tid", b"tid=1A2B"), "not 1 to 64 bytes in hex"),
+        (with_item(b"fp", b"fp=K3QF 7ZPA"), "host fingerprint"),
+        (txt(*GOOD_ITEMS) + b"\x10v=1", "truncated"),
+        (txt(*GOOD_ITEMS, b"=x"), "empty or not printable"),
+        (txt(*GOOD_ITEMS, b"k\x01y=x"), "empty or not printable"),
+        (txt(*GOOD_ITEMS, *[b"pad=" + b"x" * 200] * 2), "over the 400 limit"),
+    ],
+)
+def test_bad_txt_is_refused_with_a_reason(text: bytes, message: str) -> None:
+    with pytest.raises(BadAdvertisement, match=message):
+        TableAd.from_txt(text, "192.168.1.20", 4000)
+
+
+def test_txt_keys_follow_rfc6763() -> None:
+    # keys are case-insensitive, the first occurrence wins, unknown keys are ignored
+    text = txt(
+        b"V=1",
+        b"tid=1a2b3c4d5e6f7a8b",
+        b"GAME=mao",
+        b"game=bomb",
+        b"seats=2/5",
+        b"fp=K3QF-7ZPA-M2XD-4RTY",
+        b"txtvers=1",
+        b"flag",
+        b"",
+    )
+    assert decode_txt(text)["game"] == "mao"
+    assert decode_txt(text)["flag"] is None
+    assert TableAd.from_txt(text, "192.168.1.20", 4000) == AD
+
+
+def test_from_txt_checks_address_and_port() -> None:
+    with pytest.raises(BadAdvertisement, match="not an IPv4 or IPv6"):
+        TableAd.from_txt(AD.txt(), "not-an-ip", 4000)
+    with pytest.raises(BadAdvertisement, match="port"):
+        TableAd.from_txt(AD.txt(), "192.168.1.20", 0)
+
+
+ads = st.builds(
+    TableAd,
+    table_id=st.binary(min_size=1, max_size=64),
+    game=st.from_regex(r"[a-z][a-z0-9-]{0,15}", fullmatch=True),
+    seats_taken=st.just(0),
+    seats_total=st.integers(2, 32),
+    host_fingerprint=st.from_regex(r"[A-Z2-7]{4}(-[A-Z2-7]{4}){1,15}", fullmatch=True),
+    address=st.ip_addresses().filter(lambda a: not (a.is_unspecified or a.is_multicast)).map(str),
+    port=st.integers(1, 65535),
+    protocol_version=st.integers(1, 65535),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ads, st.data())
+def test_txt_round_trip(ad: TableAd, data: st.DataObject) -> None:
+    ad = ad.with_seats(data.draw(st.integers(0, ad.seats_total)))
+    text = ad.txt()
+    assert len(text) <= MAX_TXT_BYTES
+    assert TableAd.from_txt(text, ad.address, ad.port) == ad
+
+
+def _txt_items() -> st.SearchStrategy[bytes]:
+    near_valid = st.sampled_from([*GOOD_ITEMS, b"v=2", b"seats=5/2", b"fp", b"=", b"GAME=bomb"])
+    return st.one_of(near_valid, st.binary(max_size=40))
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.one_of(
+        st.binary(max_size=600),
+        st.lists(_txt_items(), max_size=12).map(lambda items: txt(*(i[:255] for i in items))),
+    )
+)
+def test_untrusted_txt_never_crashes(text: bytes) -> None:
+    try:
+        ad = TableAd.from_txt(text, "10.1.2.3", 4000)
+    except BadAdvertisement as exc:
+        assert str(exc)
+    else:
+        # whatever is accepted re-encodes to an equivalent advert
+        assert TableAd.from_txt(ad.txt(), ad.address, ad.port) == ad
+
+
+# --------------------------------------------------------------------------- tracking
+
+
+def test_tracker_turns_reports_into_events(caplog: pytest.LogCaptureFixture) -> None:
+    tracker = TableTracker()
+    name = AD.instance_name
+    appeared = tracker.apply(AdReport(name, AD))
+    assert appeared is not None and appeared.change is Change.APPEARED and appeared.ad == AD
+    assert str(appeared).startswith("appeared: mao 2/5 seats")
+    assert tracker.apply(AdReport(name, AD)) is None  # the same advert again: no news
+    fuller = AD.with_seats(4)
+    updated = tracker.apply(AdReport(name, fuller))
+    assert updated is not None and updated.change is Change.UPDATED and updated.ad == fuller
+    assert dict(tracker.tables) == {name: fuller}
+
+    # an advert turning bad is dropped (with a logged reason) as if it vanished
+    with caplog.at_level(logging.WARNING, logger="p2p.discovery"):
+        gone = tracker.apply(AdReport(name, None, "seats taken 9 is not between 0 and 2"))
+    assert gone is not None and gone.change is Change.VANISHED and gone.ad == fuller
+    assert "seats taken 9" in caplog.text
+    assert tracker.tables == {}
+    assert tracker.apply(AdReport(name, None)) is None  # removal of an unknown name
+    assert tracker.apply(AdReport("other", None, "bad")) is None
+
+
+# --------------------------------------------------------------------------- HOST:PORT
+
+
+@pytest.mark.parametrize(
+    ("text", "host", "port"),
+    [
+        ("192.168.1.20:4000", "192.168.1.20", 4000),
+        ("  10.0.0.1:1 ", "10.0.0.1", 1),
+        ("[::1]:65535", "::1", 65535),
+        ("[FE80::0001%eth0]:4000", "fe80::1%eth0", 4000),
+        ("[::ffff:10.0.0.1]:4000", "::ffff:a00:1", 4000),
+        ("lan-box.local:4000", "lan-box.local", 4000),
+        ("lan-box.local.:4000", "lan-box.local.", 4000),
+        ("localhost:4000", "localhost", 4000),
+    ],
+)
+def test_parse_hostport(text: str, host: str, port: int) -> None:
+    parsed = parse_hostport(text)
+    assert parsed == HostPort(host, port)
+    assert parse_hostport(str(parsed)) == parsed
+
+
+def test_parse_hostport_default_port() -> None:
+    assert parse_hostport("10.0.0.1", default_port=4000) == HostPort("10.0.0.1", 4000)
+    assert parse_hostport("[::1]", default_port=4000) == HostPort("::1", 4000)
+    assert parse_hostport("box", default_port=4000) == HostPort("box", 4000)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "empty address"),
+        ("10.0.0.1", "missing ':PORT'"),
+        ("10.0.0.1:", "port '' is not a number"),
+        ("10.0.0.1:0", "not between 1 and 65535"),
+        ("10.0.0.1:65536", "not between 1 and 65535"),
+        ("10.0.0.1:+80", "not a number"),
+        ("10.0.0.1:٣٣", "not a number"),
+        ("::1:4000", "in brackets"),
+        ("[::1", "missing ']'"),
+        ("[::1]4000", "expected ':PORT'"),
+        ("[10.0.0.1]:4000", "only for IPv6 addresses"),
+        ("[lan-box]:4000", "not an IPv6 address"),
+        ("1.2.3.999:80", "not an IP address or host name"),
+        ("-bad-:80", "not an IP address or host name"),
+        ("bad_name:80", "not an IP address or host name"),
+        ("a..b:80", "not an IP address or host name"),
+        ("0.0.0.0:80", "not an address one can connect to"),
+        ("[::]:80", "not an address one can connect to"),
+    ],
+)
+def test_parse_hostport_errors(text: str, message: str) -> None:
+    with pytest.raises(BadHostPort, match=re.escape(message)):
+        parse_hostport(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80))
+def test_parse_hostport_never_crashes(text: str) -> None:
+    try:
+        parsed = parse_hostport(text)
+    except BadHostPort as exc:
+        assert str(exc)
+    else:
+        assert 1 <= parsed.port <= 65535
+        assert parse_hostport(str(parsed)) == parsed
+
+
+# --------------------------------------------------------------------------- real mDNS
+
+
+def _unshare_prefix() -> list[str]:
+    """A command prefix giving a fresh network namespace, or skip the test."""
+    if sys.platform != "linux" or shutil.which("unshare") is None:
+        pytest.skip("needs Linux network namespaces (unshare -n)")
+    if shutil.which("ip") is None:
+        pytest.skip("needs the `ip` tool to bring up lo inside the namespace")
+    for prefix in (["unshare", "-n", "--"], ["unshare", "-rn", "--"]):
+        probe = subprocess.run([*prefix, "true"], capture_output=True, timeout=10)
+        if probe.returncode == 0:
+            return prefix
+    pytest.skip(
+        "cannot create a network namespace here (unshare -n and unshare -rn refused); "
+        "mDNS is never tested on real interfaces"
+    )
+
+
+def test_ns_check_refuses_to_run_outside_a_namespace() -> None:
+    import socket
+
+    if [name for _, name in socket.if_nameindex()] == ["lo"]:
+        pytest.skip("this machine has no interface but lo, so the guard cannot trip")
+    run = subprocess.run(
+        [sys.executable, str(NS_CHECK)], capture_output=True, text=True, timeout=60
+    )
+    assert run.returncode == 3
+    assert "refusing to run" in run.stderr
+    assert run.stdout == ""
+
+
+@pytest.mark.netns
+def test_mdns_advertise_browse_update_vanish() -> None:
+    prefix = _unshare_prefix()
+    run = subprocess.run(
+        [*prefix, sys.executable, str(NS_CHECK)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=HERE.parent,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert result["interfaces"] == ["lo"]
+
+    expected = {
+        "table_id": "00112233445566778899aabbccddeeff",
+        "game": "bomb",
+        "seats_taken": 1,
+        "seats_total": 5,
+        "host_fingerprint": "K3QF-7ZPA-M2XD-4RTY",
+        "address": "127.0.0.1",
+        "port": 40123,
+        "protocol_version": PROTOCOL_VERSION,
+    }
+    appeared = result["appeared"]
+    assert appeared["change"] == "appeared"
+    assert appeared["ad"] == expected
+    assert appeared["name"] == "nodealer bomb 0011223344556677._nodealer._tcp.local."
+    assert appeared["listed"] == [appeared["name"]]  # the hostile advert is not listed
+    assert result["updated"] == {
+        "change": "updated",
+        "ad": expected | {"seats_taken": 3},
+        "at": result["updated"]["at"],
+    }
+    assert result["vanished"]["change"] == "vanished"
+    assert result["vanished"]["ad"]["seats_taken"] == 3
+    assert result["vanished"]["listed"] == []
+    assert result["vanished"]["at"] >= result["closed_at"]
+    assert any(
+        "evil._nodealer._tcp.local." in line and "seats taken 9" in line
+        for line in result["ignored"]
+    ), result["ignored"]

@@ -61,7 +61,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 import msgpack
 
-from engines.cards import DECK_SIZE, Card
+from engines.cards import DECK_SIZE, Card, full_deck
 
 MAX_LIST = 4096
 """Longest list accepted from the wire inside an event or config."""
@@ -504,6 +504,12 @@ class Game(ABC, Generic[S, C]):
         """The outcome once the game is over, else None."""
 
     # -- shared ---------------------------------------------------------------
+    def deck(self, config: C) -> tuple[Card, ...]:
+        """The cards the joint shuffle must encode, in canonical order; the
+        shuffle's output positions ``0 … len-1`` are what the engine deals.
+        One 54-card deck unless a game says otherwise."""
+        return tuple(full_deck(1))
+
     def apply(self, state: S, event: Event) -> S:
         """The next state, or ``IllegalMove`` (the given state is unchanged)."""
         if type(event) not in self.events:

@@ -1,0 +1,152 @@
+"""Bots and an in-process table that plays whole games with them.
+
+A bot is anything with ``act(game, state, seat, known) -> Event | None``: it
+sees the public state and its own private knowledge (exactly what the session
+would give it) and either submits one player event or waits. Bots draw their
+choices from their own seeded ``random.Random``; they never touch the deal.
+
+``Table`` stands in for the whole session (p2p + mental_poker) so tests and
+benchmarks can run the engines alone: it holds the true deck order (a seeded
+shuffle, separate from every bot's generator), answers the engine's pending
+requests the way the session would — private deals update one seat's
+knowledge, reveals publish faces, jointly drawn values come from the deck's
+generator, a game's own requests answer through their ``simulate(faces)`` —
+and keeps a simulated clock for timers: every player event costs
+``seconds_per_event``; when no bot wants to act the earliest timer fires.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from engines.cards import Card
+from engines.core import (
+    Deal,
+    Event,
+    Game,
+    RandomDraw,
+    RandomValue,
+    Request,
+    Reshuffle,
+    Reveal,
+    Revealed,
+    Timer,
+    Transfer,
+)
+
+
+class Bot(Protocol):
+    def act(
+        self, game: Game[Any, Any], state: Any, seat: int, known: dict[int, Card]
+    ) -> Event | None:
+        """One player event for ``seat`` now, or None to wait."""
+
+
+class Stuck(RuntimeError):
+    """Nobody can act and nothing is pending: an engine or bot bug."""
+
+
+@dataclass
+class Table:
+    """An in-process session: deck order, per-seat knowledge, simulated clock."""
+
+    game: Game[Any, Any]
+    config: Any
+    seats: int
+    deck_seed: int
+    seconds_per_event: int = 3
+    state: Any = None
+    events: list[Event] = field(default_factory=list)
+    known: list[dict[int, Card]] = field(default_factory=list)
+    faces: dict[int, Card] = field(default_factory=dict)
+    clock: int = 0
+    deadlines: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(f"deck/{self.deck_seed}")
+        cards = list(self.game.deck(self.config))
+        self._rng.shuffle(cards)
+        self.faces = dict(enumerate(cards))
+        self.known = [{} for _ in range(self.seats)]
+        self.state = self.game.new(self.config, self.seats)
+
+    # -- the session's side --------------------------------------------------------
+    def submit(self, event: Event) -> None:
+        self.state = self.game.apply(self.state, event)
+        self.events.append(event)
+
+    def serve(self) -> bool:
+        """Answer the first pending request that is work (not a timer)."""
+        pending = self.game.pending(self.state)
+        live = {r.purpose for r in pending if isinstance(r, Timer)}
+        self.deadlines = {p: t for p, t in self.deadlines.items() if p in live}
+        for request in pending:
+            if isinstance(request, Timer):
+                self.deadlines.setdefault(request.purpose, self.clock + request.seconds)
+                continue
+            self.submit(self._answer(request))
+            return True
+        return False
+
+    def _answer(self, request: Request) -> Event:
+        if isinstance(request, Deal):
+            self.known[request.seat].update((p, self.faces[p]) for p in request.positions)
+            return request.answer()
+        if isinstance(request, Transfer):
+            self.known[request.seat].update((p, self.faces[p]) for p in request.positions)
+            return request.answer()
+        if isinstance(request, Reveal):
+            cards = tuple(self.faces[p] for p in request.positions)
+            return Revealed(request.positions, cards)
+        if isinstance(request, RandomDraw):
+            return RandomValue(request.purpose, self._rng.randrange(request.bound))
+        if isinstance(request, Reshuffle):
+            cards = [self.faces[p] for p in request.positions]
+            self._rng.shuffle(cards)
+            self.faces.update(zip(request.new_positions, cards, strict=True))
+            return request.answer()
+        simulate: Callable[[dict[int, Card]], Event] = request.simulate  # type: ignore[attr-defined]
+        return simulate(self.faces)
+
+    def fire_due_timer(self, force: bool = False) -> bool:
+        if not self.deadlines:
+            return False
+        purpose, due = min(self.deadlines.items(), key=lambda kv: (kv[1], kv[0]))
+        if due > self.clock and not force:
+            return False
+        self.clock = max(self.clock, due)
+        del self.deadlines[purpose]
+        timer = next(
+            r for r in self.game.pending(self.state) if getattr(r, "purpose", None) == purpose
+        )
+        self.submit(timer.answer())  # type: ignore[attr-defined]
+        return True
+
+    # -- playing -------------------------------------------------------------------
+    def step(self, bots: Sequence[Bot], order_rng: random.Random) -> None:
+        """One event: pending work first, then a due timer, then a bot (polled
+        in a random order), then the earliest timer."""
+        if self.serve() or self.fire_due_timer():
+            return
+        order = list(range(self.seats))
+        order_rng.shuffle(order)
+        for seat in order:
+            event = bots[seat].act(self.game, self.state, seat, self.known[seat])
+            if event is not None:
+                self.submit(event)
+                self.clock += self.seconds_per_event
+                return
+        if not self.fire_due_timer(force=True):
+            raise Stuck(f"nobody can act after {len(self.events)} events")
+
+    def play(self, bots: Sequence[Bot], seed: int, max_events: int = 100_000) -> Any:
+        """Play to the end; the outcome. Raises ``Stuck`` or ``RuntimeError``."""
+        order_rng = random.Random(f"order/{seed}")
+        while not self.game.is_over(self.state):
+            if len(self.events) >= max_events:
+                raise RuntimeError(f"game not over after {max_events} events")
+            self.step(bots, order_rng)
+        return self.game.outcome(self.state)

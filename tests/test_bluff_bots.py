@@ -1,0 +1,103 @@
+"""Bluff as whole games: random legal (and illegal) event sequences keep
+every card, never leak a hidden face into another seat's view, and replay to
+identical bytes; 1000 bot games finish without error."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engines.bluff import GAME, Accept, BluffConfig, Challenge, Claim, Play, Show, Start
+from engines.bots import Table
+from engines.bots.bluff import RandomBluffBot, SensibleBluffBot
+from engines.core import IllegalMove
+
+configs = st.builds(
+    BluffConfig,
+    jokers=st.booleans(),
+    twos_reset=st.booleans(),
+    start=st.sampled_from(list(Start)),
+)
+
+
+def check_invariants(t: Table) -> None:
+    state = t.state
+    n = len(GAME.deck(state.config))
+    zones = [p for h in state.hands for p in h]
+    zones += [p for e in state.pile for p in e.positions] + list(state.aside)
+    assert sorted(zones) == list(range(n)), "a card was lost or duplicated"
+    for card_pos, card in state.public:
+        assert t.faces[card_pos] == card, "a public face differs from the deck"
+    for seat in range(t.seats):
+        # the whole truth gives a seat no more than its own knowledge does
+        assert GAME.view(state, seat, t.faces) == GAME.view(state, seat, t.known[seat])
+
+
+def stray_event(rng: random.Random, t: Table):
+    seat = rng.randrange(t.seats)
+    n = len(t.faces)
+    positions = tuple(rng.sample(range(n), rng.randint(1, 3)))
+    return rng.choice(
+        [
+            Play(seat, positions, Claim(rng.randint(1, 6), rng.randint(1, 13))),
+            Challenge(seat),
+            Accept(seat),
+            Show(seat, positions[0]),
+        ]
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    config=configs,
+    seats=st.integers(2, 6),
+    seed=st.integers(0, 2**32),
+    stray_rate=st.floats(0, 0.5),
+)
+def test_random_event_sequences_keep_cards_hide_faces_and_replay(
+    config: BluffConfig, seats: int, seed: int, stray_rate: float
+) -> None:
+    rng = random.Random(seed)
+    t = Table(GAME, config, seats, deck_seed=seed)
+    bots = [RandomBluffBot(random.Random(f"{seed}/{s}")) for s in range(seats)]
+    order = random.Random(seed + 1)
+    for _ in range(400):
+        if GAME.is_over(t.state):
+            break
+        if rng.random() < stray_rate:
+            before = GAME.encode(t.state)
+            try:
+                t.submit(stray_event(rng, t))
+            except IllegalMove:
+                assert GAME.encode(t.state) == before
+        else:
+            t.step(bots, order)
+        check_invariants(t)
+    replay = GAME.new(config, seats)
+    for event in t.events:
+        replay = GAME.apply(replay, GAME.decode_event(event.to_data()))
+    assert GAME.encode(replay) == GAME.encode(t.state)
+
+
+@pytest.mark.slow
+def test_1000_bot_games_finish() -> None:
+    lengths = []
+    sensible_wins = 0
+    for seed in range(1000):
+        seats = 2 + seed % 5
+        config = BluffConfig(
+            jokers=seed % 2 == 0, twos_reset=seed % 3 == 0, start=list(Start)[seed % 2]
+        )
+        kinds = [(SensibleBluffBot if (s + seed) % 2 else RandomBluffBot) for s in range(seats)]
+        bots = [k(random.Random(f"{seed}/{s}")) for s, k in enumerate(kinds)]
+        t = Table(GAME, config, seats, deck_seed=seed)
+        outcome = t.play(bots, seed, max_events=20_000)
+        assert len(outcome.winners) == 1 and outcome.cheaters == ()
+        lengths.append(len(t.events))
+        sensible_wins += kinds[outcome.winners[0]] is SensibleBluffBot
+    assert max(lengths) < 20_000
+    # counting and truth-telling should beat random play clearly (~50% seats each)
+    assert sensible_wins > 600, sensible_wins

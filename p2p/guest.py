@@ -1,0 +1,185 @@
+"""Running nodealer's trio code on Textual's asyncio loop (trio guest mode).
+
+Theory of operation
+-------------------
+Everything in :mod:`p2p` is trio. The TUI is Textual, which owns an asyncio
+event loop. Rather than run two loops in two threads, trio runs as a *guest*
+on the asyncio loop (``trio.lowlevel.start_guest_run``): trio's scheduler
+steps are callbacks on the asyncio loop, trio's I/O waits happen in a helper
+thread, and ``loop.call_soon_threadsafe`` wakes the loop when trio has work.
+Both worlds therefore run on ONE thread, the asyncio thread, which gives the
+rules below.
+
+* asyncio → trio: an asyncio callback is not inside a trio task, so it must
+  not call trio functions directly (a channel's ``send_nowait`` would try to
+  wake a trio task outside trio's run). Hand trio a sync function instead:
+  :meth:`TrioGuest.call_soon` runs it inside trio, e.g.
+  ``guest.call_soon(intents.send_nowait, intent)``.
+* trio → asyncio / Textual: trio code already runs on the asyncio thread, so
+  it may call *sync* asyncio and Textual APIs directly (``app.post_message``,
+  ``widget.refresh``, ``loop.call_soon``). It must never ``await`` asyncio.
+* Blocking work never runs on that thread. That includes zeroconf: called
+  from a trio task here, it would find the running asyncio loop and attach
+  to it, and its blocking calls would then deadlock the loop; so
+  :mod:`p2p.discovery` drives zeroconf from ``trio.to_thread`` workers.
+* Lifetime: the trio run must end before the asyncio loop stops. Awaiting
+  :meth:`TrioGuest.wait` (or :func:`run_trio_guest`) ties the two together:
+  if the awaiting asyncio task is cancelled — Textual cancels its workers
+  when the app exits, ``asyncio.run`` cancels leftover tasks — the trio run is
+  cancelled and waited for, so every ``finally:`` in trio runs (goodbye
+  packets sent, connections closed) before the loop goes away.
+
+Example, in a Textual app::
+
+    from p2p.guest import run_trio_guest
+
+    class NodealerApp(App):
+        def on_mount(self) -> None:
+            self.run_worker(run_trio_guest(self.session_main), exclusive=True)
+
+        async def session_main(self) -> None:  # trio code
+            async with browse() as tables:
+                async for event in tables:
+                    self.post_message(TablesChanged(dict(tables.tables)))
+
+and with plain asyncio::
+
+    async def main() -> None:
+        guest = start_trio_guest(trio.sleep, 1)
+        ...  # asyncio work runs meanwhile
+        await guest.wait()
+
+    asyncio.run(main())
+
+Only one trio run may be hosted by a given thread at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any, Generic, TypeVar
+
+import outcome
+import trio
+
+T = TypeVar("T")
+
+
+class GuestError(RuntimeError):
+    """The guest run cannot be started, or is over when asked to do something."""
+
+
+class TrioGuestCancelled(Exception):
+    """The trio run ended because :meth:`TrioGuest.cancel` was called."""
+
+
+class TrioGuest(Generic[T]):
+    """A trio run hosted on the running asyncio loop; made by :func:`start_trio_guest`."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._done: asyncio.Future[outcome.Outcome[T]] = loop.create_future()
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._scope: trio.CancelScope | None = None
+        self._cancel_requested = False
+
+    # -- running inside trio -------------------------------------------------------
+
+    async def _main(self, async_fn: Callable[..., Awaitable[T]], args: tuple[Any, ...]) -> T:
+        with trio.CancelScope() as scope:
+            self._scope = scope
+            if self._cancel_requested:
+                scope.cancel()
+            return await async_fn(*args)
+        raise TrioGuestCancelled("the trio run was cancelled from asyncio")
+
+    def _cancel_in_trio(self) -> None:
+        if self._scope is not None:
+            self._scope.cancel()
+
+    def _finished(self, result: outcome.Outcome[T]) -> None:
+        # done_callback: trio calls it on the host (asyncio) thread.
+        if not self._done.done():
+            self._done.set_result(result)
+
+    # -- the asyncio side ----------------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        """Whether the trio run has finished (returned, raised or was cancelled)."""
+        return self._done.done()
+
+    def call_soon(self, fn: Callable[..., object], *args: object) -> None:
+        """Run the sync ``fn(*args)`` inside trio soon; safe from asyncio and any thread.
+
+        ``fn`` must not raise: an exception escaping it would crash the trio
+        run. Catch what it can raise (e.g. ``trio.WouldBlock``) inside it.
+        """
+        if self._token is None or self.done:
+            raise GuestError("the trio run is not running")
+        try:
+            self._token.run_sync_soon(fn, *args)
+        except trio.RunFinishedError:
+            raise GuestError("the trio run has finished") from None
+
+    def cancel(self) -> None:
+        """Ask the trio run to stop; :meth:`wait` then raises :class:`TrioGuestCancelled`."""
+        if self.done:
+            return
+        self._cancel_requested = True
+        if self._token is not None:
+            try:
+                self._token.run_sync_soon(self._cancel_in_trio)
+            except trio.RunFinishedError:
+                pass
+
+    async def wait(self) -> T:
+        """The trio function's result (or its exception).
+
+        If the task awaiting this is cancelled, the trio run is cancelled and
+        waited for before the cancellation propagates.
+        """
+        try:
+            result = await asyncio.shield(self._done)
+        except asyncio.CancelledError:
+            self.cancel()
+            await asyncio.shield(self._done)
+            raise
+        return result.unwrap()
+
+
+def start_trio_guest(async_fn: Callable[..., Awaitable[T]], *args: object) -> TrioGuest[T]:
+    """Start ``async_fn(*args)`` as a trio guest run on the running asyncio loop.
+
+    Must be called from the loop's thread (from a coroutine or a callback).
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        raise GuestError("start_trio_guest() needs a running asyncio loop") from None
+    try:
+        trio.lowlevel.current_trio_token()
+    except RuntimeError:
+        pass
+    else:
+        raise GuestError("this thread already hosts a trio run")
+    guest: TrioGuest[T] = TrioGuest(loop)
+    trio.lowlevel.start_guest_run(
+        guest._main,
+        async_fn,
+        args,
+        run_sync_soon_threadsafe=loop.call_soon_threadsafe,
+        run_sync_soon_not_threadsafe=loop.call_soon,
+        done_callback=guest._finished,
+        # asyncio owns signal.set_wakeup_fd on the main thread; trio leaves it alone.
+        host_uses_signal_set_wakeup_fd=True,
+    )
+    # Allowed once start_guest_run has returned (trio docs): sync trio calls work.
+    guest._token = trio.lowlevel.current_trio_token()
+    return guest
+
+
+async def run_trio_guest(async_fn: Callable[..., Awaitable[T]], *args: object) -> T:
+    """Run ``async_fn(*args)`` in trio, hosted on this asyncio loop, and return its result."""
+    return await start_trio_guest(async_fn, *args).wait()

@@ -138,13 +138,20 @@ class TrioGuest(Generic[T]):
         """The trio function's result (or its exception).
 
         If the task awaiting this is cancelled, the trio run is cancelled and
-        waited for before the cancellation propagates.
+        waited for before the cancellation propagates; further cancellations
+        during that wind-down are absorbed (Textual cancels workers without
+        waiting for them, then ``asyncio.run`` cancels leftover tasks again and
+        gathers them: the trio run must still finish before the loop closes).
         """
         try:
             result = await asyncio.shield(self._done)
         except asyncio.CancelledError:
             self.cancel()
-            await asyncio.shield(self._done)
+            while not self._done.done():
+                try:
+                    await asyncio.shield(self._done)
+                except asyncio.CancelledError:
+                    self.cancel()
             raise
         return result.unwrap()
 

@@ -72,6 +72,32 @@ def test_cancelling_the_asyncio_task_cancels_trio_and_waits_for_it() -> None:
     assert seen == ["trio cancelled", "trio cleaned up", "asyncio saw the cancel"]
 
 
+def test_a_second_cancel_does_not_abandon_the_trio_run() -> None:
+    # Textual cancels a worker without waiting; asyncio.run then cancels it again.
+    seen: list[str] = []
+
+    async def trio_side() -> None:
+        try:
+            await trio.sleep_forever()
+        finally:
+            with trio.CancelScope(shield=True):
+                await trio.sleep(0.05)
+            seen.append("trio cleaned up")
+
+    async def main() -> None:
+        task = asyncio.create_task(run_trio_guest(trio_side))
+        await asyncio.sleep(0.02)
+        task.cancel()
+        await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        seen.append("asyncio task ended")
+
+    asyncio.run(main())
+    assert seen == ["trio cleaned up", "asyncio task ended"]
+
+
 def test_asyncio_run_shutdown_ends_the_trio_run() -> None:
     seen: list[str] = []
 

@@ -1,0 +1,173 @@
+"""Who a peer is: one Ed25519 key per user, and its human fingerprint.
+
+Theory of operation
+-------------------
+Every user has exactly one signing key. It is created the first time it is
+needed, as 32 random bytes from the operating system (through
+``cryptography``), and stored raw in ``identity.key`` with mode 0600 in the
+config directory: ``$NODEALER_HOME`` when that variable is set (tests and
+several local peers use it to keep separate identities), otherwise
+``$XDG_CONFIG_HOME/nodealer`` (default ``~/.config/nodealer``). Saved logs and
+the peer's own secrets live in the data directory: ``$NODEALER_HOME`` again,
+otherwise ``$XDG_DATA_HOME/nodealer`` (default ``~/.local/share/nodealer``).
+
+A peer is named everywhere by its *fingerprint*: SHA-256 over a domain tag and
+the 32-byte public key, the first 10 bytes (80 bits) in RFC 4648 base32,
+grouped by four for reading aloud, e.g. ``K3QF-7ZPA-M2XD-4RTY``
+(protocol.md §2.1).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+
+KEY_FILE = "identity.key"
+FINGERPRINT_TAG = b"nodealer/fingerprint/v1\x00"
+PUBLIC_KEY_LEN = 32
+SIGNATURE_LEN = 64
+
+
+class IdentityError(Exception):
+    """The identity file is missing, unreadable, or has the wrong size or mode."""
+
+
+def config_dir() -> Path:
+    """Where the identity key lives (``$NODEALER_HOME`` wins over XDG)."""
+    home = os.environ.get("NODEALER_HOME")
+    if home:
+        return Path(home)
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "nodealer"
+
+
+def data_dir() -> Path:
+    """Where saved logs and this peer's secrets live (``$NODEALER_HOME`` wins)."""
+    home = os.environ.get("NODEALER_HOME")
+    if home:
+        return Path(home)
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "nodealer"
+
+
+def fingerprint(public_key: bytes) -> str:
+    """The short human name of a public key: 16 base32 characters in 4 groups."""
+    digest = hashlib.sha256(FINGERPRINT_TAG + bytes(public_key)).digest()[:10]
+    text = base64.b32encode(digest).decode("ascii")
+    return "-".join(text[i : i + 4] for i in range(0, 16, 4))
+
+
+@dataclass(frozen=True)
+class PeerKey:
+    """A peer's Ed25519 public key: an immutable value named by its fingerprint."""
+
+    raw: bytes
+    _key: Ed25519PublicKey = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.raw, bytes) or len(self.raw) != PUBLIC_KEY_LEN:
+            raise ValueError("an Ed25519 public key is exactly 32 bytes")
+        object.__setattr__(self, "_key", Ed25519PublicKey.from_public_bytes(self.raw))
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.raw)
+
+    def verify(self, signature: bytes, message: bytes) -> bool:
+        """True when ``signature`` is this key's signature over ``message``."""
+        if len(signature) != SIGNATURE_LEN:
+            return False
+        try:
+            self._key.verify(signature, message)
+        except InvalidSignature:
+            return False
+        return True
+
+    def __str__(self) -> str:
+        return self.fingerprint
+
+    def __repr__(self) -> str:
+        return f"PeerKey({self.fingerprint})"
+
+
+class Identity:
+    """This user's signing key. Never printed, never sent; only signatures leave."""
+
+    def __init__(self, private_key: Ed25519PrivateKey) -> None:
+        self._private = private_key
+        raw = private_key.public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw
+        )
+        self.public = PeerKey(raw)
+
+    @classmethod
+    def generate(cls) -> Identity:
+        """A fresh key (OS randomness), kept in memory only."""
+        return cls(Ed25519PrivateKey.generate())
+
+    @classmethod
+    def load_or_create(cls, directory: Path | None = None) -> Identity:
+        """Load ``identity.key`` from ``directory`` (default :func:`config_dir`),
+        creating it with mode 0600 on first use."""
+        directory = config_dir() if directory is None else Path(directory)
+        path = directory / KEY_FILE
+        try:
+            seed = path.read_bytes()
+        except FileNotFoundError:
+            return cls._create(path)
+        except OSError as exc:
+            raise IdentityError(f"cannot read identity key {path}: {exc}") from exc
+        if len(seed) != 32:
+            raise IdentityError(f"identity key {path} is {len(seed)} bytes, expected 32")
+        mode = path.stat().st_mode & 0o777
+        if mode & 0o077:
+            raise IdentityError(
+                f"identity key {path} is readable by others (mode {mode:o}); chmod 600 it"
+            )
+        return cls(Ed25519PrivateKey.from_private_bytes(seed))
+
+    @classmethod
+    def _create(cls, path: Path) -> Identity:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        key = Ed25519PrivateKey.generate()
+        seed = key.private_bytes(
+            serialization.Encoding.Raw,
+            serialization.PrivateFormat.Raw,
+            serialization.NoEncryption(),
+        )
+        tmp = path.with_name(path.name + ".new")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, seed)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            # link() fails if another process created the key meanwhile: then
+            # theirs wins and we load it, so one home never has two keys.
+            os.link(tmp, path)
+        except FileExistsError:
+            os.unlink(tmp)
+            return cls.load_or_create(path.parent)
+        os.unlink(tmp)
+        return cls(key)
+
+    def sign(self, message: bytes) -> bytes:
+        return self._private.sign(message)
+
+    @property
+    def fingerprint(self) -> str:
+        return self.public.fingerprint
+
+    def __repr__(self) -> str:
+        return f"Identity({self.fingerprint})"

@@ -1,0 +1,631 @@
+"""The ordered log: hash chain, sequencer, acks, equivocation, failover.
+
+Theory of operation
+-------------------
+This module is the whole state machine of a table's log and does no I/O (in
+the spirit of h11): the node feeds it what arrived (:meth:`LogMachine.receive`),
+what time it is (:meth:`LogMachine.tick`) and who connected; it returns
+*effects* - messages to send (:class:`Send`) and records to make durable
+(:class:`Persist`) - which the node carries out in order. Everything that
+changes the log's state lives here, and the machine does not care whose
+event it is: our own events reach the chain through the same submit path and
+the same checks as everybody else's.
+
+Roles. Time is cut into *terms*; the sequencer of term t is seat ``t mod n``
+(the table's creator, seat 0, for term 0). The sequencer takes ``submit``
+messages, checks the author's signature and counter (an author's events are
+numbered 0, 1, 2, ... and must enter the chain in that order: a replay or a
+reuse of a counter is refused), links each event to the chain head, signs the
+entry and sends it to everyone. A peer never sequences a term twice (it
+persists the terms it led), so a restart cannot make it equivocate by
+accident.
+
+Followers accept an entry when both signatures verify, it links to their head
+(``prev`` is the hash of their entry seq-1), the term never decreases along
+the chain, and the author's counter is the next one. They persist it, and
+once it is on disk (fsync) they acknowledge the head they hold (a signed
+``ack``, broadcast). A gap (an entry beyond head+1, a heartbeat or ack showing
+a longer chain) is filled by ``fetch``: any peer answers with the entries it
+holds, which verify on their own.
+
+Equivocation. Two entries for one seq signed by one term's sequencer are a
+proof (:class:`~p2p.envelope.EquivocationProof`). A peer finds one when an
+entry conflicts with one it holds, or when another peer's signed head names a
+different hash for a seq of the same term (it then fetches that entry). The
+proof is persisted, broadcast to everyone, and its culprit never sequences
+again: the honest peers move to the next term at once.
+
+Failover. A follower that hears nothing from the sequencer for ``timeout``
+seconds (the sequencer beats every ``timeout/4``) moves to the next term and
+sends its signed head as a ``vote`` to that term's sequencer (skipping
+proven equivocators); if that one is silent too, the next timeout moves on
+again, so the next live seat in seat order takes over. The new sequencer
+waits for votes from a majority (itself included), adopts the most
+up-to-date voted chain - highest (term of head entry, seq), fetching what it
+lacks from that voter - which contains every entry a majority acknowledged,
+persists that it leads the term and announces ``newterm`` (term, seq, hash).
+Followers then truncate anything beyond that head (entries of older terms no
+majority had) and fetch anything they lack; entries from the current term's
+sequencer overwrite entries of older terms, or of a proven equivocator's
+term (Raft-style log matching). A truncation below what the session already
+consumed is reported, never silent.
+
+Pure functions for the offline verifier: :func:`verify_chain`, :func:`verify_prefix`.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from p2p.envelope import (
+    Entry,
+    EquivocationProof,
+    Event,
+    EventError,
+    Head,
+    TableSpec,
+)
+from p2p.identity import Identity
+from p2p.wire import MAX_FETCH
+
+MAX_AHEAD = 1024  # submissions a sequencer buffers per author beyond the next counter
+
+
+class LogError(EventError):
+    """A message that breaks the log's rules; the connection is dropped."""
+
+
+class BrokenChain(LogError):
+    """An entry that does not continue the chain (link, term or counter)."""
+
+
+class ReplayedEvent(LogError):
+    """An event whose counter was already used, or sent by someone else."""
+
+
+class Role(enum.Enum):
+    FOLLOWER = "follower"  # following the sequencer of the current term
+    ELECTING = "electing"  # voted for the next term's sequencer, waiting for newterm
+    CANDIDATE = "candidate"  # this peer sequences the current term once a majority votes
+    SEQUENCER = "sequencer"
+
+
+@dataclass(frozen=True)
+class Send:
+    """Send ``msg`` to seat ``to``, or to every connected peer when ``to`` is None."""
+
+    to: int | None
+    msg: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Persist:
+    """Append ``record`` to a durable file: ``"log"`` (shareable) or ``"own"``
+    (this peer's private outbox). ``sync``: fsync before the next effect."""
+
+    file: str
+    record: dict[str, Any]
+    sync: bool = False
+
+
+Effect = Send | Persist
+
+
+def verify_chain(table: TableSpec, entries: Sequence[Entry]) -> list[bytes]:
+    """Re-check a whole chain offline; return the hash of every seq (index 0
+    is the genesis). Raises :class:`EventError` naming the first bad entry."""
+    hashes, problem = verify_prefix(table, entries)
+    if problem is not None:
+        raise problem
+    return hashes
+
+
+def verify_prefix(
+    table: TableSpec, entries: Sequence[Entry]
+) -> tuple[list[bytes], EventError | None]:
+    """Check a chain as far as it is valid: the hashes of the good prefix
+    (genesis first) and the error that stopped it, if any."""
+    hashes = [table.genesis]
+    next_counter = [0] * table.n
+    hterm = 0
+    for expected, entry in enumerate(entries, start=1):
+        try:
+            if entry.seq != expected:
+                raise BrokenChain(f"entry {entry.seq} found where seq {expected} belongs")
+            h = entry.verify(table)
+            _check_link(entry, hashes[-1], hterm, next_counter)
+        except EventError as exc:
+            return hashes, exc
+        hashes.append(h)
+        hterm = entry.term
+        next_counter[entry.event.author] += 1
+    return hashes, None
+
+
+def _check_link(entry: Entry, prev_hash: bytes, prev_term: int, next_counter: list[int]) -> None:
+    if entry.prev != prev_hash:
+        raise BrokenChain(f"entry {entry.seq} does not link to the hash of seq {entry.seq - 1}")
+    if entry.term < prev_term:
+        raise BrokenChain(f"entry {entry.seq} goes back from term {prev_term} to {entry.term}")
+    author, counter = entry.event.author, entry.event.counter
+    if counter != next_counter[author]:
+        raise ReplayedEvent(
+            f"entry {entry.seq}: seat {author}'s event #{counter} where #{next_counter[author]} "
+            "was due (replayed or skipped)"
+        )
+
+
+class LogMachine:
+    """One peer's view of a table's log (sans-I/O; see the module docstring)."""
+
+    def __init__(
+        self,
+        table: TableSpec,
+        identity: Identity,
+        *,
+        timeout: float = 3.0,
+        now: float = 0.0,
+        entries: Iterable[Entry] = (),
+        own_events: Iterable[Event] = (),
+        led_terms: Iterable[int] = (),
+        proofs: Iterable[EquivocationProof] = (),
+    ) -> None:
+        seat = table.seat_of(identity.public)
+        if seat is None:
+            raise ValueError(f"{identity.fingerprint} holds no seat at {table}")
+        self.table = table
+        self.identity = identity
+        self.me = seat
+        self.timeout = timeout
+        self.chain: list[Entry] = []
+        self.hashes: list[bytes] = [table.genesis]
+        self.next_counter = [0] * table.n
+        self._index: dict[tuple[int, int], int] = {}  # (author, counter) -> seq
+        for entry in entries:
+            self._append(entry, entry.hash(table), trusted=True)
+        self.own_events: dict[int, Event] = {e.counter: e for e in own_events}
+        self.led_terms: set[int] = set(led_terms)
+        self.proofs: dict[tuple[int, int], EquivocationProof] = {}
+        self.banned: set[int] = set()
+        for proof in proofs:
+            self.proofs[(proof.term, proof.seq)] = proof
+            self.banned.add(proof.culprit(table))
+        self.acks: dict[int, Head] = {}
+        self.votes: dict[int, Head] = {}
+        self.truncations = 0  # how many times the chain was cut back
+        self.low_water = len(self.chain)  # lowest head since the node last looked
+        fresh = not self.chain and not self.led_terms
+        self.term = max([self.head_term, *self.led_terms])
+        self.term_start: int | None = None
+        self.role = Role.FOLLOWER
+        self._heard = now  # last sign of life of the current sequencer / election start
+        self._next_beat = now
+        self._next_resubmit = now + timeout / 2
+        self._fetch_busy_until = 0.0
+        self._rewind = 1
+        self._sync_from: int | None = None
+        self._sync_target: tuple[int, int] = (0, 0)
+        self._buffer: dict[int, dict[int, Event]] = {}
+        self._pending_effects: list[Effect] = []
+        if fresh and self.table.sequencer_of(0) == self.me:
+            self._lead(now)
+
+    # ------------------------------------------------------------ properties
+
+    @property
+    def head(self) -> int:
+        return len(self.chain)
+
+    @property
+    def head_hash(self) -> bytes:
+        return self.hashes[-1]
+
+    @property
+    def head_term(self) -> int:
+        return self.chain[-1].term if self.chain else 0
+
+    @property
+    def sequencer(self) -> int:
+        return self.table.sequencer_of(self.term)
+
+    @property
+    def next_own_counter(self) -> int:
+        return max([self.next_counter[self.me] - 1, *self.own_events]) + 1
+
+    @property
+    def own_pending(self) -> list[Event]:
+        start = self.next_counter[self.me]
+        return [self.own_events[c] for c in sorted(self.own_events) if c >= start]
+
+    @property
+    def committed(self) -> int:
+        """Highest seq that a majority (this peer included) acknowledged."""
+        held = [self.head]
+        for seat, ack in self.acks.items():
+            if seat != self.me and ack.seq <= self.head and self.hashes[ack.seq] == ack.hash:
+                held.append(ack.seq)
+        held.sort(reverse=True)
+        return held[self.table.majority - 1] if len(held) >= self.table.majority else 0
+
+    def entry(self, seq: int) -> Entry:
+        return self.chain[seq - 1]
+
+    def take_effects(self) -> list[Effect]:
+        """Effects produced outside a call that returns them (at start-up)."""
+        out, self._pending_effects = self._pending_effects, []
+        return out
+
+    def _emit(self, effect: Effect) -> None:
+        self._pending_effects.append(effect)
+
+    def _head_statement(self, kind: str) -> Head:
+        return Head.create(
+            self.table,
+            self.identity,
+            kind,
+            self.term,
+            self.head,
+            self.head_term,
+            self.head_hash,
+        )
+
+    # ------------------------------------------------------------ local input
+
+    def author(self, body: bytes) -> Event:
+        """Sign our next event; the node persists it (outbox) and then calls
+        :meth:`submit_own`. Raises EventError if ``body`` is not msgpack."""
+        event = Event.create(self.table, self.identity, self.me, self.next_own_counter, body)
+        event.verify(self.table)
+        self.own_events[event.counter] = event
+        return event
+
+    def submit_own(self, event: Event, now: float) -> list[Effect]:
+        """Send our own (already persisted) event to the sequencer."""
+        self._submit_to_sequencer([event], now)
+        return self.take_effects()
+
+    def _submit_to_sequencer(self, events: list[Event], now: float) -> None:
+        if not events:
+            return
+        if self.role is Role.SEQUENCER:
+            for event in events:
+                self._on_submit(self.me, event, now)
+        elif self.role is Role.FOLLOWER:
+            for event in events:
+                self._emit(Send(self.sequencer, {"k": "submit", "ev": event.to_wire()}))
+        self._next_resubmit = now + self.timeout / 2
+
+    def peer_connected(self, seat: int, now: float) -> list[Effect]:
+        """A connection to ``seat`` finished its handshake: tell it our head."""
+        self._emit(Send(seat, self._head_statement("ack").to_wire()))
+        for proof in self.proofs.values():
+            self._emit(Send(seat, {"k": "proof", **proof.to_wire()}))
+        if self.role is Role.SEQUENCER:
+            self._emit(Send(seat, self._head_statement("newterm").to_wire()))
+        elif self.role is Role.ELECTING and seat == self.sequencer:
+            self._emit(Send(seat, self._head_statement("vote").to_wire()))
+        if seat == self.sequencer and self.role is Role.FOLLOWER:
+            self._submit_to_sequencer(self.own_pending, now)
+        return self.take_effects()
+
+    def flushed(self, seq: int, seq_hash: bytes) -> list[Effect]:
+        """The chain up to ``seq`` is on disk: acknowledge it if still our head."""
+        if seq == self.head and seq_hash == self.head_hash:
+            self._emit(Send(None, self._head_statement("ack").to_wire()))
+        return self.take_effects()
+
+    def tick(self, now: float) -> list[Effect]:
+        """Timers: heartbeats, sequencer silence, elections, resubmission."""
+        if self.role is Role.SEQUENCER:
+            if now >= self._next_beat:
+                self._emit(Send(None, self._head_statement("beat").to_wire()))
+                self._next_beat = now + self.timeout / 4
+        elif self.role is Role.CANDIDATE:
+            if self._sync_from is not None and now - self._heard >= self.timeout / 2:
+                self._sync_from = None  # the voter we were syncing from went quiet
+                self._lead(now)
+            elif now - self._heard >= self.timeout:
+                self._start_election(now)
+        elif now - self._heard >= self.timeout:
+            self._start_election(now)
+        if self.role is not Role.SEQUENCER and now >= self._next_resubmit:
+            self._submit_to_sequencer(self.own_pending, now)
+        return self.take_effects()
+
+    # ------------------------------------------------------------ remote input
+
+    def receive(self, src: int, msg: dict[str, Any], now: float) -> list[Effect]:
+        """Handle one schema-checked message from the peer at seat ``src``.
+
+        Raises :class:`EventError` (bad signature, broken chain, replay) with
+        the state unchanged; the node then drops that connection."""
+        kind = msg["k"]
+        if kind == "submit":
+            self._on_submit(src, Event.from_wire(msg["ev"]), now)
+        elif kind == "entry":
+            self._on_entry(src, Entry.from_wire(msg["e"]), now)
+        elif kind == "fetch":
+            self._on_fetch(src, msg["from"], msg["n"])
+        elif kind == "proof":
+            self._on_proof(EquivocationProof.from_wire(msg), now)
+        elif kind in ("ack", "beat", "vote", "newterm"):
+            head = Head.from_wire(msg)
+            head.verify(self.table, src)
+            getattr(self, f"_on_{kind}")(src, head, now)
+        else:
+            raise LogError(f"message kind {kind!r} does not belong to the log")
+        return self.take_effects()
+
+    def _on_submit(self, src: int, event: Event, now: float) -> None:
+        if event.author != src:
+            raise ReplayedEvent(
+                f"seat {src} submitted seat {event.author}'s event #{event.counter}"
+            )
+        author, counter = event.author, event.counter
+        if counter < self.next_counter[author]:
+            seq = self._index[(author, counter)]
+            if self.entry(seq).event == event:
+                return  # a resubmission of an event already in the chain
+            event.verify(self.table)
+            raise ReplayedEvent(f"seat {author} reused counter #{counter} (already at seq {seq})")
+        event.verify(self.table)
+        if self.role is not Role.SEQUENCER:
+            return  # the author resubmits to the new sequencer after a newterm
+        if counter - self.next_counter[author] > MAX_AHEAD:
+            raise ReplayedEvent(f"seat {author}'s event #{counter} is too far ahead")
+        waiting = self._buffer.setdefault(author, {})
+        if counter in waiting and waiting[counter] != event:
+            raise ReplayedEvent(f"seat {author} sent two different events #{counter}")
+        waiting[counter] = event
+        while self.next_counter[author] in waiting:
+            self._sequence(waiting.pop(self.next_counter[author]))
+
+    def _sequence(self, event: Event) -> None:
+        entry = Entry.create(
+            self.table, self.identity, self.head + 1, self.term, self.head_hash, event
+        )
+        self._append(entry, entry.hash(self.table))
+        self._emit(Send(None, {"k": "entry", "e": entry.to_wire()}))
+
+    def _append(self, entry: Entry, h: bytes, trusted: bool = False) -> None:
+        if not trusted:
+            self._emit(Persist("log", {"t": "entry", "e": entry.to_wire()}))
+        self.chain.append(entry)
+        self.hashes.append(h)
+        ev = entry.event
+        self.next_counter[ev.author] += 1
+        self._index[(ev.author, ev.counter)] = entry.seq
+        if not trusted:
+            self._check_acks_at(entry.seq)
+
+    def _truncate(self, seq: int) -> None:
+        if seq >= self.head:
+            return
+        for entry in self.chain[seq:]:
+            ev = entry.event
+            self.next_counter[ev.author] -= 1
+            del self._index[(ev.author, ev.counter)]
+        del self.chain[seq:]
+        del self.hashes[seq + 1 :]
+        self.truncations += 1
+        self.low_water = min(self.low_water, seq)
+        self._emit(Persist("log", {"t": "truncate", "seq": seq}))
+
+    def _authoritative(self, src: int) -> bool:
+        if self.role is Role.CANDIDATE:
+            return src == self._sync_from
+        return self.role is Role.FOLLOWER and src == self.sequencer
+
+    def _on_entry(self, src: int, entry: Entry, now: float) -> None:
+        seq = entry.seq
+        if seq <= self.head and entry.prev == self.hashes[seq - 1]:
+            # cheap duplicate check before any signature work
+            if entry == self.chain[seq - 1]:
+                return
+        h = entry.verify(self.table)
+        if src == self.sequencer and entry.term == self.term:
+            self._heard = now
+        if seq <= self.head:
+            self._on_conflict(src, entry, h, now)
+            return
+        if seq > self.head + 1:
+            self._fetch(src, self.head + 1, now)
+            return
+        if entry.prev != self.head_hash:
+            if self._authoritative(src) or entry.term == self.head_term:
+                self._rewind_fetch(src, self.head, now)
+            return
+        if entry.term < self.term and self.term_start is not None and seq > self.term_start:
+            return  # from a sequencer deposed before this seq
+        _check_link(entry, self.head_hash, self.head_term, self.next_counter)
+        self._append(entry, h)
+        self._rewind = 1
+        if entry.term > self.term:
+            self._enter_term(entry.term, now, start=None)
+        self._after_progress(now)
+
+    def _on_conflict(self, src: int, entry: Entry, h: bytes, now: float) -> None:
+        seq = entry.seq
+        mine = self.chain[seq - 1]
+        if h == self.hashes[seq]:
+            return
+        if mine.term == entry.term:
+            self._record_proof(EquivocationProof(mine, entry), now)
+            replaceable = self.table.sequencer_of(entry.term) in self.banned
+        else:
+            replaceable = entry.term > mine.term
+        if not (replaceable and self._authoritative(src)):
+            return
+        if entry.prev != self.hashes[seq - 1]:
+            self._rewind_fetch(src, seq - 1, now)
+            return
+        counters = list(self.next_counter)
+        for dropped in self.chain[seq - 1 :]:
+            counters[dropped.event.author] -= 1
+        prev_term = self.chain[seq - 2].term if seq >= 2 else 0
+        _check_link(entry, self.hashes[seq - 1], prev_term, counters)  # before any change
+        self._truncate(seq - 1)
+        self._append(entry, h)
+        self._rewind = 1
+        self._after_progress(now)
+
+    def _rewind_fetch(self, src: int, below: int, now: float) -> None:
+        start = max(1, below - self._rewind + 1)
+        self._rewind = min(self._rewind * 2, MAX_FETCH)
+        self._fetch(src, start, now, force=True)
+
+    def _fetch(self, src: int, start: int, now: float, force: bool = False) -> None:
+        if not force and now < self._fetch_busy_until:
+            return
+        self._fetch_busy_until = now + min(0.5, self.timeout / 4)
+        self._emit(Send(src, {"k": "fetch", "from": start, "n": MAX_FETCH}))
+
+    def _after_progress(self, now: float) -> None:
+        if self.role is Role.CANDIDATE and self._sync_from is not None:
+            self._heard = now
+            if (self.head_term, self.head) >= self._sync_target:
+                self._sync_from = None
+                self._lead(now)
+
+    def _on_fetch(self, src: int, start: int, n: int) -> None:
+        for seq in range(start, min(self.head, start + n - 1) + 1):
+            self._emit(Send(src, {"k": "entry", "e": self.chain[seq - 1].to_wire()}))
+
+    def _compare_head(self, src: int, head: Head, now: float) -> None:
+        """Another peer's signed head: catch up, or look for a conflict."""
+        if head.seq > self.head:
+            self._fetch(src, self.head + 1, now)
+        elif head.seq >= 1 and head.hash != self.hashes[head.seq]:
+            if head.hterm == self.chain[head.seq - 1].term:
+                # same term, different entry: fetch it, it may prove equivocation
+                self._emit(Send(src, {"k": "fetch", "from": head.seq, "n": 1}))
+
+    def _check_acks_at(self, seq: int) -> None:
+        for seat, ack in self.acks.items():
+            if ack.seq == seq and ack.hash != self.hashes[seq]:
+                if ack.hterm == self.chain[seq - 1].term:
+                    self._emit(Send(seat, {"k": "fetch", "from": seq, "n": 1}))
+
+    def _on_ack(self, src: int, head: Head, now: float) -> None:
+        self.acks[src] = head
+        self._compare_head(src, head, now)
+
+    def _on_beat(self, src: int, head: Head, now: float) -> None:
+        if src != self.table.sequencer_of(head.term):
+            raise LogError(f"seat {src} sent a heartbeat for term {head.term}, not its own")
+        if head.term < self.term:
+            return
+        if head.term > self.term or self.role is not Role.FOLLOWER:
+            if head.term in self.led_terms or self.table.sequencer_of(head.term) in self.banned:
+                return
+            self._enter_term(head.term, now, start=None)
+        self._heard = now
+        self._compare_head(src, head, now)
+
+    def _on_newterm(self, src: int, head: Head, now: float) -> None:
+        if src != self.table.sequencer_of(head.term):
+            raise LogError(f"seat {src} announced term {head.term}, which is not its to lead")
+        if head.term < self.term or src in self.banned:
+            return
+        if head.term == self.term and self.role is Role.FOLLOWER and self.term_start is not None:
+            self._heard = now
+            return
+        self._enter_term(head.term, now, start=head.seq)
+        if head.seq < self.head and self.hashes[head.seq] == head.hash:
+            self._truncate(head.seq)
+        elif head.seq <= self.head and self.hashes[head.seq] != head.hash:
+            self._rewind_fetch(src, head.seq, now)
+        elif head.seq > self.head:
+            self._fetch(src, self.head + 1, now, force=True)
+        self._submit_to_sequencer(self.own_pending, now)
+
+    def _on_vote(self, src: int, head: Head, now: float) -> None:
+        self._compare_head(src, head, now)
+        if self.table.sequencer_of(head.term) != self.me or head.term < self.term:
+            return
+        if head.term in self.led_terms:
+            if self.role is Role.SEQUENCER and head.term == self.term:
+                self._emit(Send(src, self._head_statement("newterm").to_wire()))
+            return
+        if self.me in self.banned:
+            return
+        if head.term > self.term:
+            self._enter_term(head.term, now, start=None)
+        if self.role is not Role.CANDIDATE:
+            return
+        self.votes[src] = head
+        self._count_votes(now)
+
+    def _count_votes(self, now: float) -> None:
+        if len(self.votes) < self.table.majority or self._sync_from is not None:
+            return
+        best_seat = max(self.votes, key=lambda s: (self.votes[s].hterm, self.votes[s].seq))
+        best = self.votes[best_seat]
+        if (best.hterm, best.seq) > (self.head_term, self.head) and best_seat != self.me:
+            self._sync_from = best_seat
+            self._sync_target = (best.hterm, best.seq)
+            self._heard = now
+            start = self.head + 1 if best.seq > self.head else best.seq
+            self._rewind_fetch(best_seat, start, now)
+            return
+        self._lead(now)
+
+    def _on_proof(self, proof: EquivocationProof, now: float) -> None:
+        proof.verify(self.table)
+        self._record_proof(proof, now)
+
+    def _record_proof(self, proof: EquivocationProof, now: float) -> None:
+        if (proof.term, proof.seq) in self.proofs:
+            return
+        culprit = proof.culprit(self.table)
+        self.proofs[(proof.term, proof.seq)] = proof
+        self.banned.add(culprit)
+        self._emit(Persist("log", {"t": "proof", **proof.to_wire()}, sync=True))
+        self._emit(Send(None, {"k": "proof", **proof.to_wire()}))
+        if culprit == self.sequencer:
+            self._start_election(now)
+
+    # ------------------------------------------------------------ terms
+
+    def _enter_term(self, term: int, now: float, start: int | None) -> None:
+        self.term = term
+        self.term_start = start
+        self._heard = now
+        self.votes = {}
+        self._sync_from = None
+        self._buffer = {}
+        if self.table.sequencer_of(term) == self.me and term not in self.led_terms:
+            self.role = Role.CANDIDATE
+            self.votes[self.me] = self._head_statement("vote")
+        elif self.table.sequencer_of(term) == self.me:
+            self.role = Role.ELECTING  # led it before a restart: never again
+        else:
+            self.role = Role.FOLLOWER
+
+    def _start_election(self, now: float) -> None:
+        term = self.term + 1
+        for _ in range(self.table.n):
+            if self.table.sequencer_of(term) not in self.banned:
+                break
+            term += 1
+        else:
+            return  # every seat is a proven equivocator: nobody left to follow
+        self._enter_term(term, now, start=None)
+        if self.role is Role.CANDIDATE:
+            self._count_votes(now)
+        else:
+            self.role = Role.ELECTING
+            self._emit(Send(self.sequencer, self._head_statement("vote").to_wire()))
+
+    def _lead(self, now: float) -> None:
+        self.role = Role.SEQUENCER
+        self.led_terms.add(self.term)
+        self.term_start = self.head
+        self.votes = {}
+        self._emit(Persist("own", {"t": "lead", "term": self.term}, sync=True))
+        self._emit(Send(None, self._head_statement("newterm").to_wire()))
+        self._next_beat = now + self.timeout / 4
+        self._submit_to_sequencer(self.own_pending, now)

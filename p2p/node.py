@@ -1,0 +1,548 @@
+"""The trio peer: listens, keeps a full TCP mesh, runs the table's log.
+
+Theory of operation
+-------------------
+A :class:`Node` is one peer at one table. :func:`open_node` starts it in one
+trio nursery that owns everything it does - the listener, every connection's
+reader and writer, the dialers, the timer and the disk flusher - and closing
+the ``async with`` block cancels all of it. The node is plain trio; the TUI
+drives it through trio guest mode (p2p/guest.py).
+
+The log itself is the sans-I/O :class:`~p2p.log.LogMachine`; the node only
+moves bytes. Each connection: TCP, the handshake (:mod:`p2p.handshake`, at
+most ``HANDSHAKE_TIMEOUT`` seconds), then frames decoded and schema-checked
+(:mod:`p2p.wire`) and handed to the machine; the machine's effects are carried
+out in order - records appended to the store, frames queued on connections.
+A frame or message that fails any check is a typed error: it is logged,
+kept in :attr:`Node.errors`, and that one connection is closed; the machine's
+state is untouched and every other connection goes on.
+
+Durability: accepted entries are appended to the log file at once and
+delivered to the session at once; a flusher task fsyncs the files (in a
+worker thread, so appends go on meanwhile) and only then acknowledges the
+head, so whatever this peer acknowledged survives a crash. Our own events are
+fsynced to the outbox before they are sent.
+
+Mesh: peers are reached by address - :meth:`Node.connect` takes a manual
+HOST:PORT (discovery feeds the same call); after a handshake both sides tell
+each other the addresses they know (``addrs``) and dial whoever they are not
+connected to, and a lost connection is redialled until it comes back. If two
+connections join the same pair, both ends keep the same one: the newer if one
+side dialled both, else the one the lower seat dialled.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Collection
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import trio
+
+from p2p.envelope import Entry, EquivocationProof, EventError, TableSpec
+from p2p.handshake import Handshake, HandshakeError
+from p2p.identity import Identity, PeerKey
+from p2p.log import Effect, LogMachine, Persist, Role, Send
+from p2p.store import Store
+from p2p.wire import FrameDecoder, WireError, decode_message, encode_frame, message
+
+log = logging.getLogger("nodealer.p2p")
+
+HANDSHAKE_TIMEOUT = 5.0
+ACK_INTERVAL = 0.02  # at most this often an fsync + ack (acks are cumulative)
+SEND_QUEUE = 100_000  # frames queued to one peer before it counts as stuck
+RECV_CHUNK = 1 << 16
+
+
+@dataclass(frozen=True)
+class LogItem:
+    """One entry of the ordered log, as the session consumes it."""
+
+    seq: int
+    term: int
+    author: int
+    counter: int
+    body: Any
+
+    def __str__(self) -> str:
+        return f"#{self.seq} seat {self.author} event #{self.counter}: {self.body!r}"
+
+
+@dataclass(frozen=True)
+class Rewound:
+    """The log was cut back to ``seq`` (a failover dropped entries no majority
+    held, or a proven equivocator's branch lost): re-read from ``seq + 1``."""
+
+    seq: int
+
+
+@dataclass(frozen=True)
+class PeerError:
+    """Why a connection was closed: who (fingerprint or address) and the error."""
+
+    peer: str
+    error: Exception
+
+    def __str__(self) -> str:
+        return f"{self.peer}: {self.error.__class__.__name__}: {self.error}"
+
+
+class Connection:
+    def __init__(self, stream: trio.SocketStream, dialed: bool, label: str) -> None:
+        self.stream = stream
+        self.dialed = dialed  # did we open it?
+        self.label = label
+        self.seat: int | None = None
+        self.decoder = FrameDecoder()
+        self.outbox_send, self.outbox_recv = trio.open_memory_channel[bytes](SEND_QUEUE)
+        self.closed = False
+
+    def send(self, frame: bytes) -> None:
+        if self.closed:
+            return
+        try:
+            self.outbox_send.send_nowait(frame)
+        except trio.WouldBlock:
+            log.warning("%s is not reading; dropping the connection", self.label)
+            self.close()
+
+    def close(self) -> None:
+        self.closed = True
+        self.outbox_send.close()
+
+
+class Node:
+    """One peer at one table (create with :func:`open_node`)."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        table: TableSpec,
+        *,
+        home: Path | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        timeout: float = 3.0,
+        banned: Collection[PeerKey] = (),
+    ) -> None:
+        self.identity = identity
+        self.table = table
+        self.host = host
+        self.port = port
+        self.timeout = timeout
+        self.banned = frozenset(banned)
+        self.store = Store.open(table, home)
+        if self.store.problem:
+            log.warning("store: %s", self.store.problem)
+        self.machine: LogMachine | None = None
+        self.errors: list[PeerError] = []
+        self.addresses: dict[int, tuple[str, int]] = {}
+        self._conns: dict[int, Connection] = {}
+        self._dialing: set[int] = set()
+        self._nursery: trio.Nursery | None = None
+        self._changed = trio.Event()
+        self._dirty = trio.Event()
+        self._rewinds: list[int] = []
+        self._delivered_hwm = 0
+        self.listen_port = 0
+
+    # ---------------------------------------------------------------- public
+
+    @property
+    def seat(self) -> int:
+        return self.log.me
+
+    @property
+    def log(self) -> LogMachine:
+        if self.machine is None:
+            raise RuntimeError("the node is not running")
+        return self.machine
+
+    @property
+    def fingerprint(self) -> str:
+        return self.identity.fingerprint
+
+    @property
+    def listen_address(self) -> tuple[str, int]:
+        """Where peers reach us (for discovery and ``--connect``)."""
+        return self.host, self.listen_port
+
+    @property
+    def chain(self) -> list[Entry]:
+        return list(self.log.chain)
+
+    @property
+    def head(self) -> int:
+        return self.log.head
+
+    @property
+    def proofs(self) -> list[EquivocationProof]:
+        return list(self.log.proofs.values())
+
+    @property
+    def connected(self) -> set[int]:
+        return set(self._conns)
+
+    def peer_name(self, seat: int) -> str:
+        return f"seat {seat} ({self.table.seats[seat].fingerprint})"
+
+    async def run(self, *, task_status: trio.TaskStatus[Node] = trio.TASK_STATUS_IGNORED) -> None:
+        """Run the node until cancelled (``task_status`` reports it is listening)."""
+        self.machine = LogMachine(
+            self.table,
+            self.identity,
+            timeout=self.timeout,
+            now=trio.current_time(),
+            entries=self.store.entries,
+            own_events=self.store.own_events,
+            led_terms=self.store.led_terms,
+            proofs=self.store.proofs,
+        )
+        self._delivered_hwm = self.machine.head
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                listeners = await trio.open_tcp_listeners(self.port, host=self.host)
+                self.listen_port = listeners[0].socket.getsockname()[1]
+                self._execute(self.machine.take_effects())
+                nursery.start_soon(trio.serve_listeners, self._serve_inbound, listeners)
+                nursery.start_soon(self._ticker)
+                nursery.start_soon(self._flusher)
+                task_status.started(self)
+        finally:
+            self._nursery = None
+
+    async def connect(self, host: str, port: int) -> int:
+        """Dial HOST:PORT, run the handshake, return the peer's seat (raises
+        :class:`HandshakeError` or ``OSError``)."""
+        if self._nursery is None:
+            raise RuntimeError("the node is not running")
+        return await self._nursery.start(self._dial, host, port)
+
+    def add_address(self, seat: int, host: str, port: int) -> None:
+        """Remember where ``seat`` listens and keep dialling it until connected."""
+        if seat == self.seat or not 0 <= seat < self.table.n:
+            return
+        self.addresses[seat] = (host, port)
+        if seat not in self._conns and seat not in self._dialing and self._nursery is not None:
+            self._dialing.add(seat)
+            self._nursery.start_soon(self._keep_dialing, seat)
+
+    async def submit(self, body: Any) -> int:
+        """Sign ``body`` (any msgpack-able value) as our next event, make it
+        durable, send it to the sequencer; return its counter. It appears in
+        :meth:`entries` once sequenced."""
+        try:
+            raw = msgpack.packb(body, use_bin_type=True)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ValueError(f"an event body must be msgpack-able: {exc}") from exc
+        event = self.log.author(raw)
+        self.store.append("own", {"t": "submit", "ev": event.to_wire()})
+        await self._sync_store()
+        self._execute(self.log.submit_own(event, trio.current_time()))
+        return event.counter
+
+    async def entries(self, start: int = 1) -> AsyncIterator[LogItem | Rewound]:
+        """The ordered, verified log from ``start`` on, waiting for more.
+
+        Yields :class:`LogItem`; on the rare cut-back of entries already
+        yielded it yields :class:`Rewound` and continues from there."""
+        seq = start
+        seen_rewinds = len(self._rewinds)
+        while True:
+            while seen_rewinds < len(self._rewinds):
+                point = self._rewinds[seen_rewinds]
+                seen_rewinds += 1
+                if point < seq - 1:
+                    seq = point + 1
+                    yield Rewound(point)
+            machine = self.log
+            if seq <= machine.head:
+                entry = machine.chain[seq - 1]
+                seq += 1
+                yield _item(entry)
+                continue
+            await self._changed.wait()
+
+    async def wait_for_head(self, seq: int) -> None:
+        """Return once the log holds at least ``seq`` entries."""
+        while self.log.head < seq:
+            await self._changed.wait()
+
+    async def put_secret(self, name: str, value: bytes) -> None:
+        """Keep one of our secrets on disk (fsync'd) before returning."""
+        await trio.to_thread.run_sync(self.store.put_secret, name, value)
+
+    def get_secret(self, name: str) -> bytes | None:
+        return self.store.get_secret(name)
+
+    # ---------------------------------------------------------------- effects
+
+    def _execute(self, effects: list[Effect]) -> None:
+        changed = False
+        for effect in effects:
+            if isinstance(effect, Send):
+                frame = encode_frame(effect.msg)
+                if effect.to is None:
+                    for conn in list(self._conns.values()):
+                        conn.send(frame)
+                else:
+                    conn = self._conns.get(effect.to)
+                    if conn is not None:
+                        conn.send(frame)
+            elif isinstance(effect, Persist):
+                self.store.append(effect.file, effect.record)
+                if effect.sync:
+                    self.store.sync()  # rare (a led term, a proof): worth blocking for
+                else:
+                    self._dirty.set()
+                changed = True
+        if changed:
+            self._note_changes()
+
+    def _note_changes(self) -> None:
+        machine = self.log
+        if machine.low_water < self._delivered_hwm:
+            self._rewinds.append(machine.low_water)
+        machine.low_water = machine.head
+        self._delivered_hwm = machine.head
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def _sync_store(self) -> None:
+        await trio.to_thread.run_sync(self.store.sync)
+
+    async def _flusher(self) -> None:
+        while True:
+            await self._dirty.wait()
+            self._dirty = trio.Event()
+            machine = self.log
+            seq, seq_hash = machine.head, machine.head_hash
+            await self._sync_store()
+            self._execute(machine.flushed(seq, seq_hash))
+            await trio.sleep(ACK_INTERVAL)  # batch the next fsync and ack
+
+    async def _ticker(self) -> None:
+        interval = min(0.05, self.timeout / 10)
+        while True:
+            await trio.sleep(interval)
+            self._execute(self.log.tick(trio.current_time()))
+
+    # ---------------------------------------------------------------- connections
+
+    async def _serve_inbound(self, stream: trio.SocketStream) -> None:
+        label = _address_label(stream)
+        conn = Connection(stream, dialed=False, label=label)
+        try:
+            await self._handshake(conn)
+        except (WireError, OSError, trio.BrokenResourceError, trio.TooSlowError) as exc:
+            self._record(label, exc)
+            await trio.aclose_forcefully(stream)
+            return
+        await self._run_connection(conn)
+
+    async def _dial(
+        self, host: str, port: int, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        stream = await trio.open_tcp_stream(host, port)
+        conn = Connection(stream, dialed=True, label=f"{host}:{port}")
+        try:
+            await self._handshake(conn)
+        except BaseException:
+            await trio.aclose_forcefully(stream)
+            raise
+        assert conn.seat is not None
+        task_status.started(conn.seat)
+        await self._run_connection(conn)
+
+    async def _keep_dialing(self, seat: int) -> None:
+        delay = 0.05
+        try:
+            while seat not in self._conns and seat in self.addresses:
+                host, port = self.addresses[seat]
+                try:
+                    with trio.move_on_after(HANDSHAKE_TIMEOUT):
+                        await self.connect(host, port)
+                except (OSError, WireError, trio.BrokenResourceError, trio.TooSlowError) as exc:
+                    log.debug("dialling seat %d at %s:%d: %s", seat, host, port, exc)
+                await trio.sleep(delay)
+                delay = min(delay * 2, 1.0)
+        finally:
+            self._dialing.discard(seat)
+
+    async def _handshake(self, conn: Connection) -> None:
+        shake = Handshake(self.identity, self.table, self.listen_port, self.banned)
+        with trio.fail_after(HANDSHAKE_TIMEOUT):
+            await conn.stream.send_all(encode_frame(shake.hello()))
+            while not shake.done:
+                msg = await self._next_message(conn)
+                if msg is None:
+                    raise HandshakeError("connection closed during the handshake")
+                reply = shake.receive(msg)
+                if reply is not None:
+                    await conn.stream.send_all(encode_frame(reply))
+        conn.seat = shake.peer_seat
+        assert conn.seat is not None
+        conn.label = self.peer_name(conn.seat)
+        host = _address_label(conn.stream).rsplit(":", 1)[0]
+        if shake.peer_port:
+            self.addresses[conn.seat] = (host, shake.peer_port)
+
+    async def _next_message(self, conn: Connection) -> dict[str, Any] | None:
+        while True:
+            payload = conn.decoder.next_frame()
+            if payload is not None:
+                return decode_message(payload)
+            data = await conn.stream.receive_some(RECV_CHUNK)
+            if not data:
+                return None
+            conn.decoder.feed(data)
+
+    def _register(self, conn: Connection) -> bool:
+        """Make ``conn`` the connection to its seat, unless the pair already
+        has the one both ends keep."""
+        seat = conn.seat
+        assert seat is not None
+        old = self._conns.get(seat)
+        if old is not None:
+            if old.dialed != conn.dialed:
+                lower_dialed = conn.dialed if self.seat < seat else not conn.dialed
+                if not lower_dialed:
+                    return False
+            old.close()
+        self._conns[seat] = conn
+        return True
+
+    async def _run_connection(self, conn: Connection) -> None:
+        seat = conn.seat
+        assert seat is not None
+        if not self._register(conn):
+            await trio.aclose_forcefully(conn.stream)
+            return
+        log.info("connected to %s", conn.label)
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._writer, conn, nursery.cancel_scope)
+                self._gossip_addresses(seat)
+                self._execute(self.log.peer_connected(seat, trio.current_time()))
+                await self._reader(conn)
+                nursery.cancel_scope.cancel()
+        except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            log.info("lost %s: %s", conn.label, exc)
+        finally:
+            conn.close()
+            if self._conns.get(seat) is conn:
+                del self._conns[seat]
+                log.info("disconnected from %s", conn.label)
+                if seat in self.addresses:
+                    self.add_address(seat, *self.addresses[seat])
+            await trio.aclose_forcefully(conn.stream)
+
+    async def _reader(self, conn: Connection) -> None:
+        seat = conn.seat
+        assert seat is not None
+        while not conn.closed:
+            try:
+                msg = await self._next_message(conn)
+                if msg is None:
+                    return
+                if msg["k"] == "addrs":
+                    self._on_addrs(msg)
+                    continue
+                effects = self.log.receive(seat, msg, trio.current_time())
+            except (WireError, EventError) as exc:
+                self._record(conn.label, exc)
+                return
+            except Exception as exc:  # a bug must not take the table down: drop this peer
+                log.exception("internal error handling a message from %s", conn.label)
+                self._record(conn.label, exc)
+                return
+            self._execute(effects)
+
+    async def _writer(self, conn: Connection, scope: trio.CancelScope) -> None:
+        try:
+            async for frame in conn.outbox_recv:
+                batch = [frame]
+                while len(batch) < 256:
+                    try:
+                        batch.append(conn.outbox_recv.receive_nowait())
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        break
+                await conn.stream.send_all(b"".join(batch))
+        except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            log.info("sending to %s failed: %s", conn.label, exc)
+        scope.cancel()  # the writer ends when the connection is closed or broken
+
+    def _gossip_addresses(self, new_seat: int) -> None:
+        known = [
+            {"seat": s, "host": h, "port": p}
+            for s, (h, p) in sorted(self.addresses.items())
+            if s != new_seat and s in self._conns
+        ]
+        new_conn = self._conns[new_seat]
+        if known:
+            new_conn.send(encode_frame(message("addrs", peers=known)))
+        if new_seat in self.addresses:
+            h, p = self.addresses[new_seat]
+            frame = encode_frame(message("addrs", peers=[{"seat": new_seat, "host": h, "port": p}]))
+            for seat, conn in self._conns.items():
+                if seat != new_seat:
+                    conn.send(frame)
+
+    def _on_addrs(self, msg: dict[str, Any]) -> None:
+        for peer in msg["peers"]:
+            seat = peer["seat"]
+            if seat != self.seat and seat < self.table.n and seat not in self._conns:
+                self.add_address(seat, peer["host"], peer["port"])
+
+    def _record(self, peer: str, exc: BaseException) -> None:
+        if isinstance(exc, Exception):
+            error = PeerError(peer, exc)
+            self.errors.append(error)
+            log.warning("closing connection to %s", error)
+
+    @property
+    def is_sequencer(self) -> bool:
+        return self.log.role is Role.SEQUENCER
+
+    def status(self) -> str:
+        m = self.log
+        return (
+            f"seat {m.me} {self.fingerprint}: term {m.term} {m.role.value}, head {m.head}, "
+            f"committed {m.committed}, peers {sorted(self._conns)}"
+        )
+
+
+def _item(entry: Entry) -> LogItem:
+    ev = entry.event
+    return LogItem(entry.seq, entry.term, ev.author, ev.counter, ev.decoded_body())
+
+
+def _address_label(stream: trio.SocketStream) -> str:
+    try:
+        host, port = stream.socket.getpeername()[:2]
+    except OSError:
+        return "unknown peer"
+    return f"{host}:{port}"
+
+
+@asynccontextmanager
+async def open_node(identity: Identity, table: TableSpec, **options: Any) -> AsyncIterator[Node]:
+    """Run a :class:`Node` for the duration of the ``async with`` block."""
+    node = Node(identity, table, **options)
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(node.run)
+            try:
+                yield node
+            finally:
+                nursery.cancel_scope.cancel()
+    finally:
+        node.store.close()
+
+
+__all__ = ["LogItem", "Node", "PeerError", "Rewound", "open_node"]

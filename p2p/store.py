@@ -1,0 +1,272 @@
+"""Durable state of one peer at one table: the log, its outbox, its secrets.
+
+Theory of operation
+-------------------
+A table's files live in ``<data dir>/tables/<table id hex>/`` (the data dir is
+``$NODEALER_HOME`` when set; see :mod:`p2p.identity`):
+
+``log``
+    The shareable game log, what ``nodealer verify`` reads: a header record
+    naming the table (version, id, seat keys), then every entry as it was
+    accepted, every truncation, every equivocation proof. It holds nothing
+    secret.
+``own``
+    This peer's outbox: every event it signed (before it is sent, so a crash
+    can never make it sign a different event with the same counter) and every
+    term it led (so it never sequences a term twice).
+``secrets``
+    Values the table session asks us to keep (its keys for the deal), mode
+    0600, latest value per name wins.
+
+Each file is a sequence of records: 4-byte big-endian length, 4-byte CRC-32
+of the payload, the msgpack payload (protocol.md §3.6). Appends go straight to
+the OS; :meth:`Store.sync` fsyncs what was appended, and the node calls it
+before acknowledging or delivering anything. A process killed in the middle of
+an append leaves a torn last record; opening the store cuts it off. Loading
+re-verifies the whole chain, so a damaged file cannot feed the log a bad entry.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+from p2p.envelope import Entry, EquivocationProof, Event, TableSpec
+from p2p.identity import PeerKey, data_dir
+from p2p.log import verify_prefix
+from p2p.wire import ENTRY, EVENT, SchemaError, WireError, unpack_strict
+
+_RECORD = struct.Struct(">II")
+MAX_RECORD = 4 << 20
+
+
+class StoreError(Exception):
+    """A store file that belongs to another table or cannot be read."""
+
+
+def table_dir(table_id: bytes, home: Path | None = None) -> Path:
+    base = data_dir() if home is None else Path(home)
+    return base / "tables" / table_id.hex()
+
+
+def _encode(record: dict[str, Any]) -> bytes:
+    payload = msgpack.packb(record, use_bin_type=True)
+    return _RECORD.pack(len(payload), zlib.crc32(payload)) + payload
+
+
+def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """Every whole record of a file and the byte offset where they end (a torn
+    or damaged tail after it is ignored)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return [], 0
+    records: list[dict[str, Any]] = []
+    offset = 0
+    while offset + _RECORD.size <= len(data):
+        length, crc = _RECORD.unpack_from(data, offset)
+        start = offset + _RECORD.size
+        if length > MAX_RECORD or start + length > len(data):
+            break
+        payload = data[start : start + length]
+        if zlib.crc32(payload) != crc:
+            break
+        try:
+            record = unpack_strict(payload)
+        except WireError:
+            break
+        if type(record) is not dict or type(record.get("t")) is not str:
+            break
+        records.append(record)
+        offset = start + length
+    return records, offset
+
+
+@dataclass
+class SavedLog:
+    """What a log file says: the table, the chain, the proofs."""
+
+    table: TableSpec
+    entries: list[Entry] = field(default_factory=list)
+    proofs: list[EquivocationProof] = field(default_factory=list)
+    problem: str | None = None  # why loading stopped early, if it did
+
+
+def _header(table: TableSpec) -> dict[str, Any]:
+    return {
+        "t": "table",
+        "v": table.version,
+        "table": table.table_id,
+        "seats": [k.raw for k in table.seats],
+    }
+
+
+def parse_log(records: list[dict[str, Any]]) -> SavedLog:
+    """Replay log records (header, entries, truncations, proofs); pure."""
+    if not records or records[0].get("t") != "table":
+        raise StoreError("a log starts with its table header")
+    head = records[0]
+    try:
+        table = TableSpec(head["table"], tuple(PeerKey(k) for k in head["seats"]), head["v"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StoreError(f"bad table header: {exc}") from exc
+    saved = SavedLog(table)
+    for record in records[1:]:
+        kind = record["t"]
+        try:
+            if kind == "entry":
+                ENTRY(record.get("e"), "entry")
+                saved.entries.append(Entry.from_wire(record["e"]))
+            elif kind == "truncate":
+                del saved.entries[int(record["seq"]) :]
+            elif kind == "proof":
+                proof = {"a": record.get("a"), "b": record.get("b")}
+                ENTRY(proof["a"], "proof.a")
+                ENTRY(proof["b"], "proof.b")
+                saved.proofs.append(EquivocationProof.from_wire(proof))
+            else:
+                raise StoreError(f"unknown log record {kind!r}")
+        except (SchemaError, KeyError, TypeError, ValueError) as exc:
+            saved.problem = f"bad {kind} record: {exc}"
+            break
+    return saved
+
+
+def read_log(path: Path) -> SavedLog:
+    """Load a saved log file and keep its longest verified prefix (pure
+    except for reading the file; for ``nodealer verify``). ``problem`` says
+    why anything was left out."""
+    records, _ = read_records(Path(path))
+    saved = parse_log(records)
+    hashes, problem = verify_prefix(saved.table, saved.entries)
+    if problem is not None:
+        saved.problem = str(problem)
+        saved.entries = saved.entries[: len(hashes) - 1]
+    return saved
+
+
+class Store:
+    """The durable files of one peer at one table (blocking file I/O; the
+    node runs :meth:`sync` in a worker thread)."""
+
+    def __init__(self, table: TableSpec, directory: Path) -> None:
+        self.table = table
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.entries: list[Entry] = []
+        self.proofs: list[EquivocationProof] = []
+        self.own_events: list[Event] = []
+        self.led_terms: set[int] = set()
+        self._secrets: dict[str, bytes] = {}
+        self.problem: str | None = None
+        self._fds: dict[str, int] = {}
+        self._dirty: set[str] = set()
+        self._load()
+
+    @classmethod
+    def open(cls, table: TableSpec, home: Path | None = None) -> Store:
+        return cls(table, table_dir(table.table_id, home))
+
+    # ---------------------------------------------------------------- loading
+
+    def _open_file(self, name: str, records_end: int, mode: int = 0o600) -> int:
+        path = self.directory / name
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, mode)
+        if os.fstat(fd).st_size != records_end:
+            os.ftruncate(fd, records_end)  # cut a torn tail off
+        self._fds[name] = fd
+        return fd
+
+    def _load(self) -> None:
+        log_records, end = read_records(self.directory / "log")
+        if log_records:
+            saved = parse_log(log_records)
+            if saved.table != self.table:
+                raise StoreError(f"{self.directory / 'log'} belongs to another table")
+            hashes, problem = verify_prefix(self.table, saved.entries)
+            self.entries = saved.entries[: len(hashes) - 1]
+            if problem is not None:
+                self.problem = f"saved chain damaged ({problem}); kept the verified part"
+            self.proofs = saved.proofs
+            self.problem = self.problem or saved.problem
+            self._open_file("log", end)
+        else:
+            self._open_file("log", 0)
+            self.append("log", _header(self.table))
+            self.sync()
+        own_records, end = read_records(self.directory / "own")
+        for record in own_records:
+            if record["t"] == "submit" and _valid(EVENT, record.get("ev")):
+                self.own_events.append(Event.from_wire(record["ev"]))
+            elif record["t"] == "lead" and type(record.get("term")) is int:
+                self.led_terms.add(record["term"])
+        self._open_file("own", end)
+        secret_records, end = read_records(self.directory / "secrets")
+        for record in secret_records:
+            name, value = record.get("name"), record.get("value")
+            if record["t"] == "secret" and type(name) is str and type(value) is bytes:
+                self._secrets[name] = value
+        self._open_file("secrets", end)
+
+    # ---------------------------------------------------------------- writing
+
+    def append(self, file: str, record: dict[str, Any]) -> None:
+        """Append one record to ``file`` ("log", "own" or "secrets"); not yet
+        durable until :meth:`sync`."""
+        data = _encode(record)
+        fd = self._fds[file]
+        written = os.write(fd, data)
+        while written < len(data):  # pragma: no cover - regular files write whole
+            written += os.write(fd, data[written:])
+        self._dirty.add(file)
+
+    def sync(self) -> None:
+        """fsync every file appended to since the last sync."""
+        dirty, self._dirty = self._dirty, set()
+        for name in dirty:
+            os.fsync(self._fds[name])
+
+    def record_own_event(self, event: Event) -> None:
+        """Durably note an event we signed, before it leaves this peer."""
+        self.append("own", {"t": "submit", "ev": event.to_wire()})
+        self.sync()
+
+    # ---------------------------------------------------------------- secrets
+
+    def put_secret(self, name: str, value: bytes) -> None:
+        """Keep ``value`` under ``name`` on disk (fsync'd before returning)."""
+        if type(name) is not str or type(value) is not bytes:
+            raise TypeError("a secret is a text name and a bytes value")
+        self.append("secrets", {"t": "secret", "name": name, "value": value})
+        self.sync()
+        self._secrets[name] = value
+
+    def get_secret(self, name: str) -> bytes | None:
+        return self._secrets.get(name)
+
+    def secret_names(self) -> Iterator[str]:
+        return iter(sorted(self._secrets))
+
+    def close(self) -> None:
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds = {}
+
+    @property
+    def log_path(self) -> Path:
+        return self.directory / "log"
+
+
+def _valid(check: Any, value: Any) -> bool:
+    try:
+        check(value, "record")
+    except SchemaError:
+        return False
+    return True

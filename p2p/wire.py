@@ -1,0 +1,252 @@
+"""Bytes on the wire: length-prefixed msgpack frames and their strict schema.
+
+Theory of operation
+-------------------
+A connection carries *frames*: a 4-byte big-endian length, then that many
+bytes of msgpack. A length above :data:`MAX_FRAME` is refused as soon as the
+prefix arrives, before any body is buffered. :class:`FrameDecoder` is sans-I/O:
+feed it whatever ``recv`` returned and take whole frames out.
+
+Every frame decodes to one *message*: a msgpack map whose ``"k"`` names its
+kind. :func:`decode_message` accepts a message only if it is exactly one of the
+shapes in :data:`SCHEMAS` - every field present, no extra field, every value of
+the right type and size (bools are not integers, text is valid UTF-8, no
+msgpack extension types, no trailing bytes). Anything else raises a
+:class:`WireError` subclass saying what was wrong; the caller logs it and
+closes that one connection. Nothing here knows about keys or the log; the
+meaning of the messages is in :mod:`p2p.handshake` and :mod:`p2p.log`, their
+layout in protocol.md §2.3.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import msgpack
+
+PROTOCOL_VERSION = 1
+MAX_FRAME = 1 << 20  # bytes of msgpack in one frame
+MAX_BODY = 256 * 1024  # bytes of an event body (two fit in one proof frame)
+MAX_TABLE_ID = 64
+MAX_SEATS = 64
+MAX_SEQ = (1 << 63) - 1
+HASH_LEN = 32
+SIG_LEN = 64
+KEY_LEN = 32
+NONCE_LEN = 32
+MAX_FETCH = 4096
+
+_LENGTH = struct.Struct(">I")
+
+
+class WireError(Exception):
+    """Something a peer sent could not be accepted; close that connection."""
+
+
+class FrameTooLarge(WireError):
+    """A frame's length prefix is above the limit."""
+
+
+class MalformedFrame(WireError):
+    """The frame is not one well-formed msgpack value."""
+
+
+class SchemaError(WireError):
+    """Well-formed msgpack, but not a message this protocol version knows."""
+
+
+# --------------------------------------------------------------------- frames
+
+
+def encode_frame(message: dict[str, Any]) -> bytes:
+    """One length-prefixed frame carrying ``message``."""
+    payload = msgpack.packb(message, use_bin_type=True)
+    if len(payload) > MAX_FRAME:
+        raise FrameTooLarge(f"outgoing frame of {len(payload)} bytes exceeds {MAX_FRAME}")
+    return _LENGTH.pack(len(payload)) + payload
+
+
+class FrameDecoder:
+    """Reassembles frames from a byte stream (sans-I/O)."""
+
+    def __init__(self, max_frame: int = MAX_FRAME) -> None:
+        self._buffer = bytearray()
+        self._max = max_frame
+
+    def feed(self, data: bytes) -> None:
+        self._buffer += data
+
+    def next_frame(self) -> bytes | None:
+        """The next complete frame's payload, or None until more bytes arrive.
+        Raises :class:`FrameTooLarge` as soon as a too-long prefix is seen."""
+        if len(self._buffer) < 4:
+            return None
+        (length,) = _LENGTH.unpack_from(self._buffer)
+        if length > self._max:
+            raise FrameTooLarge(f"frame of {length} bytes announced; the limit is {self._max}")
+        if len(self._buffer) < 4 + length:
+            return None
+        payload = bytes(self._buffer[4 : 4 + length])
+        del self._buffer[: 4 + length]
+        return payload
+
+    def frames(self) -> Iterator[bytes]:
+        """Yield every complete frame buffered so far; raise on a bad prefix."""
+        while (payload := self.next_frame()) is not None:
+            yield payload
+
+    @property
+    def buffered(self) -> int:
+        return len(self._buffer)
+
+
+def _no_ext(code: int, data: bytes) -> Any:
+    raise MalformedFrame(f"msgpack extension type {code} is not allowed")
+
+
+def unpack_strict(payload: bytes) -> Any:
+    """One msgpack value, strictly: UTF-8 text, str map keys, no extensions,
+    nothing after it."""
+    try:
+        return msgpack.unpackb(
+            payload,
+            raw=False,
+            use_list=True,
+            strict_map_key=True,
+            ext_hook=_no_ext,
+        )
+    except MalformedFrame:
+        raise
+    except (ValueError, TypeError, UnicodeDecodeError, msgpack.UnpackException) as exc:
+        raise MalformedFrame(f"not a msgpack value: {exc.__class__.__name__}: {exc}") from exc
+
+
+# --------------------------------------------------------------------- schema
+
+Check = Callable[[Any, str], None]
+
+
+def _int(lo: int, hi: int) -> Check:
+    def check(value: Any, where: str) -> None:
+        if type(value) is not int:
+            raise SchemaError(f"{where}: expected an integer, got {type(value).__name__}")
+        if not lo <= value <= hi:
+            raise SchemaError(f"{where}: {value} is outside {lo}..{hi}")
+
+    return check
+
+
+def _bin(lo: int, hi: int) -> Check:
+    def check(value: Any, where: str) -> None:
+        if type(value) is not bytes:
+            raise SchemaError(f"{where}: expected bytes, got {type(value).__name__}")
+        if not lo <= len(value) <= hi:
+            raise SchemaError(f"{where}: {len(value)} bytes, expected {lo}..{hi}")
+
+    return check
+
+
+def _str(hi: int) -> Check:
+    def check(value: Any, where: str) -> None:
+        if type(value) is not str:
+            raise SchemaError(f"{where}: expected text, got {type(value).__name__}")
+        if len(value) > hi:
+            raise SchemaError(f"{where}: text longer than {hi}")
+
+    return check
+
+
+def _map(fields: dict[str, Check]) -> Check:
+    def check(value: Any, where: str) -> None:
+        if type(value) is not dict:
+            raise SchemaError(f"{where}: expected a map, got {type(value).__name__}")
+        missing = fields.keys() - value.keys()
+        extra = value.keys() - fields.keys()
+        if missing:
+            raise SchemaError(f"{where}: missing field(s) {sorted(missing)}")
+        if extra:
+            raise SchemaError(f"{where}: unknown field(s) {sorted(map(str, extra))}")
+        for name, field_check in fields.items():
+            field_check(value[name], f"{where}.{name}")
+
+    return check
+
+
+def _list(item: Check, hi: int) -> Check:
+    def check(value: Any, where: str) -> None:
+        if type(value) is not list:
+            raise SchemaError(f"{where}: expected a list, got {type(value).__name__}")
+        if len(value) > hi:
+            raise SchemaError(f"{where}: more than {hi} items")
+        for i, element in enumerate(value):
+            item(element, f"{where}[{i}]")
+
+    return check
+
+
+SEAT = _int(0, MAX_SEATS - 1)
+SEQ = _int(0, MAX_SEQ)
+TERM = _int(0, (1 << 32) - 1)
+HASH = _bin(HASH_LEN, HASH_LEN)
+SIG = _bin(SIG_LEN, SIG_LEN)
+
+EVENT = _map({"a": SEAT, "c": _int(0, MAX_SEQ), "b": _bin(0, MAX_BODY), "s": SIG})
+ENTRY = _map({"seq": _int(1, MAX_SEQ), "term": TERM, "prev": HASH, "ev": EVENT, "s": SIG})
+HEAD = {"term": TERM, "seq": SEQ, "hterm": TERM, "h": HASH, "s": SIG}
+
+SCHEMAS: dict[str, dict[str, Check]] = {
+    # handshake (p2p.handshake)
+    "hello": {
+        "v": _int(0, 0xFFFF),
+        "table": _bin(1, MAX_TABLE_ID),
+        "key": _bin(KEY_LEN, KEY_LEN),
+        "nonce": _bin(NONCE_LEN, NONCE_LEN),
+        "port": _int(0, 0xFFFF),
+    },
+    "auth": {"s": SIG},
+    # the ordered log (p2p.log)
+    "submit": {"ev": EVENT},
+    "entry": {"e": ENTRY},
+    "ack": dict(HEAD),
+    "beat": dict(HEAD),
+    "vote": dict(HEAD),
+    "newterm": dict(HEAD),
+    "fetch": {"from": _int(1, MAX_SEQ), "n": _int(1, MAX_FETCH)},
+    "proof": {"a": ENTRY, "b": ENTRY},
+    # mesh (p2p.node)
+    "addrs": {
+        "peers": _list(_map({"seat": SEAT, "host": _str(255), "port": _int(1, 0xFFFF)}), MAX_SEATS)
+    },
+}
+
+
+def check_message(message: Any) -> dict[str, Any]:
+    """``message`` if it matches its kind's schema, else :class:`SchemaError`."""
+    if type(message) is not dict:
+        raise SchemaError(f"a message is a map, got {type(message).__name__}")
+    kind = message.get("k")
+    if type(kind) is not str:
+        raise SchemaError("message has no text field 'k' naming its kind")
+    fields = SCHEMAS.get(kind)
+    if fields is None:
+        raise SchemaError(f"unknown message kind {kind[:40]!r}")
+    _map({"k": _str(16), **fields})(message, kind)
+    return message
+
+
+def decode_message(payload: bytes) -> dict[str, Any]:
+    """Decode and validate one frame's payload (raises :class:`WireError`)."""
+    return check_message(unpack_strict(payload))
+
+
+def message(kind: str, **fields: Any) -> dict[str, Any]:
+    """Build a message (checked, so our own bugs never reach the wire)."""
+    return check_message({"k": kind, **fields})
+
+
+def canonical(*items: Any) -> bytes:
+    """The canonical bytes that get signed or hashed: the msgpack array of
+    ``items`` (shortest forms, bytes as bin, text as str); protocol.md §2.2."""
+    return msgpack.packb(list(items), use_bin_type=True)

@@ -1,0 +1,217 @@
+"""Framing, strict schema, identity files and the handshake (sans-I/O)."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from p2p.envelope import TableSpec
+from p2p.handshake import Handshake, HandshakeError
+from p2p.identity import Identity, IdentityError, PeerKey, config_dir, data_dir, fingerprint
+from p2p.wire import (
+    MAX_FRAME,
+    FrameDecoder,
+    FrameTooLarge,
+    MalformedFrame,
+    SchemaError,
+    WireError,
+    decode_message,
+    encode_frame,
+    message,
+)
+
+
+def _hello(**over):
+    fields = {"v": 1, "table": b"t", "key": b"k" * 32, "nonce": b"n" * 32, "port": 4000}
+    fields.update(over)
+    return {"k": "hello", **fields}
+
+
+def test_frames_reassemble_across_arbitrary_chunks() -> None:
+    frames = [encode_frame(message("fetch", **{"from": i + 1, "n": 5})) for i in range(20)]
+    stream = b"".join(frames)
+    decoder = FrameDecoder()
+    out = []
+    for i in range(0, len(stream), 7):
+        decoder.feed(stream[i : i + 7])
+        out.extend(decode_message(p)["from"] for p in decoder.frames())
+    assert out == list(range(1, 21))
+    assert decoder.buffered == 0
+
+
+def test_oversized_frame_is_refused_from_its_prefix_alone() -> None:
+    decoder = FrameDecoder()
+    decoder.feed((MAX_FRAME + 1).to_bytes(4, "big") + b"xx")
+    with pytest.raises(FrameTooLarge, match="limit"):
+        decoder.next_frame()
+
+
+def test_truncated_frame_waits_and_never_yields() -> None:
+    frame = encode_frame(_hello())
+    decoder = FrameDecoder()
+    decoder.feed(frame[:-1])
+    assert decoder.next_frame() is None
+    decoder.feed(frame[-1:])
+    assert decode_message(decoder.next_frame())["k"] == "hello"
+
+
+@pytest.mark.parametrize(
+    ("payload", "error", "text"),
+    [
+        (msgpack.packb([1, 2]), SchemaError, "is a map"),
+        (msgpack.packb({"k": "warp"}), SchemaError, "unknown message kind"),
+        (msgpack.packb({"x": 1}), SchemaError, "naming its kind"),
+        (msgpack.packb(_hello(v="1")), SchemaError, "hello.v: expected an integer"),
+        (msgpack.packb(_hello(v=True)), SchemaError, "expected an integer"),
+        (msgpack.packb(_hello(key=b"short")), SchemaError, "hello.key: 5 bytes"),
+        (msgpack.packb(_hello(port=70000)), SchemaError, "outside"),
+        (msgpack.packb({**_hello(), "extra": 1}), SchemaError, "unknown field"),
+        (msgpack.packb({"k": "auth"}), SchemaError, "missing field"),
+        (msgpack.packb(_hello()) + b"\x00", MalformedFrame, "not a msgpack value"),
+        (b"\xc1", MalformedFrame, "not a msgpack value"),
+        (msgpack.packb(msgpack.ExtType(5, b"x")), MalformedFrame, "extension"),
+        (b"\xa2\xff\xfe", MalformedFrame, "not a msgpack value"),
+    ],
+)
+def test_decoder_names_what_is_wrong(payload: bytes, error: type, text: str) -> None:
+    with pytest.raises(error, match=text):
+        decode_message(payload)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.binary(max_size=300))
+def test_arbitrary_bytes_never_crash_the_decoder(data: bytes) -> None:
+    decoder = FrameDecoder()
+    decoder.feed(data)
+    try:
+        for payload in decoder.frames():
+            decode_message(payload)
+        decode_message(data)
+    except WireError:
+        pass
+
+
+msgpack_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.binary(max_size=40)
+    | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(msgpack_values)
+def test_arbitrary_msgpack_values_never_crash_the_schema(value) -> None:
+    try:
+        decode_message(msgpack.packb(value, use_bin_type=True))
+    except WireError:
+        pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["v", "table", "key", "nonce", "port"]), msgpack_values)
+def test_a_hello_with_any_wrong_field_is_a_schema_error(name: str, value) -> None:
+    good = _hello()
+    candidate = {**good, name: value}
+    try:
+        decoded = decode_message(msgpack.packb(candidate, use_bin_type=True))
+    except WireError:
+        return
+    assert decoded == candidate  # accepted only if it is a valid hello after all
+
+
+def test_identity_is_created_once_with_mode_0600(tmp_path) -> None:
+    a = Identity.load_or_create(tmp_path)
+    mode = stat.S_IMODE(os.stat(tmp_path / "identity.key").st_mode)
+    assert mode == 0o600
+    assert Identity.load_or_create(tmp_path).public == a.public
+    os.chmod(tmp_path / "identity.key", 0o644)
+    with pytest.raises(IdentityError, match="chmod 600"):
+        Identity.load_or_create(tmp_path)
+
+
+def test_nodealer_home_overrides_xdg(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.delenv("NODEALER_HOME", raising=False)
+    assert config_dir() == tmp_path / "cfg" / "nodealer"
+    assert data_dir() == tmp_path / "data" / "nodealer"
+    monkeypatch.setenv("NODEALER_HOME", str(tmp_path / "home"))
+    assert config_dir() == data_dir() == tmp_path / "home"
+    assert Identity.load_or_create().public == Identity.load_or_create(tmp_path / "home").public
+
+
+def test_fingerprint_is_short_grouped_and_key_specific() -> None:
+    a, b = Identity.generate(), Identity.generate()
+    fp = a.fingerprint
+    assert len(fp) == 19 and fp.count("-") == 3
+    assert fp == fingerprint(a.public.raw) == str(a.public)
+    assert fp != b.fingerprint
+    assert repr(PeerKey(a.public.raw)) == f"PeerKey({fp})"
+
+
+# ------------------------------------------------------------------ handshake
+
+
+def _table(*ids: Identity, table_id: bytes = b"table-1") -> TableSpec:
+    return TableSpec(table_id, tuple(i.public for i in ids))
+
+
+def _run(a: Handshake, b: Handshake) -> None:
+    reply_b = b.receive(a.hello())
+    reply_a = a.receive(b.hello())
+    assert a.receive(reply_b) is None
+    assert b.receive(reply_a) is None
+
+
+def test_handshake_proves_both_keys_and_learns_seats() -> None:
+    x, y = Identity.generate(), Identity.generate()
+    table = _table(x, y)
+    a, b = Handshake(x, table, 1000), Handshake(y, table, 2000)
+    _run(a, b)
+    assert a.done and b.done
+    assert (a.peer_seat, a.peer_port, b.peer_seat, b.peer_port) == (1, 2000, 0, 1000)
+
+
+def test_handshake_refuses_other_table_version_unknown_and_banned_keys() -> None:
+    x, y, z = Identity.generate(), Identity.generate(), Identity.generate()
+    table = _table(x, y)
+    with pytest.raises(HandshakeError, match="another table"):
+        Handshake(x, table).receive(Handshake(y, _table(x, y, table_id=b"other")).hello())
+    with pytest.raises(HandshakeError, match="version"):
+        Handshake(x, table).receive({**Handshake(y, table).hello(), "v": 2})
+    with pytest.raises(HandshakeError, match="no seat"):
+        Handshake(x, table).receive(Handshake(z, _table(x, z)).hello())
+    with pytest.raises(HandshakeError, match="banned"):
+        Handshake(x, table, banned=[y.public]).receive(Handshake(y, table).hello())
+    with pytest.raises(HandshakeError, match="expected hello"):
+        Handshake(x, table).receive(message("auth", s=b"s" * 64))
+
+
+def test_handshake_refuses_a_key_the_peer_cannot_sign_for() -> None:
+    x, y, mallory = Identity.generate(), Identity.generate(), Identity.generate()
+    table = _table(x, y)
+    a = Handshake(x, table)
+    # mallory claims y's key but signs with her own
+    claim = Handshake(mallory, _table(x, mallory))
+    hello = {**claim.hello(), "key": y.public.raw}
+    a.receive(hello)
+    forged = message("auth", s=mallory.sign(b"anything"))
+    with pytest.raises(HandshakeError, match="possession"):
+        a.receive(forged)
+    # a signature replayed from another handshake (other nonce) fails too
+    first, second, honest_b = Handshake(x, table), Handshake(x, table), Handshake(y, table)
+    old_reply = honest_b.receive(first.hello())  # signed over first's nonce
+    second.receive(honest_b.hello())
+    with pytest.raises(HandshakeError, match="possession"):
+        second.receive(old_reply)

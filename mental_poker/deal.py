@@ -338,7 +338,7 @@ def decode_message_bytes(data: bytes, setup: DealSetup) -> Message:
         raise DecodeError("message too large or not bytes")
     try:
         obj = msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True)
-    except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as exc:
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
         raise DecodeError(f"not msgpack: {exc}") from exc
     return decode_message(obj, setup)
 
@@ -400,7 +400,7 @@ class DealSecrets:
     def from_bytes(cls, data: bytes) -> DealSecrets:
         try:
             obj = msgpack.unpackb(data, raw=False, strict_map_key=True)
-        except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError) as exc:
+        except (ValueError, TypeError, msgpack.UnpackException) as exc:
             raise DecodeError(f"deal secrets: not msgpack: {exc}") from exc
         keys = {
             "v",

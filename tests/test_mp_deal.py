@@ -1,0 +1,399 @@
+"""Whole deals among 2, 3, 4 and 10 simulated peers, and a catalogue of
+cheating peers: each cheat is rejected and the cheater named."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mental_poker.context import Context
+from mental_poker.deal import (
+    DealSecrets,
+    DealSetup,
+    DealTable,
+    FinalReveal,
+    IdentityClaim,
+    KeyReveal,
+    LockPass,
+    Message,
+    Relock,
+    ShufflePass,
+    decode_message,
+    decode_message_bytes,
+    encode_message,
+    make_final_reveal,
+    make_identity_claim,
+    make_key_reveal,
+    make_lock,
+    make_relock,
+    make_shuffle,
+)
+from mental_poker.deck import Deck
+from mental_poker.errors import (
+    DecodeError,
+    NotDecryptable,
+    ProtocolError,
+    Verdict,
+)
+from mental_poker.group import base_mul, inverse, mul, random_scalar
+from mental_poker.proofs import prove_member, prove_shuffle, prove_strip
+
+HAND = 5
+
+
+class Table:
+    """N peers, each with its own secrets and its own tracker; every message
+    goes through bytes and is checked by every peer."""
+
+    def __init__(self, seats: int, deck: Deck, *, proven: bool = True, deal: int = 0) -> None:
+        self.setup = DealSetup(Context(b"test-table", deal), seats, deck, proven)
+        self.secrets = [DealSecrets.generate(self.setup, s) for s in range(seats)]
+        self.tables = [DealTable(self.setup) for _ in range(seats)]
+
+    @property
+    def public(self) -> DealTable:
+        return self.tables[0]
+
+    def send(self, message: Message) -> list[Verdict]:
+        data = encode_message(message)
+        return [t.feed(decode_message_bytes(data, self.setup)) for t in self.tables]
+
+    def send_ok(self, message: Message) -> None:
+        verdicts = self.send(message)
+        assert all(verdicts), verdicts
+
+    def passes(self) -> None:
+        for seat in range(self.setup.seats):
+            self.send_ok(make_shuffle(self.setup, self.secrets[seat], self.public.expected_input()))
+        for seat in range(self.setup.seats):
+            self.send_ok(make_lock(self.setup, self.secrets[seat], self.public.expected_input()))
+        assert all(t.dealt for t in self.tables)
+
+    def deal(self, positions: dict[int, list[int]]) -> dict[int, list[int]]:
+        """Deal positions to seats: every other seat reveals its keys."""
+        for seat, hand in positions.items():
+            for other in range(self.setup.seats):
+                if other != seat:
+                    self.send_ok(make_key_reveal(self.secrets[other], hand))
+        return {
+            seat: [self.tables[seat].decrypt(p, seat, self.secrets[seat]) for p in hand]
+            for seat, hand in positions.items()
+        }
+
+    def finish(self) -> list[Verdict]:
+        for seat in range(self.setup.seats):
+            self.send_ok(make_final_reveal(self.secrets[seat]))
+        return [t.audit() for t in self.tables]
+
+
+def hands_of(seats: int) -> dict[int, list[int]]:
+    return {s: list(range(HAND * s, HAND * s + HAND)) for s in range(seats)}
+
+
+# ---------------------------------------------------------------- honest deals
+
+
+@pytest.mark.parametrize(
+    ("seats", "copies"),
+    [(2, 1), (3, 1), (4, 1), pytest.param(10, 2, marks=pytest.mark.slow)],
+)
+def test_whole_deal_among_peers(seats: int, copies: int) -> None:
+    game = Table(seats, Deck.standard(copies))
+    game.passes()
+    hands = game.deal(hands_of(seats))
+    dealt = [c for hand in hands.values() for c in hand]
+    assert len(set(dealt)) == len(dealt) == HAND * seats
+    assert all(c in game.setup.deck for c in dealt)
+
+    # Nobody else can read a hand, and guessing with one's own key gives no card.
+    for seat, positions in hands_of(seats).items():
+        for other in range(seats):
+            table = game.tables[other]
+            if other == seat:
+                assert table.readers(positions[0]) == {seat}
+                continue
+            with pytest.raises(NotDecryptable):
+                table.decrypt(positions[0], other, game.secrets[other])
+            wrong = inverse(game.secrets[other].lock_keys[positions[0]])
+            assert game.setup.deck.index_of(mul(wrong, table.peeled(positions[0]))) is None
+    undealt = HAND * seats
+    assert game.public.readers(undealt) == frozenset()
+
+    # Show a card to everyone (the holder reveals its key too).
+    game.send_ok(make_key_reveal(game.secrets[0], [0]))
+    assert all(t.public_card(0) == hands[0][0] for t in game.tables)
+    assert game.public.readers(0) == frozenset(range(seats))
+
+    # Hand a hidden card from seat 0 to seat 1 (Bluff pile pick-up).
+    relock, game.secrets[1] = make_relock(game.public, game.secrets[1], 1)
+    game.send_ok(relock)
+    game.send_ok(make_key_reveal(game.secrets[0], [1]))
+    assert game.tables[1].decrypt(1, 1, game.secrets[1]) == hands[0][1]
+    assert all(t.readers(1) == {1} for t in game.tables)
+    with pytest.raises(NotDecryptable):
+        game.tables[0].decrypt(1, 0, game.secrets[0])
+
+    # End of game: every key out, the audit passes for every peer.
+    assert all(game.finish())
+    assert all(game.tables[2 % seats].public_card(p) is not None for p in range(undealt))
+
+    # Reshuffle a subset of known cards (Bomb K9 / Mao M26): a new deal.
+    discard = sorted(game.public.public_card(p) for p in range(HAND))
+    again = Table(seats, Deck.of(discard), deal=1)
+    again.passes()
+    got = again.deal({seats - 1: list(range(len(discard)))})[seats - 1]
+    assert sorted(got) == discard
+
+
+def test_identity_claims_for_bomb() -> None:
+    game = Table(3, Deck.standard())
+    game.passes()
+    position = 7
+    card = game.deal({2: [position]})[2][0]
+    related = [c for c in range(54) if c % 13 == card % 13 or c >= 52]  # same rank, jokers
+    claim = make_identity_claim(game.tables[2], game.secrets[2], position, related)
+    game.send_ok(claim)  # K12 A
+    hand = [c for c in range(54) if c not in related][:4]
+    claim = make_identity_claim(
+        game.tables[2], game.secrets[2], position, game.public.complement(hand)
+    )
+    game.send_ok(claim)  # K12 B
+    with pytest.raises(ProtocolError):  # an honest peer cannot even make a false claim
+        make_identity_claim(
+            game.tables[2], game.secrets[2], position, game.public.complement([card])
+        )
+    with pytest.raises(NotDecryptable):  # only the sole holder can claim
+        make_identity_claim(game.tables[0], game.secrets[0], position, [card])
+    assert all(game.finish())
+
+
+def test_secrets_survive_a_crash() -> None:
+    game = Table(2, Deck.standard())
+    game.passes()
+    _, game.secrets[0] = make_relock(game.public, game.secrets[0], 30)
+    data = game.secrets[0].to_bytes()
+    assert DealSecrets.from_bytes(data) == game.secrets[0]
+    for bad in (b"", b"\xc1", data[:-3], msgpack.packb({"v": 2}), msgpack.packb([1, 2])):
+        with pytest.raises(DecodeError):
+            DealSecrets.from_bytes(bad)
+    wrong = msgpack.unpackb(data)
+    wrong["permutation"] = [0] * len(wrong["permutation"])
+    with pytest.raises(DecodeError):
+        DealSecrets.from_bytes(msgpack.packb(wrong, use_bin_type=True))
+    other_deal = replace(game.setup, context=Context(b"test-table", 9))
+    with pytest.raises(ProtocolError):
+        make_shuffle(other_deal, game.secrets[0], game.public.setup.deck.points)
+
+
+def test_setup_round_trips_and_validates() -> None:
+    setup = DealSetup(Context(b"t", 3), 4, Deck.standard(2), proven=False)
+    assert DealSetup.from_wire(setup.to_wire()) == setup
+    for bad in ({}, dict(setup.to_wire(), seats=1), dict(setup.to_wire(), cards=[1, 1])):
+        with pytest.raises(DecodeError):
+            DealSetup.from_wire(bad)
+
+
+# ---------------------------------------------------------------- cheaters
+
+
+def started(seats: int = 3, proven: bool = True) -> Table:
+    game = Table(seats, Deck.standard(), proven=proven)
+    game.send_ok(make_shuffle(game.setup, game.secrets[0], game.public.expected_input()))
+    return game
+
+
+def assert_cheater(game: Table, message: Message, seat: int) -> None:
+    before = (game.public.phase, game.public.next_seat)
+    verdicts = game.send(message)
+    assert all(not v.ok and v.seat == seat for v in verdicts), verdicts
+    assert (game.public.phase, game.public.next_seat) == before  # nothing changed
+
+
+def cheat_shuffle(game: Table, seat: int, tamper) -> ShufflePass:
+    """Seat's shuffle with ``tamper(out, xs, s, perm)`` applied to its output
+    deck, and a proof made for the tampered deck as if it were honest."""
+    sec = game.secrets[seat]
+    xs = game.public.expected_input()
+    s, perm = sec.shuffle_key, sec.permutation
+    out = [mul(s, xs[perm[i]]) for i in range(len(xs))]
+    tamper(out, xs, s, perm)
+    gamma = base_mul(s)
+    ctx = game.setup.context.at("shuffle", seat)
+    proof = prove_shuffle(ctx, xs, out, gamma, s, perm) if game.setup.proven else None
+    return ShufflePass(seat, tuple(out), gamma, proof)
+
+
+def _duplicate(out: list, xs: tuple, s: int, perm: tuple) -> None:
+    out[1] = out[0]
+
+
+def _made_up(out: list, xs: tuple, s: int, perm: tuple) -> None:
+    out[2] = base_mul(random_scalar())
+
+
+def _other_ciphertext(out: list, xs: tuple, s: int, perm: tuple) -> None:
+    out[2] = xs[perm[2]]  # passed on without re-encryption under s
+
+
+def _tagged(out: list, xs: tuple, s: int, perm: tuple) -> None:
+    out[3] = mul(random_scalar(), xs[perm[3]])  # a different key for one card
+
+
+@pytest.mark.parametrize("tamper", [_duplicate, _made_up, _other_ciphertext, _tagged])
+def test_cheating_shuffle_is_rejected_and_named(tamper) -> None:
+    game = started()
+    assert_cheater(game, cheat_shuffle(game, 1, tamper), seat=1)
+    honest = make_shuffle(game.setup, game.secrets[1], game.public.expected_input())
+    game.send_ok(honest)  # the deal can go on once the seat sends an honest pass
+
+
+def test_tagging_in_the_lock_pass_is_rejected_and_named() -> None:
+    game = Table(3, Deck.standard())
+    for seat in range(3):
+        game.send_ok(make_shuffle(game.setup, game.secrets[seat], game.public.expected_input()))
+    game.send_ok(make_lock(game.setup, game.secrets[0], game.public.expected_input()))
+    sec, xs = game.secrets[1], game.public.expected_input()
+    s_inv = inverse(sec.shuffle_key)
+    stripped = [mul(s_inv, x) for x in xs]
+    stripped[5] = mul(random_scalar(), stripped[5])
+    ctx = game.setup.context.at("strip", 1)
+    proof = prove_strip(ctx, xs, stripped, base_mul(sec.shuffle_key), sec.shuffle_key)
+    locked = tuple(mul(k, p) for k, p in zip(sec.lock_keys, stripped, strict=True))
+    assert_cheater(game, LockPass(1, tuple(stripped), proof, locked), seat=1)
+
+
+def test_out_of_turn_and_replayed_passes_are_rejected() -> None:
+    game = started()
+    assert_cheater(game, make_shuffle(game.setup, game.secrets[2], game.public.expected_input()), 2)
+    first = make_shuffle(game.setup, game.secrets[0], game.setup.deck.points)
+    assert_cheater(game, first, 0)  # seat 0 again
+    # seat 1 replays seat 0's proven pass as its own: the proof is bound to seat 0
+    replayed = ShufflePass(1, first.deck, first.gamma, first.proof)
+    assert_cheater(game, replayed, 1)
+    assert_cheater(game, make_key_reveal(game.secrets[1], [0]), 1)  # no reveals before the lock
+
+
+def test_wrong_per_card_key_is_rejected_and_named() -> None:
+    game = Table(3, Deck.standard())
+    game.passes()
+    honest = make_key_reveal(game.secrets[2], [4, 5])
+    bad = KeyReveal(2, ((4, honest.keys[0][1]), (5, random_scalar())))
+    verdicts = game.send(bad)
+    assert all(not v.ok and v.seat == 2 and "position 5" in v.reason for v in verdicts)
+    assert game.public.layers[4][2].key is None  # the good key was not applied either
+    stolen = KeyReveal(1, ((4, game.secrets[2].lock_keys[4]),))  # another seat's key
+    assert all(not v.ok and v.seat == 1 for v in game.send(stolen))
+    bad_final = FinalReveal(0, random_scalar(), make_final_reveal(game.secrets[0]).keys)
+    assert all(not v.ok and v.seat == 0 for v in game.send(bad_final))
+    partial = replace(make_final_reveal(game.secrets[0]), keys=honest.keys[:0])
+    assert all(not v.ok and v.seat == 0 for v in game.send(partial))
+
+
+def test_false_identity_claims_are_rejected_and_named() -> None:
+    game = Table(3, Deck.standard())
+    game.passes()
+    card = game.deal({1: [9]})[1][0]
+    table, sec = game.tables[1], game.secrets[1]
+    layer = table.sole_layer(9, 1)
+    ctx = game.setup.context.at("identity", 1)
+    for claimed in ([c for c in range(54) if c != card][:3], game.public.complement([card])):
+        pts = [(m, game.setup.deck.point(m)) for m in claimed]
+        lie = prove_member(
+            ctx, pts, layer.before, layer.after, table.peeled(9), sec.lock_keys[9], claimed[0]
+        )
+        verdicts = game.send(IdentityClaim(1, 9, tuple(claimed), lie))
+        assert all(not v.ok and v.seat == 1 for v in verdicts)
+    honest = make_identity_claim(table, sec, 9, [card])
+    assert all(not v.ok and v.seat == 0 for v in game.send(replace(honest, seat=0)))
+    game.send_ok(honest)
+
+
+@pytest.mark.parametrize("tamper", [_made_up, _other_ciphertext, _tagged])
+def test_unproven_deal_cheat_is_named_by_the_final_audit(tamper) -> None:
+    game = started(proven=False)
+    game.send_ok(cheat_shuffle(game, 1, tamper))  # not detectable without a proof ...
+    game.send_ok(make_shuffle(game.setup, game.secrets[2], game.public.expected_input()))
+    for seat in range(3):
+        game.send_ok(make_lock(game.setup, game.secrets[seat], game.public.expected_input()))
+    for seat in range(3):
+        game.send(make_final_reveal(game.secrets[seat]))
+    audits = [t.audit() for t in game.tables]
+    assert all(not v.ok and v.seat == 1 for v in audits), audits  # ... but the audit names it
+
+
+def test_unproven_duplicate_is_still_caught_at_once() -> None:
+    game = started(proven=False)
+    assert_cheater(game, cheat_shuffle(game, 1, _duplicate), seat=1)
+
+
+def test_audit_names_a_seat_that_withholds_its_final_reveal() -> None:
+    game = Table(2, Deck.of(range(10)))
+    game.passes()
+    game.send_ok(make_final_reveal(game.secrets[0]))
+    verdict = game.public.audit()
+    assert not verdict.ok and verdict.seat == 1
+
+
+# ---------------------------------------------------------------- decoding
+
+
+def test_messages_round_trip_through_bytes() -> None:
+    game = Table(2, Deck.of(range(6)))
+    game.passes()
+    relock, _ = make_relock(game.public, game.secrets[1], 2)
+    for message in (
+        make_key_reveal(game.secrets[0], [1, 2]),
+        relock,
+        make_final_reveal(game.secrets[1]),
+        game.public.shuffles[1],
+        game.public.locks[0],
+    ):
+        assert decode_message_bytes(encode_message(message), game.setup) == message
+
+
+def test_malformed_messages_raise_decode_errors() -> None:
+    game = Table(2, Deck.of(range(6)))
+    good = make_shuffle(game.setup, game.secrets[0], game.setup.deck.points).to_wire()
+    for bad in (
+        None,
+        [],
+        {"type": "nope"},
+        dict(good, seat=2),
+        dict(good, seat=True),
+        dict(good, deck=good["deck"][:5]),
+        dict(good, gamma=b"\x01" + bytes(31)),
+        dict(good, proof=None),
+        {**good, "more": 1},
+        {"type": "keys", "seat": 0, "keys": [[6, b"\x01" * 32]]},
+        {"type": "keys", "seat": 0, "keys": [[0, bytes(32)]]},
+        {"type": "relock", "seat": 0, "position": 0, "point": b"x"},
+        {"type": "identity", "seat": 0, "position": 0, "members": [2, 1], "proof": {}},
+    ):
+        with pytest.raises(DecodeError):
+            decode_message(bad, game.setup)
+    unproven = replace(game.setup, proven=False)
+    with pytest.raises(DecodeError):
+        decode_message(good, unproven)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300))
+def test_arbitrary_bytes_never_crash_the_decoder(data: bytes) -> None:
+    setup = DealSetup(Context(b"t", 0), 2, Deck.of(range(4)))
+    try:
+        decode_message_bytes(data, setup)
+    except DecodeError:
+        pass
+
+
+def test_relock_feed_checks() -> None:
+    game = Table(2, Deck.of(range(6)))
+    game.passes()
+    same = Relock(0, 3, game.public.ciphertext(3))
+    assert all(not v.ok and v.seat == 0 for v in game.send(same))
+    with pytest.raises(ProtocolError):
+        Table(2, Deck.of(range(6))).public.ciphertext(0)

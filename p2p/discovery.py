@@ -47,6 +47,7 @@ import enum
 import ipaddress
 import logging
 import re
+import socket
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
@@ -88,6 +89,8 @@ _TXT_KEYS: Final = ("v", "tid", "game", "seats", "fp")
 AD_TTL_SECONDS: Final = 120
 # How long the browser waits for an advert's SRV/TXT/A answers.
 RESOLVE_TIMEOUT_MS: Final = 2000
+# The most tables one browser lists (a LAN party has a handful).
+MAX_TABLES: Final = 256
 
 
 class DiscoveryError(Exception):
@@ -376,13 +379,25 @@ def parse_hostport(text: str, default_port: int | None = None) -> HostPort:
 # --------------------------------------------------------------------------- advertise
 
 
+def _check_local(address: str) -> None:
+    """Fail clearly unless ``address`` belongs to this machine (binds, sends nothing)."""
+    ip = ipaddress.ip_address(address)
+    family = socket.AF_INET6 if ip.version == 6 else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_DGRAM) as probe:
+            probe.bind((address, 0))
+    except OSError as exc:
+        raise DiscoveryError(f"{address} is not an address of this machine: {exc}") from None
+
+
 def _open_zeroconf(interface: str | None) -> Zeroconf:
     """Open zeroconf on one address (or every interface). Blocking: worker thread only."""
     if interface is None:
         return Zeroconf(interfaces=InterfaceChoice.All)
+    _check_local(interface)
     try:
         return Zeroconf(interfaces=[interface])
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         raise DiscoveryError(f"cannot use {interface} for mDNS: {exc}") from exc
 
 
@@ -425,7 +440,10 @@ class Advertisement:
             if new == self._ad:
                 return
             info = _service_info(new, self._info.name)
-            await trio.to_thread.run_sync(self._zc.update_service, info)
+            try:
+                await trio.to_thread.run_sync(self._zc.update_service, info)
+            except ZeroconfError as exc:
+                raise DiscoveryError(f"cannot update the advert of {new}: {exc!r}") from exc
             self._info, self._ad = info, new
 
 
@@ -477,28 +495,51 @@ class TableEvent:
 
 @dataclass(frozen=True)
 class AdReport:
-    """What the browser thread learned about one instance name."""
+    """What the browser thread learned about one instance name.
+
+    ``ad`` is None when the advert is gone (goodbye or expiry, ``reason`` None)
+    or unusable (``reason`` says why). A ``transient`` failure (no answer in
+    time) leaves an already listed table alone; a bad advert drops it.
+    """
 
     name: str
-    ad: TableAd | None  # None: gone, or unusable (see reason)
-    reason: str | None = None  # why it is unusable; None when simply gone
+    ad: TableAd | None
+    reason: str | None = None
+    transient: bool = False
 
 
 @dataclass
 class TableTracker:
-    """Turns browser reports into appear/update/vanish events (no I/O; tested alone)."""
+    """Turns browser reports into appear/update/vanish events (no I/O; tested alone).
 
+    At most ``limit`` tables are listed, so a flood of adverts cannot grow
+    memory without bound; each distinct rejection is logged once.
+    """
+
+    limit: int = MAX_TABLES
     tables: dict[str, TableAd] = field(default_factory=dict)
+    _logged: set[tuple[str, str]] = field(default_factory=set, repr=False)
+
+    def _ignore(self, name: str, reason: str) -> None:
+        if (name, reason) in self._logged:
+            return
+        if len(self._logged) >= 4 * self.limit:
+            self._logged.clear()
+        self._logged.add((name, reason))
+        logger.warning("ignoring advert %r: %s", name, reason)
 
     def apply(self, report: AdReport) -> TableEvent | None:
         known = self.tables.get(report.name)
         if report.ad is None:
             if report.reason is not None:
-                logger.warning("ignoring advert %r: %s", report.name, report.reason)
-            if known is None:
+                self._ignore(report.name, report.reason)
+            if known is None or report.transient:
                 return None
             del self.tables[report.name]
             return TableEvent(Change.VANISHED, report.name, known)
+        if known is None and len(self.tables) >= self.limit:
+            self._ignore(report.name, f"already listing {self.limit} tables")
+            return None
         self.tables[report.name] = report.ad
         if known is None:
             return TableEvent(Change.APPEARED, report.name, report.ad)
@@ -512,7 +553,7 @@ def _resolve(zc: Zeroconf, service_type: str, name: str) -> AdReport:
     try:
         info = ServiceInfo(service_type, name)
         if not info.request(zc, RESOLVE_TIMEOUT_MS):
-            return AdReport(name, None, "no complete answer (SRV, TXT, address)")
+            return AdReport(name, None, "no complete answer (SRV, TXT, address)", transient=True)
         addresses = info.parsed_addresses(IPVersion.V4Only) or info.parsed_scoped_addresses(
             IPVersion.V6Only
         )
@@ -523,8 +564,8 @@ def _resolve(zc: Zeroconf, service_type: str, name: str) -> AdReport:
         return AdReport(name, TableAd.from_txt(info.text or b"", addresses[0], info.port))
     except BadAdvertisement as exc:
         return AdReport(name, None, str(exc))
-    except (ZeroconfError, BadTypeInNameException, ValueError) as exc:
-        return AdReport(name, None, f"cannot resolve: {exc!r}")
+    except Exception as exc:  # a callback on the browser thread must never raise
+        return AdReport(name, None, f"cannot resolve: {exc!r}", transient=True)
 
 
 class TableBrowser:

@@ -1,16 +1,24 @@
-"""Advertise and browse a table over real mDNS, inside a private network namespace.
+"""Advertise and browse tables over real mDNS, inside a private network namespace.
 
 Run only as ``unshare -n -- python tests/discovery_ns_check.py`` (tests/test_discovery.py
 does that). Before any zeroconf object exists the script checks that loopback
-is the ONLY interface it can see, i.e. that it is in a fresh namespace, and
-refuses to run otherwise (exit 3): mDNS must never reach a real network. It
-then switches on multicast on lo, and with trio:
+is the ONLY interface it can see, i.e. that it runs in a fresh namespace, and
+refuses to run otherwise (exit 3): mDNS must never reach a real network.
+Inside the namespace it switches on multicast on lo and adds a veth pair
+``nd-host``/``nd-guest`` (IPv6 ``fd00:6e64::1`` / ``::2``), which exist only in
+this namespace and vanish with it. Then, with trio:
 
-1. opens a browser and publishes a hostile advert straight through zeroconf
-   (a TXT record with seats ``9/2``), which the browser must ignore;
-2. advertises a good table and waits for it to appear with the right fields;
-3. updates the seats taken and waits for the update;
-4. closes the advertisement and waits for the table to vanish.
+IPv4 on lo (host and browser bound to 127.0.0.1):
+1. open a browser; publish a hostile advert straight through zeroconf (TXT
+   seats ``9/2``), which the browser must ignore with a logged reason;
+2. advertise a good table and wait for it to appear with the right fields;
+3. update the seats taken and wait for the update;
+4. close the advertisement and wait for the table to vanish.
+
+IPv6 across the veth pair (host bound to ``nd-host``'s address, browser to
+``nd-guest``'s): the table appears and vanishes.
+
+Advertising on an address this machine does not have fails with a clear error.
 
 It prints one JSON line describing what it saw; the test asserts on it.
 """
@@ -23,21 +31,30 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 STEP_TIMEOUT = 15.0
+HOST_V6 = "fd00:6e64::1"
+GUEST_V6 = "fd00:6e64::2"
 
 
 def in_private_namespace() -> bool:
     return [name for _, name in socket.if_nameindex()] == ["lo"]
 
 
-def enable_loopback_multicast() -> None:
+def set_up_namespace() -> None:
     for cmd in (
         ["ip", "link", "set", "lo", "up"],
         ["ip", "link", "set", "lo", "multicast", "on"],
         ["ip", "route", "add", "224.0.0.0/4", "dev", "lo"],
+        ["ip", "link", "add", "nd-host", "type", "veth", "peer", "name", "nd-guest"],
+        ["ip", "-6", "addr", "add", f"{HOST_V6}/64", "dev", "nd-host", "nodad"],
+        ["ip", "-6", "addr", "add", f"{GUEST_V6}/64", "dev", "nd-guest", "nodad"],
+        ["ip", "link", "set", "nd-host", "up"],
+        ["ip", "link", "set", "nd-guest", "up"],
     ):
         subprocess.run(cmd, check=True, capture_output=True)
 
@@ -51,24 +68,35 @@ class _Collect(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def _ad_fields(ad: object) -> dict[str, object]:
-    from dataclasses import asdict
-
-    fields = asdict(ad)  # type: ignore[call-overload]
+def _fields(ad: Any) -> dict[str, object]:
+    fields = asdict(ad)
     fields["table_id"] = fields["table_id"].hex()
     return fields
 
 
-async def scenario() -> dict[str, object]:
+async def _wait_link_local(address: str) -> None:
+    """The veth addresses are usable at once (nodad), but the links need a moment."""
+    import trio
+
+    for _ in range(100):
+        try:
+            with socket.socket(socket.AF_INET6, socket.SOCK_DGRAM) as probe:
+                probe.bind((address, 0))
+            return
+        except OSError:
+            await trio.sleep(0.05)
+
+
+async def ipv4_scenario(result: dict[str, object], t0: float) -> None:
     import trio
     from zeroconf import ServiceInfo
 
     from p2p import discovery
     from p2p.discovery import Change, TableAd, advertise, browse
 
-    ignored = _Collect()
-    logging.getLogger("p2p.discovery").addHandler(ignored)
-    result: dict[str, object] = {"interfaces": [n for _, n in socket.if_nameindex()]}
+    def stamp() -> float:
+        return round(time.monotonic() - t0, 3)
+
     ad = TableAd(
         table_id=bytes.fromhex("00112233445566778899aabbccddeeff"),
         game="bomb",
@@ -78,11 +106,6 @@ async def scenario() -> dict[str, object]:
         address="127.0.0.1",
         port=40123,
     )
-    t0 = time.monotonic()
-
-    def stamp() -> float:
-        return round(time.monotonic() - t0, 3)
-
     async with browse(interface="127.0.0.1") as tables:
         # A hostile advert: well-formed DNS-SD, nonsense TXT.
         hostile_zc = await trio.to_thread.run_sync(discovery._open_zeroconf, "127.0.0.1")
@@ -106,7 +129,7 @@ async def scenario() -> dict[str, object]:
                 result["appeared"] = {
                     "change": event.change.value,
                     "name": event.name,
-                    "ad": _ad_fields(event.ad),
+                    "ad": _fields(event.ad),
                     "text": str(event.ad),
                     "at": stamp(),
                     "listed": sorted(tables.tables),
@@ -116,7 +139,7 @@ async def scenario() -> dict[str, object]:
                     event = await tables.__anext__()
                 result["updated"] = {
                     "change": event.change.value,
-                    "ad": _ad_fields(event.ad),
+                    "ad": _fields(event.ad),
                     "at": stamp(),
                 }
             result["closed_at"] = stamp()
@@ -124,7 +147,7 @@ async def scenario() -> dict[str, object]:
                 event = await tables.__anext__()
             result["vanished"] = {
                 "change": event.change.value,
-                "ad": _ad_fields(event.ad),
+                "ad": _fields(event.ad),
                 "at": stamp(),
                 "listed": sorted(tables.tables),
             }
@@ -133,7 +156,47 @@ async def scenario() -> dict[str, object]:
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(hostile_zc.close)
     result["browser_closed_at"] = stamp()
+
+
+async def ipv6_scenario(result: dict[str, object]) -> None:
+    import trio
+
+    from p2p.discovery import TableAd, advertise, browse
+
+    await _wait_link_local(HOST_V6)
+    await _wait_link_local(GUEST_V6)
+    ad = TableAd(bytes(range(16)), "bluff", 1, 2, "K3QF-7ZPA-M2XD-4RTY", HOST_V6, 40124)
+    seen = []
+    async with browse(interface=GUEST_V6) as tables:
+        async with advertise(ad):
+            with trio.fail_after(STEP_TIMEOUT):
+                seen.append(await tables.__anext__())
+        with trio.fail_after(STEP_TIMEOUT):
+            seen.append(await tables.__anext__())
+    result["ipv6"] = [{"change": e.change.value, "ad": _fields(e.ad)} for e in seen]
+
+
+async def nonlocal_scenario(result: dict[str, object]) -> None:
+    from p2p.discovery import DiscoveryError, TableAd, advertise
+
+    ad = TableAd(b"\x07" * 8, "mao", 0, 4, "K3QF-7ZPA-M2XD-4RTY", "10.9.9.9", 4000)
+    try:
+        async with advertise(ad):
+            result["nonlocal"] = "advertised on an address we do not have"
+    except DiscoveryError as exc:
+        result["nonlocal"] = str(exc)
+
+
+async def scenario() -> dict[str, object]:
+    ignored = _Collect()
+    logging.getLogger("p2p.discovery").addHandler(ignored)
+    result: dict[str, object] = {"interfaces": sorted(n for _, n in socket.if_nameindex())}
+    t0 = time.monotonic()
+    await ipv4_scenario(result, t0)
+    await ipv6_scenario(result)
+    await nonlocal_scenario(result)
     result["ignored"] = ignored.messages
+    result["total_seconds"] = round(time.monotonic() - t0, 3)
     return result
 
 
@@ -145,7 +208,7 @@ def main() -> int:
             file=sys.stderr,
         )
         return 3
-    enable_loopback_multicast()
+    set_up_namespace()
     sys.path.insert(0, str(ROOT))
     import trio
 

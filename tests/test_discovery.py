@@ -26,9 +26,11 @@ from p2p.discovery import (
     BadAdvertisement,
     BadHostPort,
     Change,
+    DiscoveryError,
     HostPort,
     TableAd,
     TableTracker,
+    _check_local,
     decode_txt,
     parse_hostport,
 )
@@ -209,7 +211,7 @@ ads = st.builds(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(ads, st.data())
 def test_txt_round_trip(ad: TableAd, data: st.DataObject) -> None:
     ad = ad.with_seats(data.draw(st.integers(0, ad.seats_total)))
@@ -263,6 +265,39 @@ def test_tracker_turns_reports_into_events(caplog: pytest.LogCaptureFixture) -> 
     assert tracker.tables == {}
     assert tracker.apply(AdReport(name, None)) is None  # removal of an unknown name
     assert tracker.apply(AdReport("other", None, "bad")) is None
+
+
+def test_tracker_keeps_a_table_through_a_transient_failure() -> None:
+    tracker = TableTracker()
+    tracker.apply(AdReport("t", AD))
+    assert tracker.apply(AdReport("t", None, "no complete answer", transient=True)) is None
+    assert dict(tracker.tables) == {"t": AD}
+    assert tracker.apply(AdReport("new", None, "no answer", transient=True)) is None
+    assert "new" not in tracker.tables
+
+
+def test_tracker_bounds_the_list_and_logs_each_reason_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    tracker = TableTracker(limit=2)
+    assert tracker.apply(AdReport("a", AD)) is not None
+    assert tracker.apply(AdReport("b", AD.with_seats(1))) is not None
+    with caplog.at_level(logging.WARNING, logger="p2p.discovery"):
+        for _ in range(5):
+            assert tracker.apply(AdReport("c", AD)) is None
+            assert tracker.apply(AdReport("evil", None, "TXT record lacks fp")) is None
+    assert sorted(tracker.tables) == ["a", "b"]
+    assert caplog.text.count("already listing 2 tables") == 1
+    assert caplog.text.count("lacks fp") == 1
+    # a listed table may still change when the list is full
+    updated = tracker.apply(AdReport("b", AD.with_seats(3)))
+    assert updated is not None and updated.change is Change.UPDATED
+
+
+def test_local_address_check_binds_only() -> None:
+    _check_local("127.0.0.1")  # loopback is always ours
+    with pytest.raises(DiscoveryError, match="not an address of this machine"):
+        _check_local("192.0.2.77")  # TEST-NET-1 (RFC 5737), never assigned
 
 
 # --------------------------------------------------------------------------- HOST:PORT
@@ -377,7 +412,8 @@ def test_mdns_advertise_browse_update_vanish() -> None:
     )
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads(run.stdout.strip().splitlines()[-1])
-    assert result["interfaces"] == ["lo"]
+    # only what the script made inside its own namespace
+    assert result["interfaces"] == ["lo", "nd-guest", "nd-host"]
 
     expected = {
         "table_id": "00112233445566778899aabbccddeeff",
@@ -407,3 +443,9 @@ def test_mdns_advertise_browse_update_vanish() -> None:
         "evil._nodealer._tcp.local." in line and "seats taken 9" in line
         for line in result["ignored"]
     ), result["ignored"]
+
+    # IPv6 across the namespace's veth pair: host on one end, browser on the other
+    assert [e["change"] for e in result["ipv6"]] == ["appeared", "vanished"]
+    assert result["ipv6"][0]["ad"]["address"] == "fd00:6e64::1"
+    assert result["ipv6"][0]["ad"]["game"] == "bluff"
+    assert result["nonlocal"].startswith("10.9.9.9 is not an address of this machine")

@@ -20,6 +20,9 @@ IPv6 across the veth pair (host bound to ``nd-host``'s address, browser to
 
 Advertising on an address this machine does not have fails with a clear error.
 
+Finally the IPv4 appear/vanish again with trio as a guest on an asyncio loop
+(as in the TUI): zeroconf must still run on its own loop thread.
+
 It prints one JSON line describing what it saw; the test asserts on it.
 """
 
@@ -187,6 +190,38 @@ async def nonlocal_scenario(result: dict[str, object]) -> None:
         result["nonlocal"] = str(exc)
 
 
+async def guest_scenario(host_loop: Any) -> dict[str, object]:
+    """The TUI's way: trio as a guest on an asyncio loop, zeroconf still off-loop."""
+    import trio
+
+    from p2p.discovery import TableAd, advertise, browse
+
+    ad = TableAd(b"\x05" * 8, "mao", 2, 6, "K3QF-7ZPA-M2XD-4RTY", "127.0.0.1", 40125)
+    seen = []
+    async with browse(interface="127.0.0.1") as tables:
+        async with advertise(ad) as advert:
+            with trio.fail_after(STEP_TIMEOUT):
+                seen.append(await tables.__anext__())
+            zeroconf_loop = advert._zc.loop
+        with trio.fail_after(STEP_TIMEOUT):
+            seen.append(await tables.__anext__())
+    return {
+        "events": [{"change": e.change.value, "ad": _fields(e.ad)} for e in seen],
+        "zeroconf_on_host_loop": zeroconf_loop is host_loop,
+    }
+
+
+def run_guest_scenario() -> dict[str, object]:
+    import asyncio
+
+    from p2p.guest import run_trio_guest
+
+    async def host() -> dict[str, object]:
+        return await run_trio_guest(guest_scenario, asyncio.get_running_loop())
+
+    return asyncio.run(host())
+
+
 async def scenario() -> dict[str, object]:
     ignored = _Collect()
     logging.getLogger("p2p.discovery").addHandler(ignored)
@@ -212,7 +247,9 @@ def main() -> int:
     sys.path.insert(0, str(ROOT))
     import trio
 
-    print(json.dumps(trio.run(scenario)))
+    result = trio.run(scenario)
+    result["guest"] = run_guest_scenario()
+    print(json.dumps(result))
     return 0
 
 

@@ -449,3 +449,9 @@ def test_mdns_advertise_browse_update_vanish() -> None:
     assert result["ipv6"][0]["ad"]["address"] == "fd00:6e64::1"
     assert result["ipv6"][0]["ad"]["game"] == "bluff"
     assert result["nonlocal"].startswith("10.9.9.9 is not an address of this machine")
+
+    # trio hosted on asyncio (the TUI's setup): same events, zeroconf off the host loop
+    guest = result["guest"]
+    assert [e["change"] for e in guest["events"]] == ["appeared", "vanished"]
+    assert guest["events"][0]["ad"]["port"] == 40125
+    assert guest["zeroconf_on_host_loop"] is False

@@ -275,7 +275,8 @@ class Node:
 
     async def put_secret(self, name: str, value: bytes) -> None:
         """Keep one of our secrets on disk (fsync'd) before returning."""
-        await trio.to_thread.run_sync(self.store.put_secret, name, value)
+        self.store.put_secret(name, value, sync=False)
+        await self._sync_store()
 
     def get_secret(self, name: str) -> bytes | None:
         return self.store.get_secret(name)
@@ -314,7 +315,7 @@ class Node:
         self._changed = trio.Event()
 
     async def _sync_store(self) -> None:
-        await trio.to_thread.run_sync(self.store.sync)
+        await trio.to_thread.run_sync(self.store.fsync, self.store.take_dirty())
 
     async def _flusher(self) -> None:
         while True:
@@ -339,7 +340,7 @@ class Node:
         conn = Connection(stream, dialed=False, label=label)
         try:
             await self._handshake(conn)
-        except (WireError, OSError, trio.BrokenResourceError, trio.TooSlowError) as exc:
+        except (WireError, OSError, trio.BrokenResourceError) as exc:
             self._record(label, exc)
             await trio.aclose_forcefully(stream)
             return
@@ -367,7 +368,7 @@ class Node:
                 try:
                     with trio.move_on_after(HANDSHAKE_TIMEOUT):
                         await self.connect(host, port)
-                except (OSError, WireError, trio.BrokenResourceError, trio.TooSlowError) as exc:
+                except (OSError, WireError, trio.BrokenResourceError) as exc:
                     log.debug("dialling seat %d at %s:%d: %s", seat, host, port, exc)
                 await trio.sleep(delay)
                 delay = min(delay * 2, 1.0)
@@ -376,15 +377,18 @@ class Node:
 
     async def _handshake(self, conn: Connection) -> None:
         shake = Handshake(self.identity, self.table, self.listen_port, self.banned)
-        with trio.fail_after(HANDSHAKE_TIMEOUT):
-            await conn.stream.send_all(encode_frame(shake.hello()))
-            while not shake.done:
-                msg = await self._next_message(conn)
-                if msg is None:
-                    raise HandshakeError("connection closed during the handshake")
-                reply = shake.receive(msg)
-                if reply is not None:
-                    await conn.stream.send_all(encode_frame(reply))
+        try:
+            with trio.fail_after(HANDSHAKE_TIMEOUT):
+                await conn.stream.send_all(encode_frame(shake.hello()))
+                while not shake.done:
+                    msg = await self._next_message(conn)
+                    if msg is None:
+                        raise HandshakeError("connection closed during the handshake")
+                    reply = shake.receive(msg)
+                    if reply is not None:
+                        await conn.stream.send_all(encode_frame(reply))
+        except trio.TooSlowError:
+            raise HandshakeError(f"no handshake within {HANDSHAKE_TIMEOUT} s") from None
         conn.seat = shake.peer_seat
         assert conn.seat is not None
         conn.label = self.peer_name(conn.seat)
@@ -456,6 +460,9 @@ class Node:
                 effects = self.log.receive(seat, msg, trio.current_time())
             except (WireError, EventError) as exc:
                 self._record(conn.label, exc)
+                return
+            except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+                log.info("lost %s: %s", conn.label, exc)
                 return
             except Exception as exc:  # a bug must not take the table down: drop this peer
                 log.exception("internal error handling a message from %s", conn.label)

@@ -229,9 +229,18 @@ class Store:
 
     def sync(self) -> None:
         """fsync every file appended to since the last sync."""
+        self.fsync(self.take_dirty())
+
+    def take_dirty(self) -> list[int]:
+        """The descriptors appended to since the last call (for :meth:`fsync`,
+        which may then run in another thread while appends go on)."""
         dirty, self._dirty = self._dirty, set()
-        for name in dirty:
-            os.fsync(self._fds[name])
+        return [self._fds[name] for name in dirty if name in self._fds]
+
+    @staticmethod
+    def fsync(fds: list[int]) -> None:
+        for fd in fds:
+            os.fsync(fd)
 
     def record_own_event(self, event: Event) -> None:
         """Durably note an event we signed, before it leaves this peer."""
@@ -240,12 +249,14 @@ class Store:
 
     # ---------------------------------------------------------------- secrets
 
-    def put_secret(self, name: str, value: bytes) -> None:
-        """Keep ``value`` under ``name`` on disk (fsync'd before returning)."""
+    def put_secret(self, name: str, value: bytes, *, sync: bool = True) -> None:
+        """Keep ``value`` under ``name`` on disk (fsync'd before returning
+        unless ``sync`` is false: then the caller must :meth:`sync`)."""
         if type(name) is not str or type(value) is not bytes:
             raise TypeError("a secret is a text name and a bytes value")
         self.append("secrets", {"t": "secret", "name": name, "value": value})
-        self.sync()
+        if sync:
+            self.sync()
         self._secrets[name] = value
 
     def get_secret(self, name: str) -> bytes | None:

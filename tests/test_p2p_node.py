@@ -1,0 +1,208 @@
+"""Real nodes on 127.0.0.1: ordering, malformed input, equivocation, failover."""
+
+from __future__ import annotations
+
+import os
+
+import msgpack
+import pytest
+import trio
+
+from p2p.envelope import BadSignature, Entry, Event, TableSpec
+from p2p.handshake import HandshakeError
+from p2p.log import ReplayedEvent, Send
+from p2p.node import LogItem, Node, open_node
+from p2p.store import read_log
+from p2p.wire import MAX_FRAME, FrameTooLarge, MalformedFrame, SchemaError, encode_frame, message
+from tests.p2p_mesh import RawPeer, make_table, mesh, same_chain, wait_until
+
+
+async def _burst(nodes, total: int, authors=None) -> None:
+    authors = list(range(len(nodes))) if authors is None else authors
+    for k in range(total):
+        await nodes[authors[k % len(authors)]].submit({"k": k})
+
+
+@pytest.mark.trio
+@pytest.mark.parametrize("n", [2, 5, pytest.param(9, marks=pytest.mark.slow)])
+async def test_peers_exchange_1000_events_into_one_identical_chain(n, tmp_path) -> None:
+    ids, table = make_table(n)
+    async with mesh(ids, table, tmp_path) as nodes:
+        await _burst(nodes, 1000)
+        await wait_until(lambda: all(x.head == 1000 for x in nodes), timeout=120)
+        assert same_chain(nodes)
+        bodies = sorted(msgpack.unpackb(e.event.body)["k"] for e in nodes[0].chain)
+        assert bodies == list(range(1000))
+        # every peer ends up acknowledging the whole chain to every other
+        await wait_until(lambda: all(x.log.committed == 1000 for x in nodes))
+        assert not any(x.errors for x in nodes)
+    saved = read_log(tmp_path / "peer1" / "tables" / table.table_id.hex() / "log")
+    assert saved.problem is None and saved.entries == nodes[0].chain
+
+
+@pytest.mark.trio
+async def test_the_session_consumes_the_log_as_an_async_iterator(tmp_path) -> None:
+    ids, table = make_table(3)
+    async with mesh(ids, table, tmp_path) as nodes:
+        await nodes[2].submit({"move": "play", "card": "9♦"})
+        await nodes[1].submit(["claim", 3, 7])
+        seen: list[LogItem] = []
+        with trio.fail_after(10):
+            async for item in nodes[0].entries():
+                seen.append(item)
+                if len(seen) == 2:
+                    break
+        assert [(i.seq, i.author, i.counter, i.body) for i in seen] == [
+            (1, 2, 0, {"move": "play", "card": "9♦"}),
+            (2, 1, 0, ["claim", 3, 7]),
+        ]
+        assert str(seen[1]) == "#2 seat 1 event #0: ['claim', 3, 7]"
+        with pytest.raises(ValueError, match="msgpack"):
+            await nodes[0].submit({"not": object()})
+        await nodes[1].put_secret("deal/key/4", b"\x01" * 32)
+        assert nodes[1].get_secret("deal/key/4") == b"\x01" * 32
+
+
+def _state(nodes):
+    return [(x.head, x.log.hashes[-1], list(x.log.next_counter)) for x in nodes]
+
+
+@pytest.mark.trio
+async def test_malformed_input_drops_only_that_connection(tmp_path) -> None:
+    ids, table = make_table(4)
+    mallory = ids[3]  # holds a seat, but speaks garbage
+    async with mesh(ids, table, tmp_path, seats=[0, 1, 2]) as nodes:
+        await _burst(nodes, 6)
+        await wait_until(lambda: all(x.head == 6 for x in nodes))
+        target = nodes[1]
+        before = _state(nodes)
+        first = target.chain[0].event  # seat 0's event #0
+
+        async def attack(payload, error, *, handshake=True, identity=mallory, tbl=table):
+            raw = await RawPeer.connect(target)
+            if handshake:
+                await raw.handshake(identity, tbl)
+            count = len(target.errors)
+            await raw.send_raw(payload)
+            assert await raw.closed_by_peer(), f"connection not closed after {error}"
+            await wait_until(lambda: len(target.errors) > count)
+            assert isinstance(target.errors[-1].error, error), target.errors[-1]
+            await raw.aclose()
+            return target.errors[-1]
+
+        frame = encode_frame
+        submit_other = message("submit", ev=first.to_wire())
+        other_table = TableSpec(b"other-table", table.seats)
+        foreign = Event.create(other_table, mallory, 3, 0, msgpack.packb("x"))
+        forged = Event(3, 0, msgpack.packb("mine"), first.sig)
+        bad_entry = Entry.create(table, mallory, 7, 0, b"\x00" * 32, foreign)
+        cases = [
+            (os.urandom(64), (MalformedFrame, FrameTooLarge, SchemaError)),
+            (b"\x00\x00\x00\x05\xc1\xc1\xc1\xc1\xc1", MalformedFrame),
+            ((MAX_FRAME + 1).to_bytes(4, "big") + b"x" * 100, FrameTooLarge),
+            (frame({"k": "fetch", "from": "1", "n": 2}), SchemaError),
+            (frame({"k": "teleport"}), SchemaError),
+            (frame(message("submit", ev=forged.to_wire())), BadSignature),
+            (frame(message("submit", ev=foreign.to_wire())), BadSignature),
+            (frame(submit_other), ReplayedEvent),
+            (frame(message("entry", e=bad_entry.to_wire())), BadSignature),
+        ]
+        for payload, error in cases:
+            err = await attack(payload, error)
+            assert "seat 3" in err.peer
+        # truncated frame, then the peer hangs up: nothing happens at all
+        raw = await RawPeer.connect(target)
+        await raw.handshake(mallory, table)
+        await raw.send_raw(frame(submit_other)[:-3])
+        await raw.aclose()
+        # a wrong handshake: other table, unknown key, garbage instead of hello
+        stranger, _ = make_table(1)
+        for bad_hello in (
+            frame({**_hello_for(mallory, other_table)}),
+            frame({**_hello_for(stranger[0], table)}),
+            frame(message("auth", s=b"\x00" * 64)),
+        ):
+            await attack(bad_hello, HandshakeError, handshake=False)
+        await attack(
+            os.urandom(40) + b"\xff" * 8,
+            (MalformedFrame, FrameTooLarge, SchemaError),
+            handshake=False,
+        )
+        assert _state(nodes) == before
+        assert all(len(x.connected) == 2 for x in nodes)  # the honest mesh is intact
+        await _burst(nodes, 6)
+        await wait_until(lambda: all(x.head == 12 for x in nodes))
+        assert same_chain(nodes)
+
+
+def _hello_for(identity, table):
+    from p2p.handshake import Handshake
+
+    return Handshake(identity, table).hello()
+
+
+class EquivocatingNode(Node):
+    """Sends a different signed entry for one seq to the peers in ``victims``."""
+
+    equivocate_at = 4
+    victims = (3, 4)
+
+    def _execute(self, effects):
+        rest = []
+        for effect in effects:
+            msg = effect.msg if isinstance(effect, Send) else None
+            if msg and msg["k"] == "entry" and msg["e"]["seq"] == self.equivocate_at:
+                real = Entry.from_wire(msg["e"])
+                ev = Event.create(
+                    self.table,
+                    self.identity,
+                    self.seat,
+                    self.log.next_counter[self.seat],
+                    b"\xa6forged",
+                )
+                fake = Entry.create(self.table, self.identity, real.seq, real.term, real.prev, ev)
+                for seat, conn in self._conns.items():
+                    chosen = fake if seat in self.victims else real
+                    conn.send(encode_frame({"k": "entry", "e": chosen.to_wire()}))
+                continue
+            rest.append(effect)
+        super()._execute(rest)
+
+
+@pytest.mark.trio
+async def test_equivocation_proof_reaches_every_honest_peer(tmp_path) -> None:
+    ids, table = make_table(5)
+    async with mesh(ids, table, tmp_path / "honest", seats=[1, 2, 3, 4], timeout=1.0) as honest:
+        async with open_node(ids[0], table, home=tmp_path / "evil", timeout=1.0) as evil:
+            evil.__class__ = EquivocatingNode
+            for node in honest:
+                await node.connect(*evil.listen_address)
+            await wait_until(lambda: len(evil.connected) == 4)
+            await _burst(honest, 8)
+            await wait_until(lambda: all(len(x.proofs) == 1 for x in honest))
+            for node in honest:
+                (proof,) = node.proofs
+                assert proof.verify(table) == 0 and proof.seq == 4
+            await wait_until(lambda: all(x.log.sequencer == 1 for x in honest))
+            await wait_until(lambda: all(x.head == 8 for x in honest) and same_chain(honest))
+            await _burst(honest, 4)
+            await wait_until(lambda: all(x.head == 12 for x in honest) and same_chain(honest))
+    saved = read_log(tmp_path / "honest" / "peer2" / "tables" / table.table_id.hex() / "log")
+    assert [p.seq for p in saved.proofs] == [4]
+
+
+@pytest.mark.trio
+async def test_killed_sequencer_fails_over_and_the_log_continues(tmp_path) -> None:
+    ids, table = make_table(4)
+    async with mesh(ids, table, tmp_path, seats=[1, 2, 3], timeout=1.0) as rest:
+        async with open_node(ids[0], table, home=tmp_path / "seq", timeout=1.0) as first:
+            for node in rest:
+                await node.connect(*first.listen_address)
+            await _burst(rest, 20)
+            await wait_until(lambda: all(x.head == 20 for x in rest))
+        # seat 0's nursery is gone: its sockets closed mid-stream
+        await _burst(rest, 10)
+        await wait_until(lambda: all(x.head == 30 for x in rest), timeout=20)
+        assert same_chain(rest)
+        assert rest[0].is_sequencer and all(x.log.term == 1 for x in rest)
+        assert rest[0].chain[:20] == first.chain[:20]

@@ -133,6 +133,8 @@ def _field_hints(cls: type) -> dict[str, Any]:
         module = importlib.import_module(cls.__module__)
         every = typing.get_type_hints(cls, vars(module))
         hints = {f.name: every[f.name] for f in dataclasses.fields(cls)}
+        if "kind" in hints and getattr(cls, "KIND", None) is not None:
+            raise TypeError(f"{cls.__name__}: a field may not be called 'kind'")
         _HINTS[cls] = hints
     return hints
 

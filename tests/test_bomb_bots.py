@@ -1,0 +1,110 @@
+"""The Bomb game as whole games: random legal (and illegal) event sequences
+keep every card, never leak a hidden face (identities above all) into
+another seat's view, and replay to identical bytes; 1000 bot games finish."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engines.bomb import GAME, BombConfig, Detonate, Kind, Pass, PlaceBomb, Play
+from engines.bots import Table
+from engines.bots.bomb import RandomBombBot, SensibleBombBot, legal_plays
+from engines.cards import Card
+from engines.core import IllegalMove, Reshuffle, Revealed
+
+
+def check_invariants(t: Table) -> None:
+    state = t.state
+    live = list(range(state.seats)) + [p for h in state.hands for p in h]
+    live += list(state.draw) + list(state.discard) + list(state.area)
+    assert len(live) == 54 and len(set(live)) == 54, "a card was lost or duplicated"
+    reshuffling = any(isinstance(r, Reshuffle) for r in GAME.pending(state))
+    if not reshuffling:  # fresh positions get their faces when the reshuffle is done
+        assert sorted(t.faces[p] for p in live) == sorted(GAME.deck(state.config))
+    for p, card in state.faces:
+        assert t.faces[p] == card
+    for seat in range(t.seats):
+        assert GAME.view(state, seat, t.faces) == GAME.view(state, seat, t.known[seat])
+
+
+def stray_event(rng: random.Random, t: Table):
+    seat = rng.randrange(t.seats)
+    positions = tuple(rng.sample(range(54), rng.randint(1, 3)))
+    faces = tuple(Card(i) for i in rng.sample(range(54), len(positions)))
+    return rng.choice(
+        [
+            Play(seat, positions, faces, rng.choice(list(Kind))),
+            PlaceBomb(seat, rng.randrange(t.seats)),
+            Detonate(seat),
+            Pass(seat),
+        ]
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(seats=st.integers(3, 9), seed=st.integers(0, 2**32), stray_rate=st.floats(0, 0.5))
+def test_random_event_sequences_keep_cards_hide_faces_and_replay(
+    seats: int, seed: int, stray_rate: float
+) -> None:
+    rng = random.Random(seed)
+    config = BombConfig(time_limit=rng.choice([0, 300, 3600]))
+    t = Table(GAME, config, seats, deck_seed=seed)
+    bots = [RandomBombBot(random.Random(f"{seed}/{s}"), 0.01) for s in range(seats)]
+    order = random.Random(seed + 1)
+    for _ in range(300):
+        if GAME.is_over(t.state):
+            break
+        if rng.random() < stray_rate:
+            before = GAME.encode(t.state)
+            try:
+                t.submit(stray_event(rng, t))
+            except IllegalMove:
+                assert GAME.encode(t.state) == before
+        else:
+            t.step(bots, order)
+        check_invariants(t)
+    replay = GAME.new(config, seats)
+    for event in t.events:
+        replay = GAME.apply(replay, GAME.decode_event(event.to_data()))
+    assert GAME.encode(replay) == GAME.encode(t.state)
+    # K2: no identity position is ever revealed before the game ends
+    for event in t.events:
+        if isinstance(event, Revealed) and set(event.positions) & set(range(seats)):
+            assert event.positions == tuple(range(seats))
+
+
+def test_legal_plays_are_accepted_by_the_engine() -> None:
+    t = Table(GAME, BombConfig(), 4, deck_seed=3)
+    while "play" not in GAME.legal_kinds(t.state, t.state.turn):
+        t.serve()
+    seat = t.state.turn
+    hand = [(p, t.faces[p]) for p in t.state.hands[seat]]
+    plays = legal_plays(hand, t.faces[seat])
+    assert plays
+    for play in plays:
+        GAME.apply(t.state, Play(seat, play.positions, play.cards, play.rule))
+
+
+@pytest.mark.slow
+def test_1000_bot_games_finish() -> None:
+    reasons: Counter[str] = Counter()
+    sensible_won = random_won = 0
+    for seed in range(1000):
+        seats = 3 + seed % 7
+        kinds = [(SensibleBombBot if (s + seed) % 2 else RandomBombBot) for s in range(seats)]
+        bots = [k(random.Random(f"{seed}/{s}")) for s, k in enumerate(kinds)]
+        t = Table(GAME, BombConfig(time_limit=1800), seats, deck_seed=seed)
+        outcome = t.play(bots, seed, max_events=20_000)
+        assert outcome.cheaters == () and not set(outcome.winners) & set(outcome.losers)
+        assert sorted(outcome.winners + outcome.losers) == list(range(seats))
+        reasons[outcome.reason[:3]] += 1
+        sensible_won += sum(kinds[s] is SensibleBombBot for s in outcome.winners)
+        random_won += sum(kinds[s] is RandomBombBot for s in outcome.winners)
+    assert set(reasons) <= {"K18", "K19", "K20", "K22", "K23", "K25"}
+    assert reasons["K18"] + reasons["K19"] > 0
+    print(reasons, sensible_won, random_won)

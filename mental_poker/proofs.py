@@ -78,7 +78,7 @@ MAX_CARDS = 54 * 16
 def _points(value: object, n: int, what: str) -> tuple[bytes, ...]:
     if not isinstance(value, list | tuple) or len(value) != n:
         raise DecodeError(f"{what}: expected a list of {n} points")
-    return tuple(decode_point(p) for p in value)
+    return tuple(pmap(decode_point, value))
 
 
 def _scalars(value: object, n: int, what: str) -> tuple[int, ...]:

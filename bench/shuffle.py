@@ -1,0 +1,196 @@
+"""Benchmark: the cost of a fair shuffle, measured side by side in one run.
+
+    python bench/shuffle.py [--repeat 3] [--elgamal]
+
+Prints
+1. the raw cost of each group operation kind in a plain loop (PyNaCl
+   bindings called directly, one thread);
+2. a proven shuffle + lock pass of 54 cards for 2, 4 and 9 peers, every
+   message encoded to bytes and decoded + checked (points validated, proofs
+   verified) by every other peer, all in this one process;
+3. the same deal unproven (points still validated by every peer);
+4. the PyPI package ``mentalpoker`` 0.5.0 (``pip install 'nodealer[bench]'``)
+   doing its unproven shuffle + deal for 4 players on 52 cards with its
+   fastest dealer (``DealerEC``, secp256k1 through the pure-Python ``ecdsa``
+   package); ``--elgamal`` adds its 2048-bit ElGamal dealer (~20 s).
+
+Our times are given with every worker thread (the default: one per core)
+and with one thread. The operation floor is Σ over operation kinds of
+(count, taken from our own code with ``count_ops``) × (raw cost of item 1).
+The last line is one JSON object with the headline ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import nacl.bindings as sodium
+
+from mental_poker import group
+from mental_poker.context import Context
+from mental_poker.deal import (
+    DealSecrets,
+    DealSetup,
+    DealTable,
+    decode_message_bytes,
+    encode_message,
+    make_lock,
+    make_shuffle,
+)
+from mental_poker.deck import Deck
+
+CARDS = 54
+
+
+def raw_costs(n: int = 3000) -> dict[str, float]:
+    """Seconds per operation, plain loop, one thread."""
+    k = group.random_scalar().to_bytes(32, "little")
+    p = sodium.crypto_scalarmult_ed25519_base_noclamp(k)
+    q = sodium.crypto_scalarmult_ed25519_base_noclamp(group.random_scalar().to_bytes(32, "little"))
+    seed = bytes(range(32))
+    ops: dict[str, Callable[[], object]] = {
+        "var": lambda: sodium.crypto_scalarmult_ed25519_noclamp(k, p),
+        "base": lambda: sodium.crypto_scalarmult_ed25519_base_noclamp(k),
+        "add": lambda: sodium.crypto_core_ed25519_add(p, q),
+        "check": lambda: sodium.crypto_core_ed25519_is_valid_point(p),
+        "map": lambda: sodium.crypto_core_ed25519_from_uniform(seed),
+    }
+    out = {}
+    for name, fn in ops.items():
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            best = min(best, (time.perf_counter() - t0) / n)
+        out[name] = best
+    return out
+
+
+def our_deal(seats: int, proven: bool) -> None:
+    """Shuffle + lock pass. Every peer keeps its own tracker and decodes
+    (validates) and checks every message from bytes, its own included (no
+    shortcut for "our" seat), so each proof is checked ``seats`` times."""
+    setup = DealSetup(Context(b"bench-table", 0), seats, Deck.of(range(CARDS)), proven)
+    secrets = [DealSecrets.generate(setup, s) for s in range(seats)]
+    tables = [DealTable(setup) for _ in range(seats)]
+    for make in (make_shuffle, make_lock):
+        for seat in range(seats):
+            data = encode_message(make(setup, secrets[seat], tables[seat].expected_input()))
+            for table in tables:
+                verdict = table.feed(decode_message_bytes(data, setup))
+                assert verdict, verdict
+
+
+def timed(fn: Callable[[], None], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def counted(fn: Callable[[], None]) -> Counter[str]:
+    with group.count_ops() as ops:
+        fn()
+    return Counter(ops)
+
+
+def mentalpoker_deal(dealer: str, players: int = 4) -> Callable[[], None] | None:
+    try:
+        from mentalpoker.dealer import DealerEC, DealerEG
+    except ImportError as exc:  # missing package, or its undeclared `ecdsa` dependency
+        print(f"mentalpoker 0.5.0 unavailable ({exc}); pip install 'nodealer[bench]' ecdsa")
+        return None
+    cls = DealerEC if dealer == "ec" else DealerEG
+
+    def run() -> None:
+        peers = [cls() for _ in range(players)]  # builds the 52-card deck; cheap
+        deck = peers[0].new_deck
+        for peer in peers:
+            deck = peer.shuffle(deck)
+        for peer in peers:
+            deck = peer.deal(deck, deck_id="bench")
+
+    return run
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--elgamal", action="store_true", help="also time DealerEG (slow)")
+    args = parser.parse_args(argv)
+    cores = group.workers()
+
+    raw = raw_costs()
+    print("raw cost per operation (plain loop, PyNaCl bindings, 1 thread):")
+    for name, cost in raw.items():
+        print(f"  {name:6s} {cost * 1e6:7.1f} µs")
+
+    results: dict[tuple[int, bool], dict[str, float]] = {}
+    for proven in (True, False):
+        label = "proven" if proven else "unproven"
+        print(f"\nour {label} shuffle + lock pass, {CARDS} cards, every peer checks every message:")
+        for seats in (2, 4, 9):
+            run = lambda seats=seats, proven=proven: our_deal(seats, proven)  # noqa: E731
+            group.set_workers(1)
+            run()  # warm-up: generators and card points are computed once per process
+            ops = counted(run)
+            serial = timed(run, args.repeat)
+            group.set_workers(cores)
+            parallel = timed(run, args.repeat)
+            floor = sum(ops[k] * raw[k] for k in ops)
+            results[(seats, proven)] = {"serial": serial, "parallel": parallel, "floor": floor}
+            counts = " ".join(f"{k}={ops[k]}" for k in sorted(ops))
+            print(
+                f"  {seats} peers: {parallel * 1e3:8.1f} ms on {cores} threads, "
+                f"{serial * 1e3:8.1f} ms on 1; op floor {floor * 1e3:8.1f} ms "
+                f"(x{serial / floor:.2f} serial); ops {counts}"
+            )
+
+    print("\nmentalpoker 0.5.0, unproven shuffle + deal, 4 players, 52 cards (no checks at all):")
+    theirs: dict[str, float] = {}
+    for dealer in ("ec", "eg") if args.elgamal else ("ec",):
+        run = mentalpoker_deal(dealer)
+        if run is None:
+            break
+        theirs[dealer] = timed(run, args.repeat if dealer == "ec" else 1)
+        name = "DealerEC (secp256k1, ecdsa)" if dealer == "ec" else "DealerEG (ElGamal 2048)"
+        print(f"  {name}: {theirs[dealer] * 1e3:9.1f} ms")
+
+    ours4, ours4u = results[(4, True)], results[(4, False)]
+    summary: dict[str, float | int | None] = {
+        "cores": cores,
+        "ours_proven_4p_s": round(ours4["parallel"], 4),
+        "ours_proven_4p_1thread_s": round(ours4["serial"], 4),
+        "ours_unproven_4p_s": round(ours4u["parallel"], 4),
+        "op_floor_proven_4p_s": round(ours4["floor"], 4),
+        "overhead_vs_op_floor_4p": round(ours4["serial"] / ours4["floor"], 3),
+        "overhead_vs_op_floor_4p_parallel": round(ours4["parallel"] / ours4["floor"], 3),
+        "mentalpoker_ec_4p_s": None,
+        "ratio_vs_mentalpoker_4p": None,
+        "ratio_unproven_vs_mentalpoker_4p": None,
+    }
+    if "ec" in theirs:
+        summary["mentalpoker_ec_4p_s"] = round(theirs["ec"], 4)
+        summary["ratio_vs_mentalpoker_4p"] = round(theirs["ec"] / ours4["parallel"], 2)
+        summary["ratio_vs_mentalpoker_4p_1thread"] = round(theirs["ec"] / ours4["serial"], 2)
+        summary["ratio_unproven_vs_mentalpoker_4p"] = round(theirs["ec"] / ours4u["parallel"], 2)
+    if "eg" in theirs:
+        summary["mentalpoker_eg_4p_s"] = round(theirs["eg"], 3)
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -39,6 +39,8 @@ The trio-facing API:
   ``tables.tables`` is the current list, for a lobby screen.
 * :func:`parse_hostport` — ``--connect HOST:PORT`` for networks without
   multicast, with errors a player can act on.
+* :func:`local_addresses` — the ``(interface, address)`` pairs a host may
+  choose to advertise on.
 """
 
 from __future__ import annotations
@@ -379,14 +381,44 @@ def parse_hostport(text: str, default_port: int | None = None) -> HostPort:
 # --------------------------------------------------------------------------- advertise
 
 
+def local_addresses(include_loopback: bool = False) -> list[tuple[str, str]]:
+    """``(interface, address)`` pairs this machine could advertise on, IPv4 first.
+
+    Reads the interface list only (no packets). IPv6 link-local addresses carry
+    their zone (``fe80::1%eth0``). For a ``--advertise-on`` choice in the CLI/TUI.
+    """
+    import ifaddr  # zeroconf's own dependency for the same job
+
+    found: list[tuple[int, str, str]] = []
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            if ip.is_IPv6:
+                host, _flow, scope = ip.ip  # type: ignore[misc]
+                text = f"{host}%{adapter.nice_name}" if scope else host
+            else:
+                text = str(ip.ip)
+            try:
+                parsed = ipaddress.ip_address(text)
+            except ValueError:
+                continue
+            if parsed.is_loopback and not include_loopback:
+                continue
+            found.append((parsed.version, adapter.nice_name, str(parsed)))
+    return [(name, address) for _, name, address in sorted(found)]
+
+
 def _check_local(address: str) -> None:
     """Fail clearly unless ``address`` belongs to this machine (binds, sends nothing)."""
     ip = ipaddress.ip_address(address)
     family = socket.AF_INET6 if ip.version == 6 else socket.AF_INET
     try:
+        # getaddrinfo turns a zone ("%eth0") into the scope id bind() needs
+        sockaddr = socket.getaddrinfo(
+            address, 0, family, socket.SOCK_DGRAM, flags=socket.AI_NUMERICHOST
+        )[0][4]
         with socket.socket(family, socket.SOCK_DGRAM) as probe:
-            probe.bind((address, 0))
-    except OSError as exc:
+            probe.bind(sockaddr)
+    except (OSError, UnicodeError) as exc:
         raise DiscoveryError(f"{address} is not an address of this machine: {exc}") from None
 
 

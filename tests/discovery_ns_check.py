@@ -229,6 +229,9 @@ async def scenario() -> dict[str, object]:
     t0 = time.monotonic()
     await ipv4_scenario(result, t0)
     await ipv6_scenario(result)
+    from p2p.discovery import local_addresses
+
+    result["local_addresses"] = local_addresses()
     await nonlocal_scenario(result)
     result["ignored"] = ignored.messages
     result["total_seconds"] = round(time.monotonic() - t0, 3)

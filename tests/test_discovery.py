@@ -7,6 +7,7 @@ runs zeroconf only in a child process inside a fresh network namespace
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import re
@@ -32,6 +33,7 @@ from p2p.discovery import (
     TableTracker,
     _check_local,
     decode_txt,
+    local_addresses,
     parse_hostport,
 )
 
@@ -297,7 +299,19 @@ def test_tracker_bounds_the_list_and_logs_each_reason_once(
 def test_local_address_check_binds_only() -> None:
     _check_local("127.0.0.1")  # loopback is always ours
     with pytest.raises(DiscoveryError, match="not an address of this machine"):
-        _check_local("192.0.2.77")  # TEST-NET-1 (RFC 5737), never assigned
+        _check_local("203.0.113.77")  # TEST-NET-3 (RFC 5737), not for real hosts
+
+
+def test_local_addresses_lists_interfaces() -> None:
+    everything = local_addresses(include_loopback=True)
+    assert ("lo", "127.0.0.1") in everything
+    without = local_addresses()
+    assert all(address != "127.0.0.1" for _, address in without)
+    assert set(without) <= set(everything)
+    for _, address in everything:
+        _check_local(address)  # each one can really be bound
+    versions = [ipaddress.ip_address(address).version for _, address in everything]
+    assert versions == sorted(versions)  # IPv4 first
 
 
 # --------------------------------------------------------------------------- HOST:PORT
@@ -448,6 +462,9 @@ def test_mdns_advertise_browse_update_vanish() -> None:
     assert [e["change"] for e in result["ipv6"]] == ["appeared", "vanished"]
     assert result["ipv6"][0]["ad"]["address"] == "fd00:6e64::1"
     assert result["ipv6"][0]["ad"]["game"] == "bluff"
+    assert ["nd-guest", "fd00:6e64::2"] in result["local_addresses"]
+    assert ["nd-host", "fd00:6e64::1"] in result["local_addresses"]
+    assert all(name != "lo" for name, _ in result["local_addresses"])
     assert result["nonlocal"].startswith("10.9.9.9 is not an address of this machine")
 
     # trio hosted on asyncio (the TUI's setup): same events, zeroconf off the host loop

@@ -1,8 +1,10 @@
 """Advertise and browse tables over real mDNS, inside a private network namespace.
 
-Run only as ``unshare -n -- python tests/discovery_ns_check.py`` (tests/test_discovery.py
-does that). Before any zeroconf object exists the script checks that loopback
-is the ONLY interface it can see, i.e. that it runs in a fresh namespace, and
+Run only as ``unshare -n -- python tests/discovery_ns_check.py CALLER_NETNS``
+where CALLER_NETNS is the caller's ``readlink /proc/self/ns/net``
+(tests/test_discovery.py does that). Before anything else the script checks
+that its own network namespace differs from the caller's and that loopback is
+the ONLY interface it can see, i.e. that it runs in a fresh namespace, and
 refuses to run otherwise (exit 3): mDNS must never reach a real network.
 Inside the namespace it switches on multicast on lo and adds a veth pair
 ``nd-host``/``nd-guest`` (IPv6 ``fd00:6e64::1`` / ``::2``), which exist only in
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import socket
 import subprocess
 import sys
@@ -44,8 +47,19 @@ HOST_V6 = "fd00:6e64::1"
 GUEST_V6 = "fd00:6e64::2"
 
 
-def in_private_namespace() -> bool:
-    return [name for _, name in socket.if_nameindex()] == ["lo"]
+def current_netns() -> str:
+    return os.readlink("/proc/self/ns/net")
+
+
+def refusal(outside_netns: str | None) -> str | None:
+    """Why this process must not run zeroconf here, or None when it may."""
+    if outside_netns is None:
+        return "usage: discovery_ns_check.py NETNS_OF_THE_CALLER (from /proc/self/ns/net)"
+    if current_netns() == outside_netns:
+        return "still in the caller's network namespace; run me inside `unshare -n` only"
+    if [name for _, name in socket.if_nameindex()] != ["lo"]:
+        return "interfaces other than lo are visible; run me in a fresh namespace only"
+    return None
 
 
 def set_up_namespace() -> None:
@@ -239,12 +253,9 @@ async def scenario() -> dict[str, object]:
 
 
 def main() -> int:
-    if not in_private_namespace():
-        print(
-            "refusing to run: interfaces other than lo are visible; "
-            "run me inside `unshare -n` only",
-            file=sys.stderr,
-        )
+    reason = refusal(sys.argv[1] if len(sys.argv) == 2 else None)
+    if reason is not None:
+        print(f"refusing to run: {reason}", file=sys.stderr)
         return 3
     set_up_namespace()
     sys.path.insert(0, str(ROOT))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import logging
+import os
 import re
 import shutil
 import subprocess
@@ -401,16 +402,21 @@ def _unshare_prefix() -> list[str]:
     )
 
 
-def test_ns_check_refuses_to_run_outside_a_namespace() -> None:
-    import socket
+def _netns() -> str:
+    if not os.path.exists("/proc/self/ns/net"):
+        pytest.skip("needs Linux network namespaces (/proc/self/ns/net)")
+    return os.readlink("/proc/self/ns/net")
 
-    if [name for _, name in socket.if_nameindex()] == ["lo"]:
-        pytest.skip("this machine has no interface but lo, so the guard cannot trip")
+
+@pytest.mark.parametrize("with_netns", [True, False])
+def test_ns_check_refuses_to_run_outside_a_namespace(with_netns: bool) -> None:
+    args = [_netns()] if with_netns else []
     run = subprocess.run(
-        [sys.executable, str(NS_CHECK)], capture_output=True, text=True, timeout=60
+        [sys.executable, str(NS_CHECK), *args], capture_output=True, text=True, timeout=60
     )
     assert run.returncode == 3
     assert "refusing to run" in run.stderr
+    assert ("caller's network namespace" in run.stderr) == with_netns
     assert run.stdout == ""
 
 
@@ -418,7 +424,7 @@ def test_ns_check_refuses_to_run_outside_a_namespace() -> None:
 def test_mdns_advertise_browse_update_vanish() -> None:
     prefix = _unshare_prefix()
     run = subprocess.run(
-        [*prefix, sys.executable, str(NS_CHECK)],
+        [*prefix, sys.executable, str(NS_CHECK), _netns()],
         capture_output=True,
         text=True,
         timeout=120,

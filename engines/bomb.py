@@ -86,19 +86,28 @@ DECK = tuple(full_deck(1))
 
 
 # -- the card relations -----------------------------------------------------------
-def related(a: Card, b: Card) -> bool:
-    """K7: same suit or same rank; a joker relates to every card."""
+def _relates(a: Card, b: Card) -> bool:
     return a.is_joker or b.is_joker or a.suit == b.suit or a.rank == b.rank
 
 
+_RELATED = tuple(tuple(_relates(a, b) for b in DECK) for a in DECK)
+
+
+def related(a: Card, b: Card) -> bool:
+    """K7: same suit or same rank; a joker relates to every card."""
+    return _RELATED[a.index % 54][b.index % 54]
+
+
+@lru_cache(maxsize=4096)
 def related_faces(cards: tuple[Card, ...]) -> tuple[Card, ...]:
     """Identities for which a kind-A play of ``cards`` is legal (K12 A)."""
-    return tuple(i for i in DECK if any(related(i, c) for c in cards))
+    return tuple(i for i in DECK if any(_RELATED[i.index][c.index % 54] for c in cards))
 
 
+@lru_cache(maxsize=4096)
 def unrelated_faces(cards: tuple[Card, ...]) -> tuple[Card, ...]:
     """Identities for which a kind-B play of ``cards`` is legal (K12 B)."""
-    return tuple(i for i in DECK if not any(related(i, c) for c in cards))
+    return tuple(i for i in DECK if not any(_RELATED[i.index][c.index % 54] for c in cards))
 
 
 def honest(play: PlayRecord, identity: Card) -> bool:

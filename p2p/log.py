@@ -351,7 +351,13 @@ class LogMachine:
             self._on_fetch(src, msg["from"], msg["n"])
         elif kind == "proof":
             self._on_proof(EquivocationProof.from_wire(msg), now)
-        elif kind in ("ack", "beat", "vote", "newterm"):
+        elif kind == "ack":
+            # Only a hint here (catch-up, conflict probe, committed mark), from a
+            # peer the handshake authenticated: checking n² ack signatures per
+            # head would cost more than the entries. Its signature makes it
+            # evidence for whoever keeps it (Head.verify).
+            self._on_ack(src, Head.from_wire(msg), now)
+        elif kind in ("beat", "vote", "newterm"):
             head = Head.from_wire(msg)
             head.verify(self.table, src)
             getattr(self, f"_on_{kind}")(src, head, now)

@@ -53,7 +53,7 @@ from p2p.wire import FrameDecoder, WireError, decode_message, encode_frame, mess
 log = logging.getLogger("nodealer.p2p")
 
 HANDSHAKE_TIMEOUT = 5.0
-ACK_INTERVAL = 0.02  # at most this often an fsync + ack (acks are cumulative)
+ACK_INTERVAL = 0.05  # at most this often an fsync + ack (acks are cumulative)
 SEND_QUEUE = 100_000  # frames queued to one peer before it counts as stuck
 RECV_CHUNK = 1 << 16
 

@@ -84,9 +84,9 @@ def test_bad_entries_raise_and_change_nothing() -> None:
         with pytest.raises(error, match=text):
             follower.receive(0, {"k": "entry", "e": entry.to_wire()}, net.now)
         assert _snapshot(follower) == before
-    forged_ack = Head.create(net.table, net.ids[1], "ack", 0, 1, 0, follower.head_hash)
+    forged_vote = Head.create(net.table, net.ids[1], "vote", 1, 1, 0, follower.head_hash)
     with pytest.raises(BadSignature):
-        follower.receive(0, forged_ack.to_wire(), net.now)
+        follower.receive(0, forged_vote.to_wire(), net.now)
     with pytest.raises(EventError, match="heartbeat"):
         beat = Head.create(net.table, net.ids[1], "beat", 0, 1, 0, follower.head_hash)
         follower.receive(1, beat.to_wire(), net.now)

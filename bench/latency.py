@@ -1,0 +1,204 @@
+"""Log latency and throughput: 9 peers on 127.0.0.1, each its own process.
+
+    python bench/latency.py [--peers 9] [--paced 40] [--burst 120] [--interval 0.09]
+
+Each peer is a real node (own NODEALER_HOME, own key, real TCP, fsync on an
+actual disk). Two phases:
+
+* paced: every peer submits ``--paced`` events, one every ``--interval``
+  seconds, staggered by seat (about 100 events/s in all with the defaults).
+  Latency of an event = the moment the last peer applied it minus the moment
+  its author called ``submit`` (which includes the author's outbox fsync).
+  CLOCK_MONOTONIC is system-wide, so times from different processes compare.
+* burst: every peer then submits ``--burst`` events back to back; events/s =
+  all burst events / (last apply anywhere - first burst submit).
+
+Prints p50/p99 latency and events/s; the last line is one JSON object with
+``p50_ms``, ``p99_ms``, ``events_per_s``. Only 127.0.0.1 is used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+# ---------------------------------------------------------------- one peer
+
+
+async def run_peer(args: argparse.Namespace) -> None:
+    import trio
+
+    from p2p.envelope import TableSpec
+    from p2p.identity import Identity, PeerKey, config_dir
+    from p2p.node import LogItem, open_node
+
+    spec = json.loads(Path(args.table).read_text())
+    table = TableSpec(
+        bytes.fromhex(spec["table"]), tuple(PeerKey(bytes.fromhex(k)) for k in spec["seats"])
+    )
+    n = table.n
+    identity = Identity.load_or_create(config_dir())
+    applied: dict[tuple[int, int], int] = {}
+    submitted: dict[int, int] = {}
+    sent: dict[int, int] = {}  # when submit() returned (outbox fsynced, sent)
+
+    async def read_line() -> str:
+        return await trio.to_thread.run_sync(sys.stdin.readline)
+
+    async with open_node(identity, table, timeout=5.0) as node:
+        print("LISTEN", node.listen_port, flush=True)
+        host, port = (await read_line()).split()
+        if node.seat != 0:
+            await node.connect(host, int(port))
+        with trio.fail_after(30):
+            while len(node.connected) < n - 1:
+                await trio.sleep(0.01)
+        print("READY", flush=True)
+        await read_line()  # GO
+        paced_total = n * args.paced
+        total = paced_total + n * args.burst
+
+        async def consume() -> None:
+            async for item in node.entries():
+                assert isinstance(item, LogItem)
+                applied[(item.body["s"], item.body["i"])] = time.monotonic_ns()
+                if len(applied) >= total:
+                    return
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(consume)
+            start = trio.current_time() + 0.2
+            for i in range(args.paced):
+                await trio.sleep_until(start + (i + node.seat / n) * args.interval)
+                submitted[i] = time.monotonic_ns()
+                await node.submit({"s": node.seat, "i": i})
+                sent[i] = time.monotonic_ns()
+            await node.wait_for_head(paced_total)
+            for i in range(args.paced, args.paced + args.burst):
+                submitted[i] = time.monotonic_ns()
+                await node.submit({"s": node.seat, "i": i})
+        result = {
+            "seat": node.seat,
+            "submitted": submitted,
+            "sent": sent,
+            "applied": [[s, i, t] for (s, i), t in applied.items()],
+        }
+        print("RESULT", json.dumps(result), flush=True)
+        await read_line()  # wait for the parent to collect everyone
+
+
+# ---------------------------------------------------------------- the parent
+
+
+def _expect(proc: subprocess.Popen, word: str) -> list[str]:
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            raise SystemExit(f"a peer exited before {word}: see its stderr")
+        parts = line.split(maxsplit=1)
+        if parts and parts[0] == word:
+            return parts[1:]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--peers", type=int, default=9)
+    parser.add_argument("--paced", type=int, default=40, help="paced events per peer")
+    parser.add_argument("--burst", type=int, default=120, help="burst events per peer")
+    parser.add_argument("--interval", type=float, default=0.09, help="seconds between paced events")
+    parser.add_argument("--peer", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--table", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.peer is not None:
+        import trio
+
+        trio.run(run_peer, args)
+        return
+
+    from p2p.identity import Identity
+
+    with tempfile.TemporaryDirectory(prefix="nodealer-bench-") as tmp:
+        homes = [Path(tmp) / f"peer{i}" for i in range(args.peers)]
+        keys = [Identity.load_or_create(h).public.raw.hex() for h in homes]
+        table_file = Path(tmp) / "table.json"
+        table_file.write_text(json.dumps({"table": os.urandom(16).hex(), "seats": keys}))
+        procs = []
+        for i, home in enumerate(homes):
+            env = {**os.environ, "NODEALER_HOME": str(home), "PYTHONPATH": str(ROOT)}
+            cmd = [sys.executable, __file__, "--peer", str(i), "--table", str(table_file)]
+            cmd += ["--paced", str(args.paced), "--burst", str(args.burst)]
+            cmd += ["--interval", str(args.interval)]
+            procs.append(
+                subprocess.Popen(
+                    cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+                )
+            )
+        try:
+            ports = [int(_expect(p, "LISTEN")[0]) for p in procs]
+            for p in procs:
+                p.stdin.write(f"127.0.0.1 {ports[0]}\n")
+                p.stdin.flush()
+            for p in procs:
+                _expect(p, "READY")
+            for p in procs:
+                p.stdin.write("GO\n")
+                p.stdin.flush()
+            results = [json.loads(_expect(p, "RESULT")[0]) for p in procs]
+            for p in procs:
+                p.stdin.write("BYE\n")
+                p.stdin.flush()
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.terminate()
+                p.wait()
+    report(args, results)
+
+
+def report(args: argparse.Namespace, results: list[dict]) -> None:
+    last_apply: dict[tuple[int, int], int] = {}
+    for r in results:
+        for s, i, t in r["applied"]:
+            last_apply[(s, i)] = max(last_apply.get((s, i), 0), t)
+    submit = {(r["seat"], int(i)): t for r in results for i, t in r["submitted"].items()}
+    paced = sorted((last_apply[k] - submit[k]) / 1e6 for k in submit if k[1] < args.paced)
+    in_submit = sorted((t - r["submitted"][i]) / 1e6 for r in results for i, t in r["sent"].items())
+    burst_keys = [k for k in submit if k[1] >= args.paced]
+    first = min(submit[k] for k in burst_keys)
+    last = max(last_apply[k] for k in burst_keys)
+    events_per_s = len(burst_keys) / ((last - first) / 1e9)
+    p50 = statistics.median(paced)
+    p99 = paced[min(len(paced) - 1, round(0.99 * (len(paced) - 1)))]
+    print(f"{args.peers} peers on 127.0.0.1, one process each, fsync on disk")
+    print(
+        f"paced ({len(paced)} events, ~{args.peers / args.interval:.0f}/s): "
+        f"submit -> applied by every peer: p50 {p50:.2f} ms, p99 {p99:.2f} ms, "
+        f"max {paced[-1]:.2f} ms"
+    )
+    inside = statistics.median(in_submit)
+    print(f"  of which inside submit() (outbox fsync, send): p50 {inside:.2f} ms")
+    print(f"burst ({len(burst_keys)} events): {events_per_s:.0f} events/s")
+    print(
+        json.dumps(
+            {
+                "p50_ms": round(p50, 3),
+                "p99_ms": round(p99, 3),
+                "events_per_s": round(events_per_s, 1),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

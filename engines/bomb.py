@@ -419,14 +419,8 @@ def _start_turn(state: BombState, seat: int) -> BombState:
 
 def _start_round(state: BombState, first: int) -> BombState:
     """K9/K10: discard the area, the bomb holder refills, ``first`` plays."""
-    faces = state.faces
     state = replace(
-        state,
-        round=state.round + 1,
-        discard=(*state.discard, *state.area),
-        area=(),
-        passed=(),
-        faces=faces,
+        state, round=state.round + 1, discard=(*state.discard, *state.area), area=(), passed=()
     )
     if state.bomb is not None:
         short = state.config.hand_size - len(state.hands[state.bomb])

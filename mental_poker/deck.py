@@ -73,11 +73,9 @@ class Deck:
         return len(self.cards)
 
     def __contains__(self, card: object) -> bool:
-        return (
-            isinstance(card, int) and card_point(card) in self._by_point
-            if (isinstance(card, int) and 0 <= card <= MAX_CARD_INDEX)
-            else False
-        )
+        if not isinstance(card, int) or isinstance(card, bool):
+            return False
+        return 0 <= card <= MAX_CARD_INDEX and card_point(card) in self._by_point
 
     def point(self, card: int) -> bytes:
         """The point of a card of this deck (KeyError if not in it)."""

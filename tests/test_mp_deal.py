@@ -397,3 +397,31 @@ def test_relock_feed_checks() -> None:
     assert all(not v.ok and v.seat == 0 for v in game.send(same))
     with pytest.raises(ProtocolError):
         Table(2, Deck.of(range(6))).public.ciphertext(0)
+
+
+@pytest.mark.trio
+async def test_heavy_steps_run_in_worker_threads_off_the_event_loop() -> None:
+    import trio
+
+    setup = DealSetup(Context(b"trio-table", 0), 2, Deck.standard())
+    secrets = [DealSecrets.generate(setup, s) for s in range(2)]
+    table = DealTable(setup)
+    ticks = 0
+
+    async def heartbeat() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await trio.sleep(0.001)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(heartbeat)
+        for make in (make_shuffle, make_lock):
+            for seat in range(2):
+                message = await trio.to_thread.run_sync(
+                    make, setup, secrets[seat], table.expected_input()
+                )
+                assert await trio.to_thread.run_sync(table.feed, message)
+        nursery.cancel_scope.cancel()
+    assert table.dealt
+    assert ticks > 5  # the loop kept running while proofs were made and checked

@@ -201,6 +201,7 @@ class LogMachine:
         self.term = max([self.head_term, *self.led_terms])
         self.term_start: int | None = None
         self.role = Role.FOLLOWER
+        self.election: int | None = None  # the term we voted for, still following self.term
         self._heard = now  # last sign of life of the current sequencer / election start
         self._next_beat = now
         self._next_resubmit = now + timeout / 2
@@ -211,7 +212,7 @@ class LogMachine:
         self._buffer: dict[int, dict[int, Event]] = {}
         self._pending_effects: list[Effect] = []
         if fresh and self.table.sequencer_of(0) == self.me:
-            self._lead(now)
+            self._lead(now, 0)
 
     # ------------------------------------------------------------ properties
 
@@ -261,12 +262,12 @@ class LogMachine:
     def _emit(self, effect: Effect) -> None:
         self._pending_effects.append(effect)
 
-    def _head_statement(self, kind: str) -> Head:
+    def _head_statement(self, kind: str, term: int | None = None) -> Head:
         return Head.create(
             self.table,
             self.identity,
             kind,
-            self.term,
+            self.term if term is None else term,
             self.head,
             self.head_term,
             self.head_hash,
@@ -293,7 +294,7 @@ class LogMachine:
         if self.role is Role.SEQUENCER:
             for event in events:
                 self._on_submit(self.me, event, now)
-        elif self.role is Role.FOLLOWER:
+        else:  # to the sequencer we follow; resent after a newterm anyway
             for event in events:
                 self._emit(Send(self.sequencer, {"k": "submit", "ev": event.to_wire()}))
         self._next_resubmit = now + self.timeout / 2
@@ -305,9 +306,9 @@ class LogMachine:
             self._emit(Send(seat, {"k": "proof", **proof.to_wire()}))
         if self.role is Role.SEQUENCER:
             self._emit(Send(seat, self._head_statement("newterm").to_wire()))
-        elif self.role is Role.ELECTING and seat == self.sequencer:
-            self._emit(Send(seat, self._head_statement("vote").to_wire()))
-        if seat == self.sequencer and self.role is Role.FOLLOWER:
+        elif self.election is not None and seat == self.table.sequencer_of(self.election):
+            self._emit(Send(seat, self._head_statement("vote", self.election).to_wire()))
+        if seat == self.sequencer and self.role is not Role.SEQUENCER:
             self._submit_to_sequencer(self.own_pending, now)
         return self.take_effects()
 
@@ -326,7 +327,7 @@ class LogMachine:
         elif self.role is Role.CANDIDATE:
             if self._sync_from is not None and now - self._heard >= self.timeout / 2:
                 self._sync_from = None  # the voter we were syncing from went quiet
-                self._lead(now)
+                self._lead(now, self.term if self.election is None else self.election)
             elif now - self._heard >= self.timeout:
                 self._start_election(now)
         elif now - self._heard >= self.timeout:
@@ -421,9 +422,18 @@ class LogMachine:
         self._emit(Persist("log", {"t": "truncate", "seq": seq}))
 
     def _authoritative(self, src: int) -> bool:
-        if self.role is Role.CANDIDATE:
+        if self.role is Role.CANDIDATE and self._sync_from is not None:
             return src == self._sync_from
-        return self.role is Role.FOLLOWER and src == self.sequencer
+        return self.role is not Role.SEQUENCER and src == self.sequencer
+
+    def _hear_from_sequencer(self, now: float) -> None:
+        """The sequencer we follow is alive: any election we started was premature."""
+        self._heard = now
+        if self.election is not None and self.role is not Role.SEQUENCER:
+            self.election = None
+            self.votes = {}
+            self._sync_from = None
+            self.role = Role.FOLLOWER
 
     def _on_entry(self, src: int, entry: Entry, now: float) -> None:
         seq = entry.seq
@@ -432,8 +442,8 @@ class LogMachine:
             if entry == self.chain[seq - 1]:
                 return
         h = entry.verify(self.table)
-        if src == self.sequencer and entry.term == self.term:
-            self._heard = now
+        if src == self.sequencer and entry.term == self.term and self.role is not Role.SEQUENCER:
+            self._hear_from_sequencer(now)
         if seq <= self.head:
             self._on_conflict(src, entry, h, now)
             return
@@ -522,13 +532,11 @@ class LogMachine:
     def _on_beat(self, src: int, head: Head, now: float) -> None:
         if src != self.table.sequencer_of(head.term):
             raise LogError(f"seat {src} sent a heartbeat for term {head.term}, not its own")
-        if head.term < self.term:
+        if head.term < self.term or src in self.banned:
             return
-        if head.term > self.term or self.role is not Role.FOLLOWER:
-            if head.term in self.led_terms or self.table.sequencer_of(head.term) in self.banned:
-                return
+        if head.term > self.term:
             self._enter_term(head.term, now, start=None)
-        self._heard = now
+        self._hear_from_sequencer(now)
         self._compare_head(src, head, now)
 
     def _on_newterm(self, src: int, head: Head, now: float) -> None:
@@ -536,8 +544,8 @@ class LogMachine:
             raise LogError(f"seat {src} announced term {head.term}, which is not its to lead")
         if head.term < self.term or src in self.banned:
             return
-        if head.term == self.term and self.role is Role.FOLLOWER and self.term_start is not None:
-            self._heard = now
+        if head.term == self.term and self.term_start is not None:
+            self._hear_from_sequencer(now)
             return
         self._enter_term(head.term, now, start=head.seq)
         if head.seq < self.head and self.hashes[head.seq] == head.hash:
@@ -550,20 +558,18 @@ class LogMachine:
 
     def _on_vote(self, src: int, head: Head, now: float) -> None:
         self._compare_head(src, head, now)
-        if self.table.sequencer_of(head.term) != self.me or head.term < self.term:
-            return
-        if head.term in self.led_terms:
-            if self.role is Role.SEQUENCER and head.term == self.term:
+        term = head.term
+        if self.table.sequencer_of(term) != self.me or term <= self.term:
+            if self.role is Role.SEQUENCER and term == self.term:
                 self._emit(Send(src, self._head_statement("newterm").to_wire()))
             return
-        if self.me in self.banned:
+        if term in self.led_terms or self.me in self.banned:
             return
-        if head.term > self.term:
-            self._enter_term(head.term, now, start=None)
-        if self.role is not Role.CANDIDATE:
-            return
-        self.votes[src] = head
-        self._count_votes(now)
+        if self.election is None or term > self.election:
+            self._become_candidate(term, now)
+        if self.role is Role.CANDIDATE and self.election == term:
+            self.votes[src] = head
+            self._count_votes(now)
 
     def _count_votes(self, now: float) -> None:
         if len(self.votes) < self.table.majority or self._sync_from is not None:
@@ -577,7 +583,8 @@ class LogMachine:
             start = self.head + 1 if best.seq > self.head else best.seq
             self._rewind_fetch(best_seat, start, now)
             return
-        self._lead(now)
+        assert self.election is not None
+        self._lead(now, self.election)
 
     def _on_proof(self, proof: EquivocationProof, now: float) -> None:
         proof.verify(self.table)
@@ -591,47 +598,66 @@ class LogMachine:
         self.banned.add(culprit)
         self._emit(Persist("log", {"t": "proof", **proof.to_wire()}, sync=True))
         self._emit(Send(None, {"k": "proof", **proof.to_wire()}))
-        if culprit == self.sequencer:
+        target = self.term if self.election is None else self.election
+        if culprit == self.table.sequencer_of(target):
             self._start_election(now)
 
     # ------------------------------------------------------------ terms
 
     def _enter_term(self, term: int, now: float, start: int | None) -> None:
+        """Follow the sequencer of ``term`` (it announced itself or sent entries)."""
         self.term = term
         self.term_start = start
+        self.role = Role.FOLLOWER
+        self.election = None
         self._heard = now
         self.votes = {}
         self._sync_from = None
         self._buffer = {}
-        if self.table.sequencer_of(term) == self.me and term not in self.led_terms:
-            self.role = Role.CANDIDATE
-            self.votes[self.me] = self._head_statement("vote")
-        elif self.table.sequencer_of(term) == self.me:
-            self.role = Role.ELECTING  # led it before a restart: never again
-        else:
-            self.role = Role.FOLLOWER
+
+    def _eligible(self, term: int) -> bool:
+        seat = self.table.sequencer_of(term)
+        return seat not in self.banned and not (seat == self.me and term in self.led_terms)
 
     def _start_election(self, now: float) -> None:
-        term = self.term + 1
-        for _ in range(self.table.n):
-            if self.table.sequencer_of(term) not in self.banned:
+        """The sequencer (or the last candidate) is silent: vote for the next
+        eligible term. We keep following the current term until a newterm."""
+        term = (self.term if self.election is None else self.election) + 1
+        for _ in range(2 * self.table.n):
+            if self._eligible(term):
                 break
             term += 1
         else:
             return  # every seat is a proven equivocator: nobody left to follow
-        self._enter_term(term, now, start=None)
-        if self.role is Role.CANDIDATE:
+        if self.table.sequencer_of(term) == self.me:
+            self._become_candidate(term, now)
             self._count_votes(now)
-        else:
-            self.role = Role.ELECTING
-            self._emit(Send(self.sequencer, self._head_statement("vote").to_wire()))
+            return
+        self.election = term
+        self.role = Role.ELECTING
+        self.votes = {}
+        self._sync_from = None
+        self._heard = now
+        self._emit(
+            Send(self.table.sequencer_of(term), self._head_statement("vote", term).to_wire())
+        )
 
-    def _lead(self, now: float) -> None:
+    def _become_candidate(self, term: int, now: float) -> None:
+        self.election = term
+        self.role = Role.CANDIDATE
+        self.votes = {self.me: self._head_statement("vote", term)}
+        self._sync_from = None
+        self._heard = now
+
+    def _lead(self, now: float, term: int) -> None:
+        self.term = term
+        self.election = None
         self.role = Role.SEQUENCER
-        self.led_terms.add(self.term)
+        self.led_terms.add(term)
         self.term_start = self.head
         self.votes = {}
-        self._emit(Persist("own", {"t": "lead", "term": self.term}, sync=True))
+        self._buffer = {}
+        self._emit(Persist("own", {"t": "lead", "term": term}, sync=True))
         self._emit(Send(None, self._head_statement("newterm").to_wire()))
         self._next_beat = now + self.timeout / 4
         self._submit_to_sequencer(self.own_pending, now)

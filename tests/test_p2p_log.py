@@ -203,5 +203,29 @@ def test_a_restarted_sequencer_never_sequences_its_term_again() -> None:
     assert fresh.role is Role.SEQUENCER and 0 in fresh.led_terms
     restarted = LogMachine(table, ids[0], led_terms=[0])
     assert restarted.role is Role.FOLLOWER
-    restarted.tick(10.0)
-    assert restarted.term == 1 and restarted.role is Role.ELECTING
+    restarted.tick(10.0)  # silence: it votes for term 1 (seat 1), still following term 0
+    assert (restarted.term, restarted.election, restarted.role) == (0, 1, Role.ELECTING)
+    restarted.tick(20.0)  # term 2 would be seat 2; term 3 is seat 0 again, never led
+    assert restarted.election == 2
+    restarted.tick(30.0)
+    assert restarted.election == 3 and restarted.role is Role.CANDIDATE
+
+
+def test_a_premature_timeout_does_not_strand_the_follower() -> None:
+    net = SimNet(5, timeout=1.0)
+    net.run()
+    net.submit(3, "before")
+    net.run()
+    net.tamper = lambda src, dst, msg: None if src == 0 and dst == 3 else msg
+    net.advance(1.5, ticks=15)  # seat 3 hears nothing from seat 0 and votes for term 1
+    assert net.machines[3].role is Role.ELECTING and net.machines[3].election == 1
+    # seat 1 got that vote, but it hears seat 0 alive, so it does not take over
+    assert net.machines[1].role is Role.FOLLOWER and net.machines[1].term == 0
+    net.tamper = None
+    net.advance(0.5, ticks=5)  # seat 0's heartbeats reach seat 3 again
+    assert [m.role for m in net.machines] == [Role.SEQUENCER] + [Role.FOLLOWER] * 4
+    net.submit(3, "after")
+    net.run()
+    chains = net.chains()
+    assert all(c == chains[0] for c in chains) and len(chains[0]) == 2
+    assert all(m.term == 0 for m in net.machines)

@@ -11,7 +11,7 @@ import trio
 from p2p.envelope import BadSignature, Entry, Event, TableSpec
 from p2p.handshake import HandshakeError
 from p2p.log import ReplayedEvent, Send
-from p2p.node import LogItem, Node, open_node
+from p2p.node import LogItem, Node, Rewound, open_node
 from p2p.store import read_log
 from p2p.wire import MAX_FRAME, FrameTooLarge, MalformedFrame, SchemaError, encode_frame, message
 from tests.p2p_mesh import RawPeer, make_table, mesh, same_chain, wait_until
@@ -178,15 +178,35 @@ async def test_equivocation_proof_reaches_every_honest_peer(tmp_path) -> None:
             for node in honest:
                 await node.connect(*evil.listen_address)
             await wait_until(lambda: len(evil.connected) == 4)
-            await _burst(honest, 8)
-            await wait_until(lambda: all(len(x.proofs) == 1 for x in honest))
-            for node in honest:
-                (proof,) = node.proofs
-                assert proof.verify(table) == 0 and proof.seq == 4
-            await wait_until(lambda: all(x.log.sequencer == 1 for x in honest))
-            await wait_until(lambda: all(x.head == 8 for x in honest) and same_chain(honest))
-            await _burst(honest, 4)
-            await wait_until(lambda: all(x.head == 12 for x in honest) and same_chain(honest))
+            victim = honest[2]  # seat 3 gets the forged entry
+            seen: list = []
+            rewinds: list[int] = []
+
+            async def consume() -> None:
+                async for item in victim.entries():
+                    if isinstance(item, Rewound):
+                        rewinds.append(item.seq)
+                        del seen[item.seq :]
+                    else:
+                        seen.append(item)
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(consume)
+                await _burst(honest, 8)
+                await wait_until(lambda: all(len(x.proofs) == 1 for x in honest))
+                for node in honest:
+                    (proof,) = node.proofs
+                    assert proof.verify(table) == 0 and proof.seq == 4
+                await wait_until(lambda: all(x.log.sequencer == 1 for x in honest))
+                await wait_until(lambda: all(x.head == 8 for x in honest) and same_chain(honest))
+                await _burst(honest, 4)
+                await wait_until(lambda: all(x.head == 12 for x in honest) and same_chain(honest))
+                await wait_until(lambda: len(seen) == 12)
+                nursery.cancel_scope.cancel()
+            # the session saw the forged branch, was told to rewind, and now
+            # holds exactly the chain everyone agrees on
+            assert rewinds and [i.seq for i in seen] == list(range(1, 13))
+            assert [i.body for i in seen] == [msgpack.unpackb(e.event.body) for e in victim.chain]
     saved = read_log(tmp_path / "honest" / "peer2" / "tables" / table.table_id.hex() / "log")
     assert [p.seq for p in saved.proofs] == [4]
 

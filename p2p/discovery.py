@@ -50,7 +50,8 @@ import ipaddress
 import logging
 import re
 import socket
-from collections.abc import AsyncIterator, Mapping
+import threading
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -85,10 +86,17 @@ _VERSION_RE: Final = re.compile(r"[1-9][0-9]{0,4}")
 _SEATS_RE: Final = re.compile(r"(0|[1-9][0-9]?)/([1-9][0-9]?)")
 _TXT_KEYS: Final = ("v", "tid", "game", "seats", "fp")
 
-# Record lifetimes. RFC 6762 suggests 75 minutes for PTR/TXT, which would keep
-# a crashed host's table in every lobby for over an hour; two minutes bounds
-# that, at the cost of a refresh query per table every ~100 s.
+# Record lifetimes. RFC 6762 suggests 75 minutes for PTR/TXT; we use two
+# minutes for every record. python-zeroconf browsers clamp a received PTR TTL
+# up to 1125 s, so record expiry alone would keep a crashed host's table
+# listed for ~19 minutes: the browser therefore re-resolves each listed table
+# every LIVENESS_INTERVAL_SECONDS. While its SRV/TXT/A records are fresh that
+# is a cache hit (no traffic); once they expire (TTL) it is one query, which a
+# live host answers and a crashed one does not, so a crashed host's table
+# vanishes about TTL + interval + timeout after its last answer.
 AD_TTL_SECONDS: Final = 120
+LIVENESS_INTERVAL_SECONDS: Final = 15.0
+LIVENESS_TIMEOUT_MS: Final = 3000
 # How long the browser waits for an advert's SRV/TXT/A answers.
 RESOLVE_TIMEOUT_MS: Final = 2000
 # The most tables one browser lists (a LAN party has a handful).
@@ -433,15 +441,15 @@ def _open_zeroconf(interface: str | None) -> Zeroconf:
         raise DiscoveryError(f"cannot use {interface} for mDNS: {exc}") from exc
 
 
-def _service_info(ad: TableAd, name: str | None = None) -> ServiceInfo:
+def _service_info(ad: TableAd, name: str | None = None, ttl: int = AD_TTL_SECONDS) -> ServiceInfo:
     return ServiceInfo(
         SERVICE_TYPE,
         name or ad.instance_name,
         port=ad.port,
         properties=ad.txt(),
         server=ad.server_name,
-        host_ttl=AD_TTL_SECONDS,
-        other_ttl=AD_TTL_SECONDS,
+        host_ttl=ttl,
+        other_ttl=ttl,
         parsed_addresses=[ad.address],
     )
 
@@ -449,10 +457,11 @@ def _service_info(ad: TableAd, name: str | None = None) -> ServiceInfo:
 class Advertisement:
     """A table being advertised; made by :func:`advertise`."""
 
-    def __init__(self, zc: Zeroconf, info: ServiceInfo, ad: TableAd) -> None:
+    def __init__(self, zc: Zeroconf, info: ServiceInfo, ad: TableAd, ttl: int) -> None:
         self._zc = zc
         self._info = info
         self._ad = ad
+        self._ttl = ttl
         self._lock = trio.Lock()
 
     @property
@@ -471,7 +480,7 @@ class Advertisement:
         async with self._lock:
             if new == self._ad:
                 return
-            info = _service_info(new, self._info.name)
+            info = _service_info(new, self._info.name, self._ttl)
             try:
                 await trio.to_thread.run_sync(self._zc.update_service, info)
             except ZeroconfError as exc:
@@ -480,24 +489,27 @@ class Advertisement:
 
 
 @asynccontextmanager
-async def advertise(ad: TableAd) -> AsyncIterator[Advertisement]:
+async def advertise(ad: TableAd, *, ttl: int = AD_TTL_SECONDS) -> AsyncIterator[Advertisement]:
     """Advertise ``ad`` on the LAN, on ``ad.address`` only, until the block ends.
 
     Registration probes the network for a name clash first (about a second).
     On exit the goodbye records are sent so browsers drop the table at once.
+    ``ttl`` (seconds) is the lifetime of the published records.
     """
     if not isinstance(ad, TableAd):
         raise TypeError(f"advertise() takes a TableAd, not {type(ad).__name__}")
+    if isinstance(ttl, bool) or not isinstance(ttl, int) or not 1 <= ttl <= 4500:
+        raise DiscoveryError(f"ttl must be 1 to 4500 seconds, not {ttl!r}")
     with trio.CancelScope(shield=True):  # a cancel must not strand zeroconf's thread
         zc = await trio.to_thread.run_sync(_open_zeroconf, ad.address)
     try:
-        info = _service_info(ad)
+        info = _service_info(ad, ttl=ttl)
         try:
             await trio.to_thread.run_sync(lambda: zc.register_service(info, allow_name_change=True))
         except (ZeroconfError, BadTypeInNameException) as exc:
             raise DiscoveryError(f"cannot advertise {ad}: {exc!r}") from exc
         logger.info("advertising %s as %r", ad, info.name)
-        yield Advertisement(zc, info, ad)
+        yield Advertisement(zc, info, ad, ttl)
     finally:
         with trio.CancelScope(shield=True):
             # close() unregisters (goodbye packets) and stops zeroconf's thread.
@@ -600,6 +612,54 @@ def _resolve(zc: Zeroconf, service_type: str, name: str) -> AdReport:
         return AdReport(name, None, f"cannot resolve: {exc!r}", transient=True)
 
 
+class _LivenessProber:
+    """A thread that re-resolves every listed table and reports those that went silent."""
+
+    def __init__(self, zc: Zeroconf, deliver: Callable[[AdReport], None], interval: float) -> None:
+        self._zc = zc
+        self._deliver = deliver
+        self._interval = interval
+        self._names: set[str] = set()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run, name="nodealer-discovery-liveness", daemon=True
+        )
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def watch(self, name: str, listed: bool) -> None:
+        with self._lock:
+            if listed:
+                self._names.add(name)
+            else:
+                self._names.discard(name)
+
+    def stop(self) -> None:
+        """Blocking (up to one resolve timeout): worker thread only."""
+        self._stopping.set()
+        if self._thread.is_alive():
+            self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stopping.wait(self._interval):
+            with self._lock:
+                names = sorted(self._names)
+            for name in names:
+                if self._stopping.is_set():
+                    return
+                try:
+                    answered = ServiceInfo(SERVICE_TYPE, name).request(
+                        self._zc, LIVENESS_TIMEOUT_MS
+                    )
+                except Exception:  # zeroconf shutting down under us: stop quietly
+                    return
+                if not answered:
+                    self.watch(name, False)
+                    self._deliver(AdReport(name, None, "host stopped answering"))
+
+
 class TableBrowser:
     """The tables on the LAN: ``async for event in browser`` and ``browser.tables``.
 
@@ -637,26 +697,26 @@ class TableBrowser:
 
 
 @asynccontextmanager
-async def browse(interface: str | None = None) -> AsyncIterator[TableBrowser]:
+async def browse(
+    interface: str | None = None, *, liveness_interval: float = LIVENESS_INTERVAL_SECONDS
+) -> AsyncIterator[TableBrowser]:
     """Watch the LAN for tables until the block ends.
 
     ``interface`` restricts mDNS to one local address; the default listens on
     every interface. Events come in the order the network showed them; a bad
-    advert produces no event, only a log line.
+    advert produces no event, only a log line. Every ``liveness_interval``
+    seconds each listed table is re-resolved, so a host that crashed without
+    a goodbye vanishes too (see AD_TTL_SECONDS).
     """
     if interface is not None:
         interface = _check_address(interface)
+    if not liveness_interval > 0:
+        raise DiscoveryError(f"liveness_interval must be positive, not {liveness_interval!r}")
     token = trio.lowlevel.current_trio_token()
     report_send, report_receive = trio.open_memory_channel[AdReport](64)
 
-    def on_change(
-        zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
-    ) -> None:
-        # zeroconf's browser thread: may block, must never raise.
-        if state_change is ServiceStateChange.Removed:
-            report = AdReport(name, None)
-        else:
-            report = _resolve(zeroconf, service_type, name)
+    def deliver(report: AdReport) -> None:
+        # From zeroconf's browser thread or the prober's: blocks, never raises.
         try:
             trio.from_thread.run(report_send.send, report, trio_token=token)
         except (trio.RunFinishedError, trio.BrokenResourceError, trio.ClosedResourceError):
@@ -664,21 +724,35 @@ async def browse(interface: str | None = None) -> AsyncIterator[TableBrowser]:
         except trio.Cancelled:
             pass  # the trio run is shutting down
 
+    def on_change(
+        zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
+    ) -> None:
+        if state_change is ServiceStateChange.Removed:
+            report = AdReport(name, None)
+        else:
+            report = _resolve(zeroconf, service_type, name)
+        if not report.transient:
+            prober.watch(name, report.ad is not None)
+        deliver(report)
+
     # Opening is shielded so a cancel cannot strand a started zeroconf thread.
     with trio.CancelScope(shield=True):
         zc = await trio.to_thread.run_sync(_open_zeroconf, interface)
+    prober = _LivenessProber(zc, deliver, liveness_interval)
     browser: ServiceBrowser | None = None
     try:
         with trio.CancelScope(shield=True):
             browser = await trio.to_thread.run_sync(
                 lambda: ServiceBrowser(zc, SERVICE_TYPE, handlers=[on_change])
             )
+            prober.start()
         yield TableBrowser(report_receive)
     finally:
-        # Close the report channel first: a browser thread blocked handing us a
-        # report then fails fast instead of deadlocking the join in cancel().
+        # Close the report channel first: a thread blocked handing us a report
+        # then fails fast instead of deadlocking the joins below.
         report_receive.close()
         with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(prober.stop)
             if browser is not None:
                 await trio.to_thread.run_sync(browser.cancel)
             await trio.to_thread.run_sync(zc.close)

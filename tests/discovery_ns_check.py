@@ -22,6 +22,9 @@ IPv6 across the veth pair (host bound to ``nd-host``'s address, browser to
 
 Advertising on an address this machine does not have fails with a clear error.
 
+A host process killed without a goodbye (records with a 3 s TTL) vanishes
+from the browser, while a live host with the same TTL stays listed.
+
 Finally the IPv4 appear/vanish again with trio as a guest on an asyncio loop
 (as in the TUI): zeroconf must still run on its own loop thread.
 
@@ -51,13 +54,13 @@ def current_netns() -> str:
     return os.readlink("/proc/self/ns/net")
 
 
-def refusal(outside_netns: str | None) -> str | None:
+def refusal(outside_netns: str | None, fresh: bool = True) -> str | None:
     """Why this process must not run zeroconf here, or None when it may."""
     if outside_netns is None:
         return "usage: discovery_ns_check.py NETNS_OF_THE_CALLER (from /proc/self/ns/net)"
     if current_netns() == outside_netns:
         return "still in the caller's network namespace; run me inside `unshare -n` only"
-    if [name for _, name in socket.if_nameindex()] != ["lo"]:
+    if fresh and [name for _, name in socket.if_nameindex()] != ["lo"]:
         return "interfaces other than lo are visible; run me in a fresh namespace only"
     return None
 
@@ -236,7 +239,62 @@ def run_guest_scenario() -> dict[str, object]:
     return asyncio.run(host())
 
 
-async def scenario() -> dict[str, object]:
+CRASH_TTL = 3  # seconds; short so the test sees a crashed host vanish quickly
+
+
+async def crashing_host() -> None:
+    """Child process: advertise until SIGKILLed (no goodbye ever sent)."""
+    import trio
+
+    from p2p.discovery import TableAd, advertise
+
+    ad = TableAd(b"\xcc" * 8, "mao", 1, 3, "K3QF-7ZPA-M2XD-4RTY", "127.0.0.1", 40126)
+    async with advertise(ad, ttl=CRASH_TTL):
+        print("advertising", flush=True)
+        await trio.sleep_forever()
+
+
+async def crash_scenario(result: dict[str, object], outside_netns: str) -> None:
+    """A host killed without goodbye vanishes; a live host with the same TTL stays."""
+    import trio
+
+    from p2p.discovery import Change, TableAd, advertise, browse
+
+    live = TableAd(b"\xdd" * 8, "bomb", 2, 4, "K3QF-7ZPA-M2XD-4RTY", "127.0.0.1", 40127)
+    events: list[tuple[float, str, str]] = []
+    async with browse(interface="127.0.0.1", liveness_interval=1.0) as tables:
+        async with advertise(live, ttl=CRASH_TTL):
+            child = await trio.lowlevel.open_process(
+                [sys.executable, __file__, outside_netns, "--crashing-host"]
+            )
+            try:
+                with trio.fail_after(STEP_TIMEOUT):
+                    while len(tables.tables) < 2:
+                        event = await tables.__anext__()
+                        events.append((0.0, event.change.value, event.ad.game))
+                child.kill()
+                await child.wait()
+                killed = time.monotonic()
+                # watch for 3 TTLs and more: the dead host must go, the live one must stay
+                with trio.move_on_after(3 * CRASH_TTL + 1):
+                    async for event in tables:
+                        at = round(time.monotonic() - killed, 1)
+                        events.append((at, event.change.value, event.ad.game))
+            finally:
+                if child.returncode is None:
+                    child.kill()
+                    await child.wait()
+            result["crash"] = {
+                "events": events,
+                "listed_after": sorted(ad.game for ad in tables.tables.values()),
+                "vanished_after_kill": next(
+                    (at for at, change, game in events if change == Change.VANISHED.value),
+                    None,
+                ),
+            }
+
+
+async def scenario(outside_netns: str) -> dict[str, object]:
     ignored = _Collect()
     logging.getLogger("p2p.discovery").addHandler(ignored)
     result: dict[str, object] = {"interfaces": sorted(n for _, n in socket.if_nameindex())}
@@ -247,21 +305,30 @@ async def scenario() -> dict[str, object]:
 
     result["local_addresses"] = local_addresses()
     await nonlocal_scenario(result)
+    await crash_scenario(result, outside_netns)
     result["ignored"] = ignored.messages
     result["total_seconds"] = round(time.monotonic() - t0, 3)
     return result
 
 
 def main() -> int:
-    reason = refusal(sys.argv[1] if len(sys.argv) == 2 else None)
+    args = sys.argv[1:]
+    if len(args) == 2 and args[1] == "--crashing-host":
+        # spawned by crash_scenario inside the namespace it already set up
+        reason = refusal(args[0], fresh=False)
+    else:
+        reason = refusal(args[0] if len(args) == 1 else None)
     if reason is not None:
         print(f"refusing to run: {reason}", file=sys.stderr)
         return 3
-    set_up_namespace()
     sys.path.insert(0, str(ROOT))
     import trio
 
-    result = trio.run(scenario)
+    if len(args) == 2:
+        trio.run(crashing_host)
+        return 0
+    set_up_namespace()
+    result = trio.run(scenario, args[0])
     result["guest"] = run_guest_scenario()
     print(json.dumps(result))
     return 0

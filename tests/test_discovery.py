@@ -473,6 +473,21 @@ def test_mdns_advertise_browse_update_vanish() -> None:
     assert all(name != "lo" for name, _ in result["local_addresses"])
     assert result["nonlocal"].startswith("10.9.9.9 is not an address of this machine")
 
+    # a host killed without goodbye vanishes (TTL 3 s + liveness probe), a live one stays
+    crash = result["crash"]
+    assert [e[1:] for e in crash["events"]] == [
+        ["appeared", "bomb"],
+        ["appeared", "mao"],
+        ["vanished", "mao"],
+    ] or [e[1:] for e in crash["events"]] == [
+        ["appeared", "mao"],
+        ["appeared", "bomb"],
+        ["vanished", "mao"],
+    ], crash
+    assert crash["listed_after"] == ["bomb"]
+    assert 3 <= crash["vanished_after_kill"] <= 9
+    assert any("host stopped answering" in line for line in result["ignored"])
+
     # trio hosted on asyncio (the TUI's setup): same events, zeroconf off the host loop
     guest = result["guest"]
     assert [e["change"] for e in guest["events"]] == ["appeared", "vanished"]

@@ -206,6 +206,8 @@ class LogMachine:
         self._next_beat = now
         self._next_resubmit = now + timeout / 2
         self._fetch_busy_until = 0.0
+        self._fetch_end = 0  # last seq the latest fetch asked for
+        self._known_head = 0  # longest chain some peer showed us
         self._rewind = 1
         self._sync_from: int | None = None
         self._sync_target: tuple[int, int] = (0, 0)
@@ -448,6 +450,7 @@ class LogMachine:
             self._on_conflict(src, entry, h, now)
             return
         if seq > self.head + 1:
+            self._known_head = max(self._known_head, seq)
             self._fetch(src, self.head + 1, now)
             return
         if entry.prev != self.head_hash:
@@ -461,6 +464,8 @@ class LogMachine:
         self._rewind = 1
         if entry.term > self.term:
             self._enter_term(entry.term, now, start=None)
+        if self.head == self._fetch_end and self._known_head > self.head:
+            self._fetch(src, self.head + 1, now, force=True)  # a long catch-up goes on
         self._after_progress(now)
 
     def _on_conflict(self, src: int, entry: Entry, h: bytes, now: float) -> None:
@@ -497,6 +502,7 @@ class LogMachine:
         if not force and now < self._fetch_busy_until:
             return
         self._fetch_busy_until = now + min(0.5, self.timeout / 4)
+        self._fetch_end = start + MAX_FETCH - 1
         self._emit(Send(src, {"k": "fetch", "from": start, "n": MAX_FETCH}))
 
     def _after_progress(self, now: float) -> None:
@@ -512,6 +518,7 @@ class LogMachine:
 
     def _compare_head(self, src: int, head: Head, now: float) -> None:
         """Another peer's signed head: catch up, or look for a conflict."""
+        self._known_head = max(self._known_head, head.seq)
         if head.seq > self.head:
             self._fetch(src, self.head + 1, now)
         elif head.seq >= 1 and head.hash != self.hashes[head.seq]:

@@ -229,3 +229,20 @@ def test_a_premature_timeout_does_not_strand_the_follower() -> None:
     chains = net.chains()
     assert all(c == chains[0] for c in chains) and len(chains[0]) == 2
     assert all(m.term == 0 for m in net.machines)
+
+
+def test_a_peer_far_behind_catches_up_in_several_fetches(monkeypatch) -> None:
+    import p2p.log
+
+    monkeypatch.setattr(p2p.log, "MAX_FETCH", 7)
+    net = SimNet(3)
+    net.run()
+    net.kill(2)
+    for i in range(40):
+        net.submit(i % 2, i)
+    net.run()
+    net.down.discard(2)  # back, 40 entries behind: the next ack shows it
+    net.apply(2, net.machines[2].peer_connected(0, net.now))
+    net.apply(0, net.machines[0].peer_connected(2, net.now))
+    net.run()
+    assert net.machines[2].chain == net.machines[0].chain and net.machines[2].head == 40

@@ -57,6 +57,7 @@ Only one trio run may be hosted by a given thread at a time.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar
 
@@ -64,6 +65,7 @@ import outcome
 import trio
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 
 class GuestError(RuntimeError):
@@ -113,13 +115,22 @@ class TrioGuest(Generic[T]):
     def call_soon(self, fn: Callable[..., object], *args: object) -> None:
         """Run the sync ``fn(*args)`` inside trio soon; safe from asyncio and any thread.
 
-        ``fn`` must not raise: an exception escaping it would crash the trio
-        run. Catch what it can raise (e.g. ``trio.WouldBlock``) inside it.
+        Like asyncio's ``call_soon``, an exception raised by ``fn`` is logged,
+        not propagated (there is no caller left to receive it, and letting it
+        escape would crash the whole trio run). So ``fn`` should handle what it
+        expects, e.g. ``trio.WouldBlock`` from a full channel.
         """
         if self._token is None or self.done:
             raise GuestError("the trio run is not running")
+
+        def guarded() -> None:
+            try:
+                fn(*args)
+            except Exception:
+                logger.exception("exception in %r called from asyncio into trio", fn)
+
         try:
-            self._token.run_sync_soon(fn, *args)
+            self._token.run_sync_soon(guarded)
         except trio.RunFinishedError:
             raise GuestError("the trio run has finished") from None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 
 import pytest
@@ -156,6 +157,26 @@ def test_call_soon_carries_asyncio_intents_into_trio() -> None:
         return result
 
     assert asyncio.run(main()) == ["sit", "play 9♦", "stand up"]
+
+
+def test_an_error_in_call_soon_is_logged_and_trio_keeps_running(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def trio_side(receive: trio.MemoryReceiveChannel[str]) -> str:
+        return await receive.receive()
+
+    async def main() -> str:
+        send, receive = trio.open_memory_channel[str](0)
+        guest = start_trio_guest(trio_side, receive)
+        guest.call_soon(int, "not a number")  # raises ValueError inside trio
+        await asyncio.sleep(0.02)
+        assert not guest.done
+        guest.call_soon(lambda: trio.lowlevel.spawn_system_task(send.send, "sit"))
+        return await guest.wait()
+
+    with caplog.at_level(logging.ERROR, logger="p2p.guest"):
+        assert asyncio.run(main()) == "sit"
+    assert "ValueError" in caplog.text
 
 
 def test_trio_reaches_asyncio_with_sync_calls_and_threads_work() -> None:

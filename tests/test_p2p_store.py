@@ -1,0 +1,84 @@
+"""The durable store: torn tails, secrets, the saved log read offline."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from p2p.store import Store, StoreError, read_log, read_records
+from tests.p2p_sim import SimNet
+
+
+def _chain(n_events: int = 6):
+    net = SimNet(3)
+    net.run()
+    for i in range(n_events):
+        net.submit(i % 3, {"i": i})
+    net.run()
+    return net
+
+
+def _store_with_chain(tmp_path, net):
+    store = Store(net.table, tmp_path)
+    for entry in net.machines[1].chain:
+        store.append("log", {"t": "entry", "e": entry.to_wire()})
+    store.sync()
+    return store
+
+
+def test_torn_tail_is_cut_off_and_the_chain_survives(tmp_path) -> None:
+    net = _chain()
+    _store_with_chain(tmp_path, net).close()
+    log = tmp_path / "log"
+    whole = log.stat().st_size
+    with open(log, "ab") as f:
+        f.write(b"\x00\x00\x01\x00\x12\x34")  # a crash in the middle of an append
+    store = Store(net.table, tmp_path)
+    assert store.entries == net.machines[1].chain and store.problem is None
+    assert log.stat().st_size == whole
+    store.append("log", {"t": "truncate", "seq": 4})
+    store.sync()
+    store.close()
+    assert Store(net.table, tmp_path).entries == net.machines[1].chain[:4]
+
+
+def test_a_damaged_entry_keeps_the_verified_prefix_and_says_why(tmp_path) -> None:
+    net = _chain()
+    store = _store_with_chain(tmp_path, net)
+    forged = net.machines[1].chain[2].to_wire()
+    forged["ev"]["b"] = b"\xa5other"
+    store.append("log", {"t": "truncate", "seq": 2})
+    store.append("log", {"t": "entry", "e": forged})
+    store.sync()
+    store.close()
+    saved = read_log(tmp_path / "log")
+    assert saved.entries == net.machines[1].chain[:2]
+    assert "not signed" in saved.problem
+    assert Store(net.table, tmp_path).entries == net.machines[1].chain[:2]
+
+
+def test_secrets_and_outbox_persist_privately(tmp_path) -> None:
+    net = _chain(1)
+    store = Store(net.table, tmp_path)
+    store.put_secret("deal/position/7", b"k" * 32)
+    store.put_secret("deal/position/7", b"K" * 32)  # the latest value wins
+    event = net.machines[0].chain[0].event
+    store.record_own_event(event)
+    store.close()
+    assert stat.S_IMODE(os.stat(tmp_path / "secrets").st_mode) == 0o600
+    again = Store(net.table, tmp_path)
+    assert again.get_secret("deal/position/7") == b"K" * 32
+    assert list(again.secret_names()) == ["deal/position/7"]
+    assert again.own_events == [event]
+    records, _ = read_records(tmp_path / "log")
+    assert all(b"K" * 32 not in repr(r).encode() for r in records)  # never in the shared log
+    with pytest.raises(TypeError):
+        again.put_secret("x", "not bytes")
+
+
+def test_a_store_refuses_another_tables_log(tmp_path) -> None:
+    Store(_chain(0).table, tmp_path).close()
+    with pytest.raises(StoreError, match="another table"):
+        Store(_chain(0).table, tmp_path)

@@ -612,6 +612,32 @@ def _resolve(zc: Zeroconf, service_type: str, name: str) -> AdReport:
         return AdReport(name, None, f"cannot resolve: {exc!r}", transient=True)
 
 
+class ReportBridge:
+    """Carries reports from foreign threads (zeroconf's) into trio, in order.
+
+    :meth:`deliver` blocks the calling thread while the channel is full
+    (backpressure on the browser thread, never on an event loop), never
+    raises, and returns at once for good after :meth:`close`.
+    """
+
+    def __init__(self, buffer: int = 64) -> None:
+        self._token = trio.lowlevel.current_trio_token()
+        self._send, self.reports = trio.open_memory_channel[AdReport](buffer)
+
+    def deliver(self, report: AdReport) -> None:
+        """Thread side: hand one report to trio."""
+        try:
+            trio.from_thread.run(self._send.send, report, trio_token=self._token)
+        except (trio.RunFinishedError, trio.BrokenResourceError, trio.ClosedResourceError):
+            pass  # the browse block has ended; nobody is listening any more
+        except trio.Cancelled:
+            pass  # the trio run is shutting down
+
+    def close(self) -> None:
+        """Trio side: stop listening; blocked and later deliveries return at once."""
+        self.reports.close()
+
+
 class _LivenessProber:
     """A thread that re-resolves every listed table and reports those that went silent."""
 
@@ -712,17 +738,8 @@ async def browse(
         interface = _check_address(interface)
     if not liveness_interval > 0:
         raise DiscoveryError(f"liveness_interval must be positive, not {liveness_interval!r}")
-    token = trio.lowlevel.current_trio_token()
-    report_send, report_receive = trio.open_memory_channel[AdReport](64)
-
-    def deliver(report: AdReport) -> None:
-        # From zeroconf's browser thread or the prober's: blocks, never raises.
-        try:
-            trio.from_thread.run(report_send.send, report, trio_token=token)
-        except (trio.RunFinishedError, trio.BrokenResourceError, trio.ClosedResourceError):
-            pass  # the browse block has ended; nobody is listening any more
-        except trio.Cancelled:
-            pass  # the trio run is shutting down
+    bridge = ReportBridge()
+    deliver = bridge.deliver
 
     def on_change(
         zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
@@ -746,11 +763,11 @@ async def browse(
                 lambda: ServiceBrowser(zc, SERVICE_TYPE, handlers=[on_change])
             )
             prober.start()
-        yield TableBrowser(report_receive)
+        yield TableBrowser(bridge.reports)
     finally:
-        # Close the report channel first: a thread blocked handing us a report
-        # then fails fast instead of deadlocking the joins below.
-        report_receive.close()
+        # Close the bridge first: a thread blocked handing us a report then
+        # returns at once instead of deadlocking the joins below.
+        bridge.close()
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(prober.stop)
             if browser is not None:

@@ -15,9 +15,11 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
+import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,6 +32,7 @@ from p2p.discovery import (
     Change,
     DiscoveryError,
     HostPort,
+    ReportBridge,
     TableAd,
     TableTracker,
     _check_local,
@@ -313,6 +316,27 @@ def test_local_addresses_lists_interfaces() -> None:
         _check_local(address)  # each one can really be bound
     versions = [ipaddress.ip_address(address).version for _, address in everything]
     assert versions == sorted(versions)  # IPv4 first
+
+
+@pytest.mark.trio
+async def test_report_bridge_keeps_order_and_never_deadlocks_on_close() -> None:
+    bridge = ReportBridge(buffer=4)
+    done = threading.Event()
+
+    def browser_thread() -> None:  # stands in for zeroconf's browser thread
+        for i in range(100):
+            bridge.deliver(AdReport(f"t{i}", None))
+        done.set()
+
+    thread = threading.Thread(target=browser_thread)
+    thread.start()
+    got = [(await bridge.reports.receive()).name for _ in range(10)]
+    assert got == [f"t{i}" for i in range(10)]
+    assert not done.is_set()  # the thread is held back by the full channel
+    bridge.close()  # the browse block ends while the thread is blocked
+    with trio.fail_after(10):
+        await trio.to_thread.run_sync(thread.join)
+    assert done.is_set()
 
 
 # --------------------------------------------------------------------------- HOST:PORT

@@ -1,0 +1,1306 @@
+"""Mao (GAMES.md M1–M40, seed ``mao.zh.txt``) as a pure deterministic engine.
+
+Theory of operation
+-------------------
+The public state (:class:`MaoState`) holds, for every deck position, its zone
+— the draw pile (hidden), a seat's hand (hidden, unless its face was shown),
+or the discard pile (face up) — plus the turn *flow*, the phrases each seat
+still owes, the current penalty window and the secret rules' commitments.
+Plays are face up (M4): a ``play`` event names the position and the card and
+the session proves the face. All rules of the base game are enforced by the
+engine itself; players may also call penalties, and a wrong call is "bad
+call" (M20).
+
+*Turns and the penalty window (M17–M19).* The turn belongs to the seat
+:func:`turn_of` computes from ``flow.last`` (who last took a turn), the
+direction (M6, M10), the turns each seat must still miss (the A, M8, and
+``skip`` rules) and the ``again`` flag. A *penalty window* runs from one turn
+to the first play or draw of the next turn. A required phrase (M9, M12–M14,
+M24) may be said with the play or on its own before the window closes; when
+it closes, every phrase still owed is penalised ("failure to say X") and
+stays owed one more window ("continued failure to say X"). Violations
+detected on the spot (bad card M21, out of turn M22, 10 seconds M23, Mao in
+vain M25, point of order M33–M34, talking M37, M38 keywords) are penalised
+at once and remembered for the window so that a player's call of the same
+violation is not "bad call" but simply has no effect (M18). Calls about a
+phrase still owed are honoured at once. After the window nothing can be
+called (M19).
+
+*The 7 chain (M9).* ``flow.chain`` counts the 7s just played; the next
+player must play a 7 or draw the chain's cards saying "thank you (very…
+much)". The cards come from the bottom of the discard pile (the seed's
+reading, the top card stays) or, with ``seven_draw = "draw"``, the draw pile.
+
+*Jacks (M11).* After a J the first suit named by anyone before the next card
+sets the suit; the next card must be that suit or a J. The turned-up first
+card of a round has no effect (the usual house reading).
+
+*Mao (M14–M16, M25).* A play leaving one card owes "last card"; leaving none
+owes "Mao", said last of all, after every other owed phrase, with "last card"
+said on the previous turn and no penalty this turn; then the round is won
+(M26). Otherwise "Mao" costs 3 cards (M25).
+
+*Secret rules (M27–M30).* The engine never knows a secret rule. A winner
+commits to one (``add_rule``); after every judged event (a play or draw that
+took effect, a ``say``, a call with a phrase the base rules do not know) each
+active rule's author owes a ``verdict`` for that event, in event order, and
+no turn can be taken until all are in. The engine applies verdicts (penalty,
+card back, skip, reverse, play again, draw, uphold a call) and keeps each one
+with the :class:`~engines.mao_rules.JudgeContext` it was given for. When the
+rule is revealed (M30 vote, or the end of the game) the engine checks the
+commitment and re-judges every kept verdict with the same
+:func:`~engines.mao_rules.judge`: a difference names the author as a cheater.
+
+*Rounds (M26, M31).* A round ends with a win; every hidden card is revealed,
+all cards are reshuffled into fresh positions and dealt again. The game has
+no end of its own: it ends by majority vote (``propose end``), after which
+every author must reveal their rules.
+
+*Point of order (M32–M35)* pauses turns and timers; touching cards and
+saying "point of order" again are penalised; the quoted form ``"point of
+order"`` is the safe way to name it.
+
+Variants (M36–M40) are ``MaoConfig`` switches; the choices made where the
+seed is silent are in ``protocol.md`` §5.4.
+
+What the engine is bad at: "lying" and "ungentlemanly conduct" (M38) cannot
+be detected from data, so such calls are accepted as the caller says; a
+secret rule is judged only on the events listed above, and phrases a secret
+rule requires must be said in the judged event itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from functools import lru_cache
+from typing import Any, ClassVar
+
+from engines.cards import DECK_SIZE, Card, full_deck
+from engines.core import (
+    COMMON_EVENTS,
+    Deal,
+    Dealt,
+    Event,
+    Game,
+    IllegalMove,
+    Knowledge,
+    Outcome,
+    Request,
+    Reshuffle,
+    Reshuffled,
+    Reveal,
+    Revealed,
+    Timer,
+    TimerExpired,
+)
+from engines.mao_events import (
+    AddRule,
+    Call,
+    Draw,
+    MaoConfig,
+    Play,
+    Propose,
+    RevealRule,
+    Say,
+    Verdict,
+    Vote,
+)
+from engines.mao_rules import (
+    HISTORY,
+    JudgeContext,
+    Rule,
+    RuleError,
+    VerdictEffect,
+    commitment,
+    judge,
+    validate,
+)
+from engines.phrases import (
+    POO_ENDERS,
+    Phrase,
+    PhraseError,
+    fail_say,
+    is_asking,
+    is_explaining,
+    is_swearing,
+    nice_day,
+    parse,
+    parse_penalty,
+    spade_name,
+    thank_you,
+)
+
+MAX_RULES = 64
+RECORD_CHUNK = 64
+NOTES = 12
+"""Penalties kept in the state for views (the latest ones)."""
+
+
+# -- state values -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PileCard:
+    position: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Flow:
+    """Whose turn it is and what the next card must be."""
+
+    last: int  # the seat that took the last turn (turn_of walks on from here)
+    direction: int = 1  # +1 clockwise (M6), -1 after an odd number of 8s (M10)
+    missed: tuple[int, ...] = ()  # turns each seat must still miss (M8, skip rules)
+    again: bool = False  # the last player plays again (secret rule effect)
+    chain: int = 0  # 7s in the running chain (M9)
+    suit: int = -1  # suit the next card must follow after a J (M11), else -1
+    jack_open: bool = False  # a J is on top and nobody has named a suit yet
+    turn_no: int = 0
+    timeouts: int = 0  # 10-second timers run out this turn (M23)
+
+
+@dataclass(frozen=True, slots=True)
+class Owed:
+    """A phrase ``seat`` must still say in this window (M24)."""
+
+    seat: int
+    phrase: str  # phrase key
+    continued: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """A violation in the current window and whether it was penalised (M18)."""
+
+    seat: int
+    phrase: str  # penalty phrase key
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A penalty given: for views, bots and logs."""
+
+    seq: int
+    target: int
+    phrase: str  # as said (English)
+    cards: int
+    by: int  # calling seat, or -1 for the engine / a rule's verdict
+    slot: int = -1  # secret rule slot for verdict penalties
+
+
+@dataclass(frozen=True, slots=True)
+class Undo:
+    """What a ``return`` verdict restores: the last play, before it took effect."""
+
+    seq: int
+    seat: int
+    position: int
+    card: Card
+    flow: Flow
+    owed: tuple[Owed, ...]
+    last_card: bool
+    retracted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    slot: int
+    ctx: JudgeContext
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """A verdict the author gave, kept until the rule is revealed."""
+
+    ctx: JudgeContext
+    effects: tuple[VerdictEffect, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SecretRule:
+    author: int
+    commitment: str
+    status: str = "active"  # active | dropped | revealed
+    rule: Rule | None = None
+    record: tuple[tuple[Judged, ...], ...] = ()  # verdicts, in chunks of RECORD_CHUNK
+    faults: tuple[str, ...] = ()  # why the author was caught, if ever
+
+
+@dataclass(frozen=True, slots=True)
+class PendingCall:
+    seq: int
+    caller: int
+    waiting: int
+    upheld: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    action: str
+    slot: int
+    yes: tuple[int, ...]
+    no: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MaoState:
+    config: MaoConfig
+    seats: int
+    seq: int = 0
+    round: int = 0
+    phase: str = "deal"  # deal | play | ending | over
+    next_position: int = 0
+    draw: tuple[int, ...] = ()  # top is the last element
+    hands: tuple[tuple[int, ...], ...] = ()
+    pile: tuple[PileCard, ...] = ()  # top is the last element
+    shown: tuple[PileCard, ...] = ()  # faces of hand cards everyone has seen
+    requests: tuple[Request, ...] = ()
+    start: int = -1  # the position turned up to start the round
+    flow: Flow = field(default_factory=lambda: Flow(last=0))
+    owed: tuple[Owed, ...] = ()
+    violations: tuple[Violation, ...] = ()
+    rule_hits: tuple[tuple[int, int], ...] = ()  # (slot, seat) penalised this window
+    penalized: tuple[int, ...] = ()  # seats penalised this window
+    last_card: tuple[bool, ...] = ()  # said "last card" on reaching one card
+    poo: int = -1  # seat that called the point of order, or -1
+    undo: Undo | None = None
+    pending_win: int = -1
+    judgements: tuple[Judgement, ...] = ()
+    calls: tuple[PendingCall, ...] = ()
+    rules: tuple[SecretRule, ...] = ()
+    awaiting_rule: int = -1
+    credits: tuple[int, ...] = ()
+    out: tuple[bool, ...] = ()  # M36 winners who left; M39 card-less dictator
+    wins: tuple[int, ...] = ()
+    proposal: Proposal | None = None
+    notes: tuple[Note, ...] = ()
+    penalties: int = 0
+
+    # -- small public helpers -------------------------------------------------
+    @property
+    def top(self) -> Card | None:
+        return self.pile[-1].card if self.pile else None
+
+    @property
+    def turn(self) -> int:
+        return turn_of(self)
+
+    def hand_size(self, seat: int) -> int:
+        return len(self.hands[seat])
+
+    def shown_face(self, position: int) -> Card | None:
+        for p in self.shown:
+            if p.position == position:
+                return p.card
+        return None
+
+    def owes(self, seat: int) -> tuple[Phrase, ...]:
+        return tuple(Phrase.from_key(o.phrase) for o in self.owed if o.seat == seat)
+
+
+_EFFECTIVE = tuple((9, 2) if i >= 52 else (i % 13 + 1, i // 13) for i in range(DECK_SIZE))
+
+
+def effective(card: Card) -> tuple[int, int]:
+    """(rank, suit) for the rules: a joker is the 9♦ in every respect (M7)."""
+    return _EFFECTIVE[card.index % DECK_SIZE]
+
+
+def is_valid_play(state: MaoState, card: Card) -> bool:
+    """M5/M9/M11: whether ``card`` may go on the pile now."""
+    rank, suit = effective(card)
+    flow = state.flow
+    if flow.chain:
+        return rank == 7
+    if flow.suit >= 0:
+        return rank == 11 or suit == flow.suit
+    top = state.top
+    if top is None:
+        return False
+    trank, tsuit = effective(top)
+    return rank == trank or suit == tsuit
+
+
+def _walk(flow: Flow, active: tuple[bool, ...], seats: int) -> tuple[int, tuple[int, ...]]:
+    """The seat whose turn it is after ``flow.last``, and ``missed`` after it."""
+    if flow.again and active[flow.last]:
+        return flow.last, flow.missed
+    missed = list(flow.missed)
+    seat = flow.last
+    for _ in range(seats * (sum(missed) + 2)):
+        seat = (seat + flow.direction) % seats
+        if not active[seat]:
+            continue
+        if missed[seat] > 0:
+            missed[seat] -= 1
+            continue
+        return seat, tuple(missed)
+    return flow.last, tuple(missed)
+
+
+def _active(state: MaoState) -> tuple[bool, ...]:
+    return tuple(not o for o in state.out)
+
+
+def turn_of(state: MaoState) -> int:
+    """The seat whose turn it is (M6, M8, M10)."""
+    return _walk(state.flow, _active(state), state.seats)[0]
+
+
+# -- the engine -------------------------------------------------------------------
+
+
+def _append(record: tuple[tuple[Judged, ...], ...], item: Judged) -> tuple:
+    """Append to a chunked record, so a long game does not copy it all each time."""
+    if record and len(record[-1]) < RECORD_CHUNK:
+        return (*record[:-1], (*record[-1], item))
+    return (*record, (item,))
+
+
+def judged_of(rule: SecretRule) -> list[Judged]:
+    """Every verdict kept for ``rule``, in order."""
+    return [j for chunk in rule.record for j in chunk]
+
+
+class _T:
+    """A mutable working copy of a state while one event is applied."""
+
+    def __init__(self, state: MaoState):
+        for name in _FIELDS:
+            value = getattr(state, name)
+            setattr(self, name, list(value) if isinstance(value, tuple) else value)
+        self.hands = [list(h) for h in state.hands]
+        self.ev_seq = state.seq
+
+    def freeze(self) -> MaoState:
+        values: dict[str, Any] = {}
+        for name in _FIELDS:
+            v = getattr(self, name)
+            values[name] = tuple(v) if isinstance(v, list) else v
+        values["hands"] = tuple(tuple(h) for h in self.hands)
+        values["notes"] = values["notes"][-NOTES:]
+        return MaoState(**values)
+
+    # reading helpers mirror MaoState's
+    @property
+    def top(self) -> Card | None:
+        return self.pile[-1].card if self.pile else None
+
+    def state(self) -> MaoState:
+        return self.freeze()
+
+
+def _in_game(t: _T | MaoState, seat: int) -> bool:
+    return not t.out[seat]
+
+
+def _turn(t: _T) -> int:
+    return _walk(t.flow, tuple(not o for o in t.out), t.seats)[0]
+
+
+def _valid(t: _T, card: Card) -> bool:
+    return is_valid_play(t, card)  # type: ignore[arg-type]
+
+
+class MaoGame(Game[MaoState, MaoConfig]):
+    name: ClassVar[str] = "mao"
+    min_seats: ClassVar[int] = 2
+    max_seats: ClassVar[int] = 10
+    Config: ClassVar[type] = MaoConfig
+    events: ClassVar[tuple[type[Event], ...]] = (
+        Play, Draw, Say, Call, Verdict, AddRule, RevealRule, Propose, Vote, *COMMON_EVENTS
+    )  # fmt: skip
+
+    # -- setup ------------------------------------------------------------------
+    def deck(self, config: MaoConfig) -> tuple[Card, ...]:
+        return tuple(full_deck(config.decks))
+
+    def new(self, config: MaoConfig, seats: int) -> MaoState:
+        if not isinstance(config, MaoConfig):
+            raise IllegalMove("not a Mao config")
+        if not self.min_seats <= seats <= self.max_seats:
+            raise IllegalMove(f"Mao is for {self.min_seats}–{self.max_seats} players")
+        if config.dictator >= seats:
+            raise IllegalMove("the dictator must be one of the seats")
+        out = [False] * seats
+        if config.dictator >= 0 and not config.dictator_plays:
+            out[config.dictator] = True
+        players = seats - sum(out)
+        if players < 2:
+            raise IllegalMove("Mao needs at least two players holding cards")
+        n = DECK_SIZE * config.decks
+        if players * config.hand_size + 1 > n:
+            raise IllegalMove("not enough cards: use two decks (M1)")
+        state = MaoState(
+            config=config,
+            seats=seats,
+            next_position=n,
+            draw=tuple(range(n - 1, -1, -1)),
+            hands=tuple(() for _ in range(seats)),
+            last_card=(False,) * seats,
+            credits=(0,) * seats,
+            out=tuple(out),
+            wins=(0,) * seats,
+            flow=Flow(last=0, missed=(0,) * seats),
+        )
+        t = _T(state)
+        if config.mini:  # M40: one player invents the first secret rule
+            t.awaiting_rule = config.dictator if config.dictator >= 0 else 0
+        _deal_round(t, first=True)
+        return t.freeze()
+
+    # -- the interface -------------------------------------------------------------
+    def pending(self, state: MaoState) -> tuple[Request, ...]:
+        timer = _timer(state)
+        return state.requests + ((timer,) if timer else ())
+
+    def legal_kinds(self, state: MaoState, seat: int) -> frozenset[str]:
+        if state.phase == "over":
+            return frozenset()
+        kinds = {"say", "propose"} if state.phase != "ending" else set()
+        if state.proposal is not None and seat not in state.proposal.yes + state.proposal.no:
+            kinds.add("vote")
+        if state.phase == "play":
+            dictator = state.config.dictator
+            if (dictator < 0 and _in_game(state, seat)) or seat == dictator:
+                kinds.add("call")
+            if not state.judgements and state.awaiting_rule < 0 and _in_game(state, seat):
+                kinds |= {"play", "draw"}
+        if any(state.rules[j.slot].author == seat for j in state.judgements):
+            kinds.add("verdict")
+        if state.awaiting_rule == seat or state.credits[seat] > 0:
+            kinds.add("add_rule")
+        if any(r.author == seat and _must_reveal(state, r) for r in state.rules):
+            kinds.add("reveal_rule")
+        return frozenset(kinds)
+
+    def view(self, state: MaoState, seat: int, known: Knowledge) -> dict[str, Any]:
+        hand = []
+        for p in state.hands[seat]:
+            face = state.shown_face(p) or known.get(p)
+            hand.append({"position": p, "card": str(face) if face is not None else None})
+        others = {}
+        for s in range(state.seats):
+            if s == seat:
+                continue
+            shown = {p.position: str(p.card) for p in state.shown if p.position in state.hands[s]}
+            others[s] = {"cards": len(state.hands[s]), "shown": shown}
+        return {
+            "seat": seat,
+            "round": state.round,
+            "phase": state.phase,
+            "turn": turn_of(state) if state.phase == "play" else None,
+            "direction": "clockwise" if state.flow.direction == 1 else "counter-clockwise",
+            "top": str(state.top) if state.top else None,
+            "pile": [str(p.card) for p in state.pile[-HISTORY:]],
+            "draw_pile": len(state.draw),
+            "suit": state.flow.suit,
+            "chain": state.flow.chain,
+            "hand": hand,
+            "others": others,
+            "owed": [str(p) for p in state.owes(seat)],
+            "point_of_order": state.poo,
+            "penalties": [
+                {"target": n.target, "phrase": n.phrase, "cards": n.cards, "by": n.by}
+                for n in state.notes
+            ],
+            "rules": [
+                {
+                    "slot": i,
+                    "author": r.author,
+                    "status": r.status,
+                    "text": str(r.rule) if r.rule else None,
+                }
+                for i, r in enumerate(state.rules)
+            ],
+            "wins": list(state.wins),
+            "opening": state.config.opening,
+        }
+
+    def outcome(self, state: MaoState) -> Outcome | None:
+        if state.phase != "over":
+            return None
+        best = max(state.wins)
+        cheaters = tuple(sorted({r.author for r in state.rules if r.faults}))
+        winners = tuple(
+            s
+            for s in range(state.seats)
+            if best > 0 and state.wins[s] == best and s not in cheaters
+        )
+        losers = tuple(s for s in range(state.seats) if s not in winners)
+        reason = (
+            f"the table voted to end the game (M31) after {state.round} round(s); "
+            f"most rounds won: {best}"
+        )
+        return Outcome(winners, losers, reason, cheaters)
+
+    # -- apply ----------------------------------------------------------------------
+    def _apply(self, state: MaoState, event: Event) -> MaoState:
+        if type(event) is Verdict and not event.effects:
+            quick = _quiet_verdict(state, event)
+            if quick is not None:
+                return quick
+        t = _T(state)
+        handler = _HANDLERS.get(type(event))
+        if handler is None:
+            raise IllegalMove(f"Mao does not use {event.KIND} events")
+        handler(t, event)
+        t.seq = state.seq + 1
+        return t.freeze()
+
+
+GAME = MaoGame()
+_FIELDS = tuple(f.name for f in fields(MaoState))
+
+
+# -- requests and timers ------------------------------------------------------------
+
+
+def _timer(state: MaoState) -> Timer | None:
+    if (
+        state.phase != "play"
+        or state.poo >= 0
+        or state.judgements
+        or state.awaiting_rule >= 0
+        or state.requests
+    ):
+        return None
+    f = state.flow
+    return Timer(f"turn {f.turn_no}.{f.timeouts} seat {turn_of(state)}", state.config.timeout)
+
+
+def _need(t: _T, request: Request) -> None:
+    t.requests.append(request)
+
+
+def _answer(t: _T, kind: type[Request]) -> Request:
+    if not t.requests or not isinstance(t.requests[0], kind):
+        raise IllegalMove(f"no pending {kind.KIND} request is first in line")
+    return t.requests.pop(0)
+
+
+def _on_dealt(t: _T, e: Dealt) -> None:
+    req = _answer(t, Deal)
+    if (req.seat, req.positions) != (e.seat, e.positions):  # type: ignore[attr-defined]
+        raise IllegalMove("dealt answers a different deal")
+
+
+def _on_reshuffled(t: _T, e: Reshuffled) -> None:
+    req = _answer(t, Reshuffle)
+    if req.new_positions != e.new_positions:  # type: ignore[attr-defined]
+        raise IllegalMove("reshuffled answers a different reshuffle")
+
+
+def _on_revealed(t: _T, e: Revealed) -> None:
+    req = _answer(t, Reveal)
+    if req.positions != e.positions:  # type: ignore[attr-defined]
+        raise IllegalMove("revealed answers a different reveal")
+    limit = DECK_SIZE * t.config.decks
+    if any(c.index >= limit for c in e.cards):
+        raise IllegalMove("a revealed card is not in this deck")
+    if req.purpose == "start":  # type: ignore[attr-defined]
+        (position,), (card,) = e.positions, e.cards
+        if any(p.card == card for p in t.pile + t.shown):
+            raise IllegalMove(f"{card} is already face up")
+        t.pile.append(PileCard(position, card))
+        t.start = -1
+        t.phase = "play"
+    # "round end" reveals need no bookkeeping: those positions are reshuffled next
+
+
+def _on_timer(t: _T, e: TimerExpired) -> None:
+    timer = _timer(t.freeze())
+    if timer is None or timer.purpose != e.purpose:
+        raise IllegalMove("no such timer is running")
+    seat = turn_of(t.freeze())
+    key = "cont_fail_10s" if t.flow.timeouts else "fail_10s"
+    t.flow = replace(t.flow, timeouts=t.flow.timeouts + 1)
+    _penalize(t, seat, Phrase(key))
+
+
+# -- zones ----------------------------------------------------------------------------
+
+
+def _fresh(t: _T, count: int) -> list[int]:
+    new = list(range(t.next_position, t.next_position + count))
+    t.next_position += count
+    return new
+
+
+def _refill(t: _T) -> None:
+    """An empty draw pile takes the discard pile but its top card, reshuffled."""
+    # while a play may still be sent back (M28 verdicts due), the card under it stays
+    keep = 2 if t.judgements and t.undo is not None and not t.undo.retracted else 1
+    if t.draw or len(t.pile) <= keep:
+        return
+    under, t.pile = t.pile[:-keep], t.pile[-keep:]
+    new = _fresh(t, len(under))
+    _need(t, Reshuffle(tuple(p.position for p in under), tuple(new)))
+    t.draw = new[::-1]
+
+
+def _take(t: _T, count: int) -> list[int]:
+    taken: list[int] = []
+    while len(taken) < count:
+        _refill(t)
+        if not t.draw:
+            break  # every card is in a hand: nothing to draw (documented)
+        taken.append(t.draw.pop())
+    return taken
+
+
+def _give(t: _T, seat: int, count: int, purpose: str) -> None:
+    """``seat`` draws ``count`` cards from the draw pile."""
+    taken = _take(t, count)
+    if taken:
+        t.hands[seat].extend(taken)
+        _need(t, Deal(seat, tuple(taken), purpose))
+    if len(t.hands[seat]) != 1:
+        t.last_card[seat] = False
+
+
+def _give_from_discard(t: _T, seat: int, count: int) -> None:
+    """M9 (seed): the 7 chain's cards come from the discard pile, oldest first,
+    never its top card; the rest, if it runs short, from the draw pile."""
+    keep = 2 if t.judgements and t.undo is not None and not t.undo.retracted else 1
+    n = min(count, max(0, len(t.pile) - keep))
+    taken, t.pile = t.pile[:n], t.pile[n:]
+    t.hands[seat].extend(p.position for p in taken)
+    t.shown.extend(taken)
+    if count > n:
+        _give(t, seat, count - n, "seven")
+    t.last_card[seat] = False
+
+
+def _deal_round(t: _T, first: bool = False) -> None:
+    """M2/M26: (reveal and reshuffle everything,) deal, turn up the top card."""
+    if not first:
+        hidden = [p for h in t.hands for p in h if all(s.position != p for s in t.shown)]
+        hidden += list(t.draw)
+        if hidden:
+            _need(t, Reveal(tuple(sorted(hidden)), "round end"))
+        everything = sorted([p for h in t.hands for p in h] + list(t.draw) +
+                            [p.position for p in t.pile])  # fmt: skip
+        new = _fresh(t, len(everything))
+        _need(t, Reshuffle(tuple(everything), tuple(new)))
+        t.draw = new[::-1]
+        t.pile, t.shown = [], []
+        t.hands = [[] for _ in range(t.seats)]
+        t.round += 1
+    if t.config.continuous:
+        t.out = [False] * t.seats
+    if t.config.dictator >= 0 and not t.config.dictator_plays:
+        t.out[t.config.dictator] = True
+    t.phase = "deal"
+    for seat in range(t.seats):
+        if _in_game(t, seat):
+            _give(t, seat, t.config.hand_size, "hand")
+    t.start = t.draw.pop()
+    _need(t, Reveal((t.start,), "start"))
+    first_player = t.round % t.seats
+    while not _in_game(t, first_player):
+        first_player = (first_player + 1) % t.seats
+    t.flow = Flow(last=(first_player - 1) % t.seats, missed=(0,) * t.seats)
+    t.owed, t.violations, t.rule_hits, t.penalized = [], [], [], []
+    t.last_card = [False] * t.seats
+    t.poo, t.undo, t.pending_win = -1, None, -1
+    t.judgements, t.calls = [], []
+
+
+# -- penalties -------------------------------------------------------------------------
+
+
+def _penalize(t: _T, target: int, phrase: Phrase, by: int = -1, slot: int = -1) -> None:
+    """M17: the penalty phrase plus card(s) from the draw pile (3 for M25)."""
+    _give(t, target, phrase.cards, "penalty")
+    t.violations.append(Violation(target, phrase.key))
+    if target not in t.penalized:
+        t.penalized.append(target)
+    t.owed = [o for o in t.owed if not (o.seat == target and o.phrase == "mao")]
+    if t.pending_win == target:
+        t.pending_win = -1
+    t.notes.append(Note(t.ev_seq, target, str(phrase), phrase.cards, by, slot))
+    t.penalties += 1
+
+
+def _close_window(t: _T) -> None:
+    """M19/M24: the next turn starts; phrases still owed are penalised."""
+    still: list[Owed] = []
+    for o in list(t.owed):
+        phrase = Phrase.from_key(o.phrase)
+        if o.phrase == "mao":
+            _penalize(t, o.seat, fail_say(phrase))
+        elif o.continued:
+            _penalize(t, o.seat, fail_say(phrase, continued=True))
+        else:
+            _penalize(t, o.seat, fail_say(phrase))
+            still.append(replace(o, continued=True))
+    t.owed = still
+    t.violations, t.rule_hits, t.penalized = [], [], []
+
+
+# -- what players say --------------------------------------------------------------------
+
+
+def _hear(t: _T, seat: int, says: tuple[str, ...], with_action: bool) -> None:
+    """Apply each utterance in order (M9–M16, M32–M38)."""
+    talked = False
+    outsider = not _in_game(t, seat)
+    for i, text in enumerate(says):
+        p = parse(text)
+        if outsider:  # outside the game no Mao rule binds (M36, M39)
+            if p is not None and p.id == "rejoin":
+                _rejoin(t, seat, says)
+            continue
+        if p is None:
+            if t.poo < 0 and t.config.conduct:
+                for test, key in ((is_swearing, "swearing"), (is_asking, "asking"),
+                                  (is_explaining, "explaining")):  # fmt: skip
+                    if test(text) and Violation(seat, key) not in t.violations:
+                        _penalize(t, seat, Phrase(key))
+                        break
+            talked = talked or not with_action
+            continue
+        if p.id == "point_of_order":
+            if t.poo >= 0:
+                _penalize(t, seat, Phrase("poo_in_poo"))
+            else:
+                t.poo = seat
+            continue
+        if p.id in POO_ENDERS:
+            if t.poo >= 0:
+                t.poo = -1
+            else:
+                talked = True
+            continue
+        if p.id == "poo_quoted":
+            talked = talked or t.poo < 0
+            continue
+        if p.id == "mao" and not t.config.mini:
+            _mao(t, seat, last=i == len(says) - 1)
+            continue
+        owed = next((o for o in t.owed if o.seat == seat and o.phrase == p.key), None)
+        if owed is not None:
+            t.owed.remove(owed)
+            if p.id == "last_card" and len(t.hands[seat]) == 1:
+                t.last_card[seat] = True
+            continue
+        if p.id == "suit" and t.flow.jack_open:
+            t.flow = replace(t.flow, suit=p.arg, jack_open=False)
+            continue
+        talked = True
+    if talked and t.config.no_talking and t.poo < 0 and not outsider:
+        if Violation(seat, "talking") not in t.violations:
+            _penalize(t, seat, Phrase("talking"))
+
+
+def _mao(t: _T, seat: int, last: bool) -> None:
+    """M15/M25: a win, or 3 cards for taking the Chairman's name in vain."""
+    owes_mao = any(o.seat == seat and o.phrase == "mao" for o in t.owed)
+    others = [o for o in t.owed if o.seat == seat and o.phrase != "mao"]
+    if owes_mao and t.last_card[seat] and not others and last and seat not in t.penalized:
+        t.owed = [o for o in t.owed if not (o.seat == seat and o.phrase == "mao")]
+        t.pending_win = seat  # won once every secret rule has judged this turn
+        return
+    if owes_mao and not t.last_card[seat]:
+        _penalize(t, seat, fail_say(Phrase("last_card")))
+    _penalize(t, seat, Phrase("in_vain"))
+
+
+def _maybe_win(t: _T) -> None:
+    seat = t.pending_win
+    if seat < 0 or t.judgements or t.calls or t.hands[seat]:
+        return
+    t.pending_win = -1
+    t.wins[seat] += 1
+    if t.config.continuous:  # M36: the winner leaves; the game goes on without them
+        t.out[seat] = True
+        t.credits[seat] += 1
+        t.owed = [o for o in t.owed if o.seat != seat]
+        if sum(_in_game(t, s) for s in range(t.seats)) >= 2:
+            return
+    maker = t.config.dictator if t.config.dictator >= 0 else seat
+    if not t.config.continuous:
+        t.awaiting_rule = maker
+    _deal_round(t)
+
+
+def _rejoin(t: _T, seat: int, says: tuple[str, ...]) -> None:
+    """M36: deal yourself a new hand, saying "rejoining the game"."""
+    if not t.config.continuous or t.phase != "play":
+        return
+    t.out[seat] = False
+    _give(t, seat, t.config.hand_size, "hand")
+    if any((p := parse(u)) is not None and p.id == "new_rule" for u in says):
+        if t.credits[seat] > 0 and t.awaiting_rule < 0:
+            t.credits[seat] -= 1
+            t.awaiting_rule = seat
+
+
+# -- turns -------------------------------------------------------------------------------
+
+
+def _check_turn_allowed(t: _T, seat: int) -> None:
+    if t.phase != "play":
+        raise IllegalMove("the round has not started", seat=seat)
+    if t.awaiting_rule >= 0:
+        raise IllegalMove(f"waiting for seat {t.awaiting_rule} to add a secret rule", seat=seat)
+    if t.judgements:
+        raise IllegalMove("waiting for the secret rules' verdicts", seat=seat)
+    if not _in_game(t, seat):
+        raise IllegalMove("you are not in the game", seat=seat)
+
+
+def _take_turn(t: _T) -> int:
+    seat, missed = _walk(t.flow, tuple(not o for o in t.out), t.seats)
+    t.flow = replace(t.flow, last=seat, missed=missed, again=False, turn_no=t.flow.turn_no + 1,
+                     timeouts=0)  # fmt: skip
+    return seat
+
+
+def _on_play(t: _T, e: Play) -> None:
+    seat = e.seat
+    _check_turn_allowed(t, seat)
+    if e.position not in t.hands[seat]:
+        raise IllegalMove(f"position {e.position} is not in your hand", seat=seat)
+    if e.card.index >= DECK_SIZE * t.config.decks:
+        raise IllegalMove(f"{e.card} is not in this deck", seat=seat)
+    face = next((p.card for p in t.shown if p.position == e.position), None)
+    if face is not None and face != e.card:
+        raise IllegalMove(f"that card is known to be {face}", seat=seat)
+    if face is None and any(p.card == e.card for p in t.pile + t.shown):
+        raise IllegalMove(f"{e.card} is already face up elsewhere", seat=seat)
+    if t.poo >= 0:  # M34
+        _penalize(t, seat, Phrase("touching"))
+        _hear(t, seat, e.says, with_action=True)
+        return
+    if _turn(t) != seat:  # M22: the card goes back, and was seen
+        _show(t, e.position, e.card)
+        _penalize(t, seat, Phrase("out_of_turn"))
+        _hear(t, seat, e.says, with_action=True)
+        return
+    _close_window(t)
+    if not _valid(t, e.card):  # M21: back to hand; turn not used
+        _show(t, e.position, e.card)
+        _penalize(t, seat, Phrase("bad_card"))
+        _hear(t, seat, e.says, with_action=True)
+        return
+    before = (tuple(t.pile), t.flow.direction)
+    t.undo = Undo(t.ev_seq, seat, e.position, e.card, t.flow, tuple(t.owed), t.last_card[seat])
+    t.hands[seat].remove(e.position)
+    t.shown = [p for p in t.shown if p.position != e.position]
+    t.pile.append(PileCard(e.position, e.card))
+    _take_turn(t)
+    _card_effects(t, seat, e.card)
+    _hear(t, seat, e.says, with_action=True)
+    _judge_event(t, before, "play", seat, e.card, e.says)
+    if t.config.mini and not t.hands[seat]:  # M40: no Mao needed
+        t.pending_win = seat
+    _maybe_win(t)
+
+
+def _show(t: _T, position: int, card: Card) -> None:
+    if all(p.position != position for p in t.shown):
+        t.shown.append(PileCard(position, card))
+
+
+def _card_effects(t: _T, seat: int, card: Card) -> None:
+    """M7–M14 for a card just played by ``seat``."""
+    rank, suit = effective(card)
+    flow = replace(t.flow, suit=-1, jack_open=False)
+    owe: list[Phrase] = []
+    left = len(t.hands[seat])
+    if not t.config.mini:
+        if rank == 7:
+            flow = replace(flow, chain=flow.chain + 1)
+            owe.append(nice_day(flow.chain))
+        if rank == 8:
+            flow = replace(flow, direction=-flow.direction)
+        if rank == 11:
+            flow = replace(flow, suit=suit, jack_open=True)
+        if card.is_joker or (rank, suit) == (9, 2):
+            owe.append(Phrase("badger"))
+        elif suit == 0:
+            owe.append(spade_name(rank))
+        if left == 1:
+            owe.append(Phrase("last_card"))
+        elif left == 0:
+            owe.append(Phrase("mao"))
+    t.flow = flow
+    if rank == 1 and not t.config.mini:  # M8: the next player is skipped
+        nxt, _ = _walk(t.flow, tuple(not o for o in t.out), t.seats)
+        missed = list(t.flow.missed)
+        missed[nxt] += 1
+        t.flow = replace(t.flow, missed=tuple(missed))
+    if left != 0:
+        t.last_card[seat] = False
+    t.owed.extend(Owed(seat, p.key) for p in owe)
+
+
+def _on_draw(t: _T, e: Draw) -> None:
+    seat = e.seat
+    _check_turn_allowed(t, seat)
+    if t.poo >= 0:
+        _penalize(t, seat, Phrase("touching"))
+        _hear(t, seat, e.says, with_action=True)
+        return
+    if _turn(t) != seat:
+        _penalize(t, seat, Phrase("out_of_turn"))
+        _hear(t, seat, e.says, with_action=True)
+        return
+    _close_window(t)
+    before = (tuple(t.pile), t.flow.direction)
+    t.undo = None
+    _take_turn(t)
+    chain = t.flow.chain
+    if chain:  # M9: "thank you (very … much)" and the chain's cards
+        t.flow = replace(t.flow, chain=0)
+        t.owed.append(Owed(seat, thank_you(chain).key))
+        if t.config.seven_draw == "discard":
+            _give_from_discard(t, seat, chain)
+        else:
+            _give(t, seat, chain, "seven")
+    else:
+        _give(t, seat, 1, "draw")
+    _hear(t, seat, e.says, with_action=True)
+    _judge_event(t, before, "draw", seat, None, e.says)
+
+
+def _on_say(t: _T, e: Say) -> None:
+    if t.phase in ("ending", "over"):
+        raise IllegalMove("the game is ending", seat=e.seat)
+    before = (tuple(t.pile), t.flow.direction)
+    _hear(t, e.seat, e.says, with_action=False)
+    if t.phase == "play" and _in_game(t, e.seat):
+        _judge_event(t, before, "say", e.seat, None, e.says)
+    _maybe_win(t)
+
+
+# -- calls -------------------------------------------------------------------------------
+
+
+def _on_call(t: _T, e: Call) -> None:
+    caller, target = e.seat, e.target
+    if t.phase != "play":
+        raise IllegalMove("penalties are given during play", seat=caller)
+    if target >= t.seats:
+        raise IllegalMove(f"no seat {target}", seat=caller)
+    if t.config.dictator >= 0 and caller != t.config.dictator:
+        raise IllegalMove("only the dictator gives penalties (M39)", seat=caller)
+    if not _in_game(t, caller) and caller != t.config.dictator:
+        raise IllegalMove("you are not in the game", seat=caller)
+    if not _in_game(t, target):
+        raise IllegalMove(f"seat {target} is not in the game", seat=caller)
+    try:
+        phrase = parse_penalty(e.phrase)
+    except PhraseError as exc:
+        raise IllegalMove(str(exc), seat=caller) from None
+    if phrase.id == "custom":
+        active = [i for i, r in enumerate(t.rules) if r.status == "active"]
+        if not active:
+            _penalize(t, caller, Phrase("bad_call"), by=-1)
+            return
+        ctx = JudgeContext(t.ev_seq, "call", caller, call_phrase=e.phrase, call_target=target)
+        t.judgements.extend(Judgement(i, ctx) for i in active)
+        t.calls.append(PendingCall(t.ev_seq, caller, len(active)))
+        return
+    if phrase.id in ("lying", "ungentlemanly"):  # M38: player-called, not checkable
+        ok = t.config.conduct and Violation(target, phrase.key) not in t.violations
+        if ok:
+            _penalize(t, target, phrase, by=caller)
+        elif not t.config.conduct:
+            _penalize(t, caller, Phrase("bad_call"))
+        return
+    if phrase.id in ("fail_say", "cont_fail_say"):
+        inner = phrase.arg.key  # type: ignore[union-attr]
+        cont = phrase.id == "cont_fail_say"
+        owed = next((o for o in t.owed if o.seat == target and o.phrase == inner
+                     and o.continued == cont), None)  # fmt: skip
+        if owed is not None:  # called before the window closed: honoured at once
+            t.owed.remove(owed)
+            _penalize(t, target, phrase, by=caller)
+            if not cont and inner != "mao":
+                t.owed.append(replace(owed, continued=True))
+            return
+    if Violation(target, phrase.key) in t.violations:
+        return  # M18: already penalised; another call changes nothing
+    _penalize(t, caller, Phrase("bad_call"))  # M20
+
+
+# -- secret rules ------------------------------------------------------------------------
+
+
+def _judge_event(
+    t: _T,
+    before: tuple[tuple[PileCard, ...], int],
+    trigger: str,
+    seat: int,
+    card: Card | None,
+    says: tuple[str, ...],
+) -> None:
+    active = [i for i, r in enumerate(t.rules) if r.status == "active"]
+    if not active:
+        return
+    pile, direction = before
+    ctx = JudgeContext(
+        seq=t.ev_seq,
+        trigger=trigger,
+        seat=seat,
+        card=card,
+        pile=tuple(p.card for p in reversed(pile[-HISTORY:])),
+        direction=0 if direction == 1 else 1,
+        hand=len(t.hands[seat]),
+        said=says,
+        chain=t.flow.chain,
+        next_seat=_turn(t),
+    )
+    t.judgements.extend(Judgement(i, ctx) for i in active)
+
+
+def due_context(state: MaoState, slot: int) -> JudgeContext | None:
+    """The context the author of ``slot`` must judge next (M28), or None."""
+    for j in state.judgements:
+        if j.slot == slot:
+            if j.ctx.trigger == "call":
+                hits = tuple(sorted({s for sl, s in state.rule_hits if sl == slot}))
+                return replace(j.ctx, violators=hits)
+            return j.ctx
+    return None
+
+
+def author_verdict(state: MaoState, slot: int, rule: Rule) -> Verdict | None:
+    """What the author's peer submits for the next judgement of ``slot``."""
+    ctx = due_context(state, slot)
+    if ctx is None:
+        return None
+    return Verdict(state.rules[slot].author, slot, ctx.seq, judge(rule, ctx))
+
+
+def _on_verdict(t: _T, e: Verdict) -> None:
+    if e.slot >= len(t.rules) or t.rules[e.slot].author != e.seat:
+        raise IllegalMove(f"seat {e.seat} is not the author of rule {e.slot}", seat=e.seat)
+    ctx = due_context(t, e.slot)  # type: ignore[arg-type]
+    if ctx is None or ctx.seq != e.on:
+        raise IllegalMove("this verdict is not the next one due for that rule", seat=e.seat)
+    for eff in e.effects:
+        if eff.do in ("penalty", "skip", "draw", "uphold") and not 0 <= eff.target < t.seats:
+            raise IllegalMove("a verdict effect names no seat", seat=e.seat)
+        if eff.do == "return" and ctx.trigger != "play":
+            raise IllegalMove("only a play can be sent back", seat=e.seat)
+        if eff.do == "uphold" and ctx.trigger != "call":
+            raise IllegalMove("only a call can be upheld", seat=e.seat)
+        if eff.do == "penalty" and not _in_game(t, eff.target):
+            raise IllegalMove(f"seat {eff.target} is not in the game", seat=e.seat)
+    index = next(i for i, j in enumerate(t.judgements) if j.slot == e.slot)
+    del t.judgements[index]
+    rule = t.rules[e.slot]
+    t.rules[e.slot] = replace(rule, record=_append(rule.record, Judged(ctx, e.effects)))
+    retracted = t.undo is None or t.undo.seq != ctx.seq or t.undo.retracted
+    for eff in e.effects:
+        if eff.do == "penalty":
+            _penalize(t, eff.target, Phrase("custom", eff.phrase), slot=e.slot)
+            t.rule_hits.append((e.slot, eff.target))
+        elif eff.do == "uphold":
+            t.calls = [replace(c, upheld=True) if c.seq == ctx.seq else c for c in t.calls]
+        elif eff.do == "return":
+            if not retracted:
+                _retract(t)
+                retracted = True
+        elif ctx.trigger in ("play", "draw") and not (ctx.trigger == "play" and retracted):
+            _flow_effect(t, eff)
+    if ctx.trigger == "call":
+        _settle_call(t, ctx.seq)
+    _maybe_win(t)
+
+
+def _evolve(state: MaoState, **changes: Any) -> MaoState:
+    """A copy of ``state`` with a few fields changed (cheaper than ``replace``)."""
+    new = object.__new__(MaoState)
+    for name in _FIELDS:
+        object.__setattr__(new, name, changes.get(name, getattr(state, name)))
+    return new
+
+
+def _quiet_verdict(state: MaoState, e: Verdict) -> MaoState | None:
+    """Fast path for the common verdict "nothing" on a play, draw or say: it only
+    moves the judgement into the rule's record. None when the full path is needed."""
+    if state.pending_win >= 0 or e.slot >= len(state.rules):
+        return None
+    rule = state.rules[e.slot]
+    if rule.author != e.seat:
+        return None
+    index = next((i for i, j in enumerate(state.judgements) if j.slot == e.slot), -1)
+    if index < 0 or state.judgements[index].ctx.trigger == "call":
+        return None
+    ctx = state.judgements[index].ctx
+    if ctx.seq != e.on:
+        return None
+    rules = list(state.rules)
+    rules[e.slot] = replace(rule, record=_append(rule.record, Judged(ctx, ())))
+    judgements = state.judgements[:index] + state.judgements[index + 1 :]
+    return _evolve(state, judgements=judgements, rules=tuple(rules), seq=state.seq + 1)
+
+
+def _retract(t: _T) -> None:
+    u = t.undo
+    assert u is not None
+    if t.pile and t.pile[-1].position == u.position:
+        t.pile.pop()
+    t.hands[u.seat].append(u.position)
+    _show(t, u.position, u.card)
+    t.flow, t.owed = u.flow, list(u.owed)
+    t.last_card[u.seat] = u.last_card
+    if t.pending_win == u.seat:
+        t.pending_win = -1
+    t.undo = replace(u, retracted=True)
+
+
+def _flow_effect(t: _T, eff: VerdictEffect) -> None:
+    if eff.do == "skip":
+        missed = list(t.flow.missed)
+        missed[eff.target] += eff.n
+        t.flow = replace(t.flow, missed=tuple(missed))
+    elif eff.do == "reverse":
+        t.flow = replace(t.flow, direction=-t.flow.direction, again=False)
+    elif eff.do == "again":
+        t.flow = replace(t.flow, again=True)
+    elif eff.do == "draw" and _in_game(t, eff.target):
+        _give(t, eff.target, eff.n, "rule")
+
+
+def _settle_call(t: _T, seq: int) -> None:
+    for i, c in enumerate(t.calls):
+        if c.seq != seq:
+            continue
+        c = replace(c, waiting=c.waiting - 1)
+        if c.waiting > 0:
+            t.calls[i] = c
+            return
+        del t.calls[i]
+        if not c.upheld and _in_game(t, c.caller):
+            _penalize(t, c.caller, Phrase("bad_call"))
+        return
+
+
+def _on_add_rule(t: _T, e: AddRule) -> None:
+    seat = e.seat
+    if t.phase in ("ending", "over"):
+        raise IllegalMove("the game is ending", seat=seat)
+    if t.config.dictator >= 0 and seat != t.config.dictator:
+        raise IllegalMove("only the dictator adds rules (M39)", seat=seat)
+    if t.awaiting_rule == seat:
+        t.awaiting_rule = -1
+    elif t.credits[seat] > 0:
+        t.credits[seat] -= 1
+    else:
+        raise IllegalMove("you have no rule to add now (M27)", seat=seat)
+    if e.commitment:
+        if len(t.rules) >= MAX_RULES:
+            raise IllegalMove(f"at most {MAX_RULES} secret rules", seat=seat)
+        t.rules.append(SecretRule(seat, e.commitment))
+
+
+def _must_reveal(state: MaoState | _T, rule: SecretRule) -> bool:
+    return rule.status == "dropped" or (state.phase == "ending" and rule.status == "active")
+
+
+def _on_reveal_rule(t: _T, e: RevealRule) -> None:
+    if e.slot >= len(t.rules) or t.rules[e.slot].author != e.seat:
+        raise IllegalMove(f"seat {e.seat} is not the author of rule {e.slot}", seat=e.seat)
+    rule = t.rules[e.slot]
+    if not _must_reveal(t, rule):
+        raise IllegalMove("a secret rule is revealed only when dropped or at the end")
+    faults = list(rule.faults)
+    if commitment(e.rule, bytes.fromhex(e.salt)) != rule.commitment:
+        faults.append("the revealed rule does not match its commitment")
+    else:
+        problem = _rule_problem(e.rule)
+        if problem:
+            faults.append(f"the rule was not allowed: {problem}")
+        for judged in judged_of(rule):
+            if judge(e.rule, judged.ctx) != judged.effects:
+                faults.append(f"wrong verdict on event {judged.ctx.seq}")
+    t.rules[e.slot] = replace(rule, status="revealed", rule=e.rule, faults=tuple(faults))
+    _maybe_over(t)
+
+
+@lru_cache(maxsize=1024)
+def _rule_problem(rule: Rule) -> str:
+    try:
+        validate(rule)
+    except RuleError as exc:
+        return str(exc)
+    return ""
+
+
+def _maybe_over(t: _T) -> None:
+    if t.phase == "ending" and all(r.status == "revealed" for r in t.rules):
+        t.phase = "over"
+
+
+def _on_propose(t: _T, e: Propose) -> None:
+    if t.proposal is not None:
+        raise IllegalMove("a vote is already open", seat=e.seat)
+    if t.phase in ("ending", "over"):
+        raise IllegalMove("the game is ending", seat=e.seat)
+    if e.action != "end" and not (
+        0 <= e.slot < len(t.rules) and t.rules[e.slot].status == "active"
+    ):
+        raise IllegalMove("no such active rule", seat=e.seat)
+    t.proposal = Proposal(e.action, e.slot, (e.seat,))
+    _settle_vote(t)
+
+
+def _on_vote(t: _T, e: Vote) -> None:
+    p = t.proposal
+    if p is None:
+        raise IllegalMove("there is no vote open", seat=e.seat)
+    if e.seat in p.yes + p.no:
+        raise IllegalMove("you have voted", seat=e.seat)
+    t.proposal = replace(p, yes=(*p.yes, e.seat)) if e.yes else replace(p, no=(*p.no, e.seat))
+    _settle_vote(t)
+
+
+def _settle_vote(t: _T) -> None:
+    """M30/M31: a strict majority of all seats decides."""
+    p = t.proposal
+    assert p is not None
+    if 2 * len(p.no) >= t.seats:
+        t.proposal = None
+        return
+    if 2 * len(p.yes) <= t.seats:
+        return
+    t.proposal = None
+    if p.action == "end":
+        t.phase = "ending"
+        t.judgements, t.calls, t.requests = [], [], []
+        t.awaiting_rule = -1
+        _maybe_over(t)
+        return
+    rule = t.rules[p.slot]
+    t.rules[p.slot] = replace(rule, status="dropped")
+    for j in [j for j in t.judgements if j.slot == p.slot]:
+        t.judgements.remove(j)
+        if j.ctx.trigger == "call":  # the dropped rule no longer answers that call
+            _settle_call(t, j.ctx.seq)
+    if p.action == "change":
+        t.credits[rule.author] += 1
+    _maybe_win(t)
+
+
+_HANDLERS: dict[type, Any] = {
+    Play: _on_play,
+    Draw: _on_draw,
+    Say: _on_say,
+    Call: _on_call,
+    Verdict: _on_verdict,
+    AddRule: _on_add_rule,
+    RevealRule: _on_reveal_rule,
+    Propose: _on_propose,
+    Vote: _on_vote,
+    Dealt: _on_dealt,
+    Revealed: _on_revealed,
+    Reshuffled: _on_reshuffled,
+    TimerExpired: _on_timer,
+}

@@ -28,7 +28,9 @@ HOST:PORT (discovery feeds the same call); after a handshake both sides tell
 each other the addresses they know (``addrs``) and dial whoever they are not
 connected to, and a lost connection is redialled until it comes back. If two
 connections join the same pair, both ends keep the same one: the newer if one
-side dialled both, else the one the lower seat dialled.
+side dialled both, else the one the lower seat dialled. The store remembers
+where every peer listened and our own port: a restarted node listens on the
+same port again (if free) and redials everyone, so it rejoins on its own.
 """
 
 from __future__ import annotations
@@ -125,7 +127,7 @@ class Node:
         *,
         home: Path | None = None,
         host: str = "127.0.0.1",
-        port: int = 0,
+        port: int | None = None,
         timeout: float = 3.0,
         banned: Collection[PeerKey] = (),
     ) -> None:
@@ -206,15 +208,28 @@ class Node:
         try:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
-                listeners = await trio.open_tcp_listeners(self.port, host=self.host)
+                listeners = await self._listen()
                 self.listen_port = listeners[0].socket.getsockname()[1]
+                self.store.remember_listen_port(self.listen_port)
                 self._execute(self.machine.take_effects())
+                for seat, (host, port) in sorted(self.store.addresses.items()):
+                    self.add_address(seat, host, port)  # rejoin after a restart
                 nursery.start_soon(trio.serve_listeners, self._serve_inbound, listeners)
                 nursery.start_soon(self._ticker)
                 nursery.start_soon(self._flusher)
                 task_status.started(self)
         finally:
             self._nursery = None
+
+    async def _listen(self) -> list[trio.SocketListener]:
+        if self.port is not None:
+            return await trio.open_tcp_listeners(self.port, host=self.host)
+        if self.store.listen_port:  # where peers last saw us, if it is free
+            try:
+                return await trio.open_tcp_listeners(self.store.listen_port, host=self.host)
+            except OSError:
+                pass
+        return await trio.open_tcp_listeners(0, host=self.host)
 
     async def connect(self, host: str, port: int) -> int:
         """Dial HOST:PORT, run the handshake, return the peer's seat (raises
@@ -228,6 +243,7 @@ class Node:
         if seat == self.seat or not 0 <= seat < self.table.n:
             return
         self.addresses[seat] = (host, port)
+        self.store.remember_address(seat, host, port)
         if seat not in self._conns and seat not in self._dialing and self._nursery is not None:
             self._dialing.add(seat)
             self._nursery.start_soon(self._keep_dialing, seat)
@@ -395,6 +411,7 @@ class Node:
         host = _address_label(conn.stream).rsplit(":", 1)[0]
         if shake.peer_port:
             self.addresses[conn.seat] = (host, shake.peer_port)
+            self.store.remember_address(conn.seat, host, shake.peer_port)
 
     async def _next_message(self, conn: Connection) -> dict[str, Any] | None:
         while True:

@@ -12,8 +12,9 @@ A table's files live in ``<data dir>/tables/<table id hex>/`` (the data dir is
     secret.
 ``own``
     This peer's outbox: every event it signed (before it is sent, so a crash
-    can never make it sign a different event with the same counter) and every
-    term it led (so it never sequences a term twice).
+    can never make it sign a different event with the same counter), every
+    term it led (so it never sequences a term twice), and where it and its
+    peers listened (so a restarted peer finds the table again).
 ``secrets``
     Values the table session asks us to keep (its keys for the deal), mode
     0600, latest value per name wins.
@@ -41,7 +42,17 @@ import msgpack
 from p2p.envelope import Entry, EquivocationProof, Event, TableSpec
 from p2p.identity import PeerKey, data_dir
 from p2p.log import verify_prefix
-from p2p.wire import ENTRY, EVENT, SchemaError, WireError, unpack_strict
+from p2p.wire import (
+    ENTRY,
+    EVENT,
+    SEAT,
+    SchemaError,
+    WireError,
+    _int,
+    _map,
+    _str,
+    unpack_strict,
+)
 
 _RECORD = struct.Struct(">II")
 MAX_RECORD = 4 << 20
@@ -164,6 +175,8 @@ class Store:
         self.proofs: list[EquivocationProof] = []
         self.own_events: list[Event] = []
         self.led_terms: set[int] = set()
+        self.addresses: dict[int, tuple[str, int]] = {}  # where each seat listened last
+        self.listen_port: int | None = None  # where we listened last
         self._secrets: dict[str, bytes] = {}
         self.problem: str | None = None
         self._fds: dict[str, int] = {}
@@ -207,6 +220,10 @@ class Store:
                 self.own_events.append(Event.from_wire(record["ev"]))
             elif record["t"] == "lead" and type(record.get("term")) is int:
                 self.led_terms.add(record["term"])
+            elif record["t"] == "addr" and _valid(_ADDR, record):
+                self.addresses[record["seat"]] = (record["host"], record["port"])
+            elif record["t"] == "listen" and _valid(_LISTEN, record):
+                self.listen_port = record["port"]
         self._open_file("own", end)
         secret_records, end = read_records(self.directory / "secrets")
         for record in secret_records:
@@ -242,6 +259,17 @@ class Store:
         for fd in fds:
             os.fsync(fd)
 
+    def remember_address(self, seat: int, host: str, port: int) -> None:
+        """Note where ``seat`` listens (so a restart can redial it); no fsync."""
+        if self.addresses.get(seat) != (host, port):
+            self.addresses[seat] = (host, port)
+            self.append("own", {"t": "addr", "seat": seat, "host": host, "port": port})
+
+    def remember_listen_port(self, port: int) -> None:
+        if self.listen_port != port:
+            self.listen_port = port
+            self.append("own", {"t": "listen", "port": port})
+
     def record_own_event(self, event: Event) -> None:
         """Durably note an event we signed, before it leaves this peer."""
         self.append("own", {"t": "submit", "ev": event.to_wire()})
@@ -273,6 +301,11 @@ class Store:
     @property
     def log_path(self) -> Path:
         return self.directory / "log"
+
+
+_PORT = _int(1, 0xFFFF)
+_ADDR = _map({"t": _str(8), "seat": SEAT, "host": _str(255), "port": _PORT})
+_LISTEN = _map({"t": _str(8), "port": _PORT})
 
 
 def _valid(check: Any, value: Any) -> bool:

@@ -1,12 +1,13 @@
 """A peer in its own process, for the crash test (tests/test_p2p_crash.py).
 
-    NODEALER_HOME=DIR python -m tests.p2p_peer TABLE.json HOST:PORT EVENTS TOTAL
+    NODEALER_HOME=DIR python -m tests.p2p_peer TABLE.json HOST:PORT|- EVENTS TOTAL
 
 Loads (or creates) the identity in NODEALER_HOME, prints ``LOADED <head>
 <hash>`` for the log it found on disk and ``LISTEN <port>``, connects to
-HOST:PORT, submits its events ``{"seat": s, "i": counter}`` until its
-counter reaches EVENTS (continuing where a previous run stopped; events
-signed before a crash are resubmitted by the log itself), waits for the log
+HOST:PORT (with ``-``: only to the peers its store remembers), submits
+its events ``{"seat": s, "i": counter}`` until its counter reaches EVENTS
+(continuing where a previous run stopped; events signed before a crash are
+resubmitted by the log itself), waits for the log
 to hold TOTAL entries, prints ``DONE <head> <hash>`` and keeps running until
 stdin closes.
 """
@@ -37,13 +38,15 @@ async def main(table_file: str, address: str, events: int, total: int) -> None:
     async with open_node(identity, table, timeout=spec.get("timeout", 2.0)) as node:
         _say("LOADED", node.head, node.log.head_hash.hex())
         _say("LISTEN", node.listen_port)
-        host, port = address.rsplit(":", 1)
         with trio.fail_after(20):
             while not node.connected:
-                try:
-                    await node.connect(host, int(port))
-                except OSError:
-                    await trio.sleep(0.1)
+                if address != "-":
+                    host, port = address.rsplit(":", 1)
+                    try:
+                        await node.connect(host, int(port))
+                    except OSError:
+                        pass
+                await trio.sleep(0.05)
         while (counter := node.log.next_own_counter) < events:
             await node.submit({"seat": node.seat, "i": counter})
             await trio.sleep(0.002)

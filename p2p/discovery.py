@@ -69,15 +69,14 @@ from zeroconf import (
 )
 from zeroconf import Error as ZeroconfError
 
+from p2p.wire import MAX_SEATS, MAX_TABLE_ID, PROTOCOL_VERSION
+
 logger = logging.getLogger(__name__)
 
 SERVICE_TYPE: Final = "_nodealer._tcp.local."
-PROTOCOL_VERSION: Final = 1
 
 # Grammar of the TXT values (protocol.md §4). Keys are matched case-insensitively.
 MAX_TXT_BYTES: Final = 400
-MAX_SEATS: Final = 32
-MAX_TABLE_ID: Final = 64  # bytes, as in the signed envelopes (protocol.md §3)
 _TABLE_ID_RE: Final = re.compile(r"(?:[0-9a-f]{2}){1,64}")
 _GAME_RE: Final = re.compile(r"[a-z][a-z0-9-]{0,15}")
 # base32 in dash-separated groups of four, e.g. K3QF-7ZPA-M2XD-4RTY (protocol.md §2.1)

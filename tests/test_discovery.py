@@ -24,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2p.discovery import (
+    MAX_SEATS,
     MAX_TXT_BYTES,
     PROTOCOL_VERSION,
     AdReport,
@@ -99,6 +100,15 @@ def test_docstring_examples_hold() -> None:
     assert doctest.testmod(p2p.discovery).failed == 0
 
 
+def test_real_fingerprints_and_table_ids_fit_the_advert() -> None:
+    from p2p.identity import fingerprint
+
+    for _ in range(20):
+        fp = fingerprint(os.urandom(32))
+        ad = TableAd(os.urandom(64), "mao", 0, 10, fp, "10.0.0.1", 4000)
+        assert TableAd.from_txt(ad.txt(), "10.0.0.1", 4000).host_fingerprint == fp
+
+
 def test_txt_is_the_documented_bytes() -> None:
     assert AD.txt() == txt(*GOOD_ITEMS)
     assert TableAd.from_txt(AD.txt(), "192.168.1.20", 4000) == AD
@@ -118,8 +128,8 @@ def test_txt_is_the_documented_bytes() -> None:
         ({"host_fingerprint": b"K3QF-7ZPA"}, "host fingerprint"),
         ({"seats_taken": 6}, "seats taken 6"),
         ({"seats_taken": -1}, "seats taken"),
-        ({"seats_total": 1, "seats_taken": 0}, "2 to 32 seats"),
-        ({"seats_total": 33}, "2 to 32 seats"),
+        ({"seats_total": 1, "seats_taken": 0}, f"2 to {MAX_SEATS} seats"),
+        ({"seats_total": MAX_SEATS + 1}, f"2 to {MAX_SEATS} seats"),
         ({"seats_taken": True}, "must be an integer"),
         ({"protocol_version": 0}, "protocol version"),
         ({"address": "lan-box.local"}, "not an IPv4 or IPv6"),
@@ -157,7 +167,7 @@ def test_ad_rejects_bad_fields(changes: dict[str, object], message: str) -> None
         (with_item(b"seats", b"seats=9/2"), "seats taken 9"),
         (with_item(b"seats", b"seats=02/5"), "not TAKEN/TOTAL"),
         (with_item(b"seats", b"seats=2 / 5"), "not TAKEN/TOTAL"),
-        (with_item(b"seats", b"seats=0/1"), "2 to 32 seats"),
+        (with_item(b"seats", b"seats=0/1"), f"2 to {MAX_SEATS} seats"),
         (with_item(b"seats", b"seats=2/0"), "not TAKEN/TOTAL"),
         (with_item(b"v", b"v=0"), "not a protocol version"),
         (with_item(b"v", b"v=01"), "not a protocol version"),
@@ -209,7 +219,7 @@ ads = st.builds(
     table_id=st.binary(min_size=1, max_size=64),
     game=st.from_regex(r"[a-z][a-z0-9-]{0,15}", fullmatch=True),
     seats_taken=st.just(0),
-    seats_total=st.integers(2, 32),
+    seats_total=st.integers(2, MAX_SEATS),
     host_fingerprint=st.from_regex(r"[A-Z2-7]{4}(-[A-Z2-7]{4}){1,15}", fullmatch=True),
     address=st.ip_addresses().filter(lambda a: not (a.is_unspecified or a.is_multicast)).map(str),
     port=st.integers(1, 65535),

@@ -37,6 +37,7 @@ The trio-facing API:
 * :func:`browse` — ``async with browse() as tables: async for event in
   tables:`` yields :class:`TableEvent` values (appeared / updated / vanished);
   ``tables.tables`` is the current list, for a lobby screen.
+* :func:`find_tables` — browse for a few seconds and return the list.
 * :func:`parse_hostport` — ``--connect HOST:PORT`` for networks without
   multicast, with errors a player can act on.
 * :func:`local_addresses` — the ``(interface, address)`` pairs a host may
@@ -772,3 +773,12 @@ async def browse(
             if browser is not None:
                 await trio.to_thread.run_sync(browser.cancel)
             await trio.to_thread.run_sync(zc.close)
+
+
+async def find_tables(seconds: float = 3.0, interface: str | None = None) -> list[TableAd]:
+    """Browse for ``seconds`` and return the tables seen, e.g. for a one-shot listing."""
+    async with browse(interface) as tables:
+        with trio.move_on_after(seconds):
+            async for _ in tables:
+                pass
+        return sorted(tables.tables.values(), key=lambda ad: (ad.game, ad.table_id))

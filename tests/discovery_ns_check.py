@@ -258,7 +258,7 @@ async def crash_scenario(result: dict[str, object], outside_netns: str) -> None:
     """A host killed without goodbye vanishes; a live host with the same TTL stays."""
     import trio
 
-    from p2p.discovery import Change, TableAd, advertise, browse
+    from p2p.discovery import Change, TableAd, advertise, browse, find_tables
 
     live = TableAd(b"\xdd" * 8, "bomb", 2, 4, "K3QF-7ZPA-M2XD-4RTY", "127.0.0.1", 40127)
     events: list[tuple[float, str, str]] = []
@@ -272,6 +272,9 @@ async def crash_scenario(result: dict[str, object], outside_netns: str) -> None:
                     while len(tables.tables) < 2:
                         event = await tables.__anext__()
                         events.append((0.0, event.change.value, event.ad.game))
+                # a second, one-shot browser sees both tables too
+                found = await find_tables(2.0, interface="127.0.0.1")
+                result["find_tables"] = [ad.game for ad in found]
                 child.kill()
                 await child.wait()
                 killed = time.monotonic()

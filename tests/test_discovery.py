@@ -519,6 +519,7 @@ def test_mdns_advertise_browse_update_vanish() -> None:
         ["vanished", "mao"],
     ], crash
     assert crash["listed_after"] == ["bomb"]
+    assert result["find_tables"] == ["bomb", "mao"]
     assert 3 <= crash["vanished_after_kill"] <= 9
     assert any("host stopped answering" in line for line in result["ignored"])
 

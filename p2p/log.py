@@ -444,6 +444,8 @@ class LogMachine:
             if entry == self.chain[seq - 1]:
                 return
         h = entry.verify(self.table)
+        if src in self.banned and src == self.table.sequencer_of(entry.term):
+            return  # a proven equivocator's entries reach us only from others now
         if src == self.sequencer and entry.term == self.term and self.role is not Role.SEQUENCER:
             self._hear_from_sequencer(now)
         if seq <= self.head:
@@ -462,7 +464,7 @@ class LogMachine:
         _check_link(entry, self.head_hash, self.head_term, self.next_counter)
         self._append(entry, h)
         self._rewind = 1
-        if entry.term > self.term:
+        if entry.term > self.term and self.table.sequencer_of(entry.term) not in self.banned:
             self._enter_term(entry.term, now, start=None)
         if self.head == self._fetch_end and self._known_head > self.head:
             self._fetch(src, self.head + 1, now, force=True)  # a long catch-up goes on

@@ -246,3 +246,33 @@ def test_a_peer_far_behind_catches_up_in_several_fetches(monkeypatch) -> None:
     net.apply(0, net.machines[0].peer_connected(2, net.now))
     net.run()
     assert net.machines[2].chain == net.machines[0].chain and net.machines[2].head == 40
+
+
+def test_an_equivocator_that_keeps_sequencing_is_ignored() -> None:
+    net = SimNet(5)
+    net.run()
+    for i in range(3):
+        net.submit(1 + i, i)
+    net.run()
+    _equivocate(net, 4, victims=(3, 4))
+    net.submit(2, "split")
+    net.run()
+    net.tamper = None
+    net.advance(2.0, ticks=20)
+    honest = [net.machines[s] for s in range(1, 5)]
+    assert all(m.sequencer == 1 and len(m.proofs) == 1 for m in honest)
+    # seat 0 goes on as if it were still term 0's sequencer
+    for m in honest:
+        before = _snapshot(m)
+        ev = Event.create(net.table, net.ids[0], 0, m.next_counter[0], _body("more"))
+        entry = Entry.create(net.table, net.ids[0], m.head + 1, 0, m.head_hash, ev)
+        beat = Head.create(net.table, net.ids[0], "beat", 0, m.head + 1, 0, entry.hash(net.table))
+        m.receive(0, {"k": "entry", "e": entry.to_wire()}, net.now)
+        m.receive(0, beat.to_wire(), net.now)
+        assert _snapshot(m) == before
+    net.submit(3, "after")
+    net.run()
+    net.advance(0.5)
+    chains = net.chains(range(1, 5))
+    assert all(c == chains[0] for c in chains) and len(chains[0]) == 5
+    assert chains[0][-1].term == 1

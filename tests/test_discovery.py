@@ -520,7 +520,7 @@ def test_mdns_advertise_browse_update_vanish() -> None:
     ], crash
     assert crash["listed_after"] == ["bomb"]
     assert result["find_tables"] == ["bomb", "mao"]
-    assert 3 <= crash["vanished_after_kill"] <= 9
+    assert 1.5 <= crash["vanished_after_kill"] <= 11.5  # no goodbye: TTL + probe
     assert any("host stopped answering" in line for line in result["ignored"])
 
     # trio hosted on asyncio (the TUI's setup): same events, zeroconf off the host loop

@@ -483,3 +483,17 @@ def test_any_single_corruption_of_a_published_value_is_caught(step: int, data) -
         assert table.feed(make_lock(_SMALL, _SMALL_SECRETS[i], table.expected_input()))
     verdict = table.feed(make_key_reveal(_SMALL_SECRETS[author], [path[1]]))
     assert not verdict.ok and verdict.seat == author
+
+
+def test_own_seat_skips_only_the_proofs_of_its_own_passes() -> None:
+    game = started()
+    cheat = cheat_shuffle(game, 1, _tagged)
+    mine = DealTable(game.setup, own_seat=1)
+    observer = DealTable(game.setup)
+    for table in (mine, observer):
+        assert table.feed(game.public.shuffles[0])
+    assert mine.feed(cheat)  # a peer does not re-check the proof it just made ...
+    verdict = observer.feed(cheat)  # ... everyone else does
+    assert not verdict.ok and verdict.seat == 1
+    dup = cheat_shuffle(game, 1, _duplicate)
+    assert not DealTable(game.setup, own_seat=1).feed(dup)  # out of turn: still checked

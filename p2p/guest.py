@@ -29,7 +29,12 @@ rules below.
   cancelled and waited for, so every ``finally:`` in trio runs (goodbye
   packets sent, connections closed) before the loop goes away.
 
-Example, in a Textual app::
+The simplest setup for the TUI ties both lifetimes in one call, so trio's
+cleanup runs before the app's objects and the loop go away::
+
+    asyncio.run(run_alongside_trio(app.run_async(), session_main, app))
+
+Or start trio from inside a Textual app::
 
     from p2p.guest import run_trio_guest
 
@@ -42,7 +47,10 @@ Example, in a Textual app::
                 async for event in tables:
                     self.post_message(TablesChanged(dict(tables.tables)))
 
-and with plain asyncio::
+(Textual cancels workers at exit without waiting for them; the trio run then
+finishes during ``asyncio.run``'s final clean-up, after the app has stopped.)
+
+And with plain asyncio::
 
     async def main() -> None:
         guest = start_trio_guest(trio.sleep, 1)
@@ -65,6 +73,7 @@ import outcome
 import trio
 
 T = TypeVar("T")
+R = TypeVar("R")
 logger = logging.getLogger(__name__)
 
 
@@ -201,3 +210,33 @@ def start_trio_guest(async_fn: Callable[..., Awaitable[T]], *args: object) -> Tr
 async def run_trio_guest(async_fn: Callable[..., Awaitable[T]], *args: object) -> T:
     """Run ``async_fn(*args)`` in trio, hosted on this asyncio loop, and return its result."""
     return await start_trio_guest(async_fn, *args).wait()
+
+
+async def run_alongside_trio(
+    main: Awaitable[R], trio_fn: Callable[..., Awaitable[object]], *args: object
+) -> R:
+    """Await the asyncio ``main`` (e.g. ``app.run_async()``) with ``trio_fn(*args)`` as guest.
+
+    When ``main`` ends, however it ends, the trio run is cancelled and waited
+    for *before* this returns, so trio's cleanup runs while the loop (and the
+    app's objects) still exist. An error that ended the trio run is raised
+    once ``main`` has finished (``main``'s own error takes precedence).
+    """
+    guest = start_trio_guest(trio_fn, *args)
+    try:
+        result = await main
+    except BaseException:
+        guest.cancel()
+        try:
+            await guest.wait()
+        except TrioGuestCancelled:
+            pass
+        except Exception:  # main's error is the one to report; trio's is logged
+            logger.exception("the trio run failed while %r was failing", main)
+        raise
+    guest.cancel()
+    try:
+        await guest.wait()
+    except TrioGuestCancelled:
+        pass
+    return result

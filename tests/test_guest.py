@@ -9,7 +9,13 @@ import threading
 import pytest
 import trio
 
-from p2p.guest import GuestError, TrioGuestCancelled, run_trio_guest, start_trio_guest
+from p2p.guest import (
+    GuestError,
+    TrioGuestCancelled,
+    run_alongside_trio,
+    run_trio_guest,
+    start_trio_guest,
+)
 
 
 def test_result_comes_back_and_both_loops_make_progress() -> None:
@@ -253,3 +259,71 @@ def test_textual_app_hosts_trio_in_a_worker() -> None:
 
     assert asyncio.run(main()) == "mao 2/5 seats"
     assert seen == ["trio closed with the app"]
+
+
+def test_run_alongside_trio_cleans_up_trio_before_returning() -> None:
+    seen: list[str] = []
+
+    async def trio_side() -> None:
+        try:
+            await trio.sleep_forever()
+        finally:
+            with trio.CancelScope(shield=True):
+                await trio.sleep(0.02)
+            seen.append("trio cleaned up")
+
+    async def main() -> str:
+        result = await run_alongside_trio(asyncio.sleep(0.05, result="app done"), trio_side)
+        seen.append("returned")
+        return result
+
+    assert asyncio.run(main()) == "app done"
+    assert seen == ["trio cleaned up", "returned"]
+
+
+def test_run_alongside_trio_errors() -> None:
+    async def failing_app() -> None:
+        await asyncio.sleep(0.02)
+        raise KeyError("app crashed")
+
+    async def failing_trio() -> None:
+        raise ValueError("session crashed")
+
+    with pytest.raises(KeyError):
+        asyncio.run(run_alongside_trio(failing_app(), trio.sleep_forever))
+    # both failing: the app's error wins, trio's is logged
+    with pytest.raises(KeyError):
+        asyncio.run(run_alongside_trio(failing_app(), failing_trio))
+    # trio failing while the app runs: reported once the app ends
+    with pytest.raises(ValueError, match="session crashed"):
+        asyncio.run(run_alongside_trio(asyncio.sleep(0.05), failing_trio))
+
+
+def test_textual_app_run_alongside_trio() -> None:
+    textual_app = pytest.importorskip("textual.app")
+    from textual.widgets import Static
+
+    seen: list[str] = []
+
+    class Lobby(textual_app.App[str]):
+        def compose(self):  # type: ignore[no-untyped-def]
+            yield Static("no tables yet", id="tables")
+
+    async def session(app: Lobby) -> None:
+        try:
+            while not app.is_running:
+                await trio.sleep(0.01)
+            await trio.sleep(0.02)
+            app.query_one("#tables", Static).update("bomb 3/5 seats")
+            seen.append(str(app.query_one("#tables", Static).render()))
+            app.exit("bye")  # trio may drive the app: same thread
+            await trio.sleep_forever()
+        finally:
+            seen.append("trio finally")
+
+    async def main() -> str | None:
+        app = Lobby()
+        return await run_alongside_trio(app.run_async(headless=True), session, app)
+
+    assert asyncio.run(main()) == "bye"
+    assert seen == ["bomb 3/5 seats", "trio finally"]

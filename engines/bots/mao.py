@@ -85,6 +85,8 @@ class _Author:
                 return RevealRule(seat, slot, salt.hex(), rule)
         if state.phase == "ending":
             return None
+        if state.poo >= 0 and state.poo != seat:
+            return Say(seat, ("point taken",))  # M35: back to the game
         if state.awaiting_rule == seat or state.credits[seat] > 0:
             return self.write_rule(state, seat)
         p = state.proposal

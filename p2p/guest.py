@@ -67,10 +67,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-import outcome
 import trio
+
+if TYPE_CHECKING:
+    import outcome
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -124,6 +124,7 @@ from engines.phrases import (
     is_explaining,
     is_swearing,
     nice_day,
+    normalize,
     parse,
     parse_penalty,
     spade_name,
@@ -382,13 +383,9 @@ class _T:
         values["notes"] = values["notes"][-NOTES:]
         return MaoState(**values)
 
-    # reading helpers mirror MaoState's
     @property
-    def top(self) -> Card | None:
+    def top(self) -> Card | None:  # so is_valid_play reads a working copy too
         return self.pile[-1].card if self.pile else None
-
-    def state(self) -> MaoState:
-        return self.freeze()
 
 
 def _in_game(t: _T | MaoState, seat: int) -> bool:
@@ -1092,6 +1089,8 @@ def _on_verdict(t: _T, e: Verdict) -> None:
             raise IllegalMove("only a call can be upheld", seat=e.seat)
         if eff.do == "penalty" and not _in_game(t, eff.target):
             raise IllegalMove(f"seat {eff.target} is not in the game", seat=e.seat)
+        if eff.do == "penalty" and not normalize(eff.phrase):
+            raise IllegalMove("a penalty needs a penalty phrase", seat=e.seat)
     index = next(i for i, j in enumerate(t.judgements) if j.slot == e.slot)
     del t.judgements[index]
     rule = t.rules[e.slot]

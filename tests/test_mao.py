@@ -647,3 +647,29 @@ def test_rules_compose_skip_and_reverse_with_base_effects() -> None:
     s.draw(2)
     s.judge()
     assert turn_of(s.state) == 1
+
+
+def test_legal_kinds_follow_the_state() -> None:
+    s, slot = _with_rule(M29_EXAMPLES["two skips twice"], [["5♦", "K♣"], ["5♠", "2♥"]], "5♣")
+    assert {"play", "draw", "say", "call"} <= GAME.legal_kinds(s.state, 0)
+    s.play(1, "5♠", "five of spades", "last card")
+    assert "verdict" in GAME.legal_kinds(s.state, 0)  # the author owes a verdict
+    assert "play" not in GAME.legal_kinds(s.state, 1)  # turns wait for it
+    assert not any(r.KIND == "timer" for r in GAME.pending(s.state))  # no clock meanwhile
+    s.judge()
+    assert "verdict" not in GAME.legal_kinds(s.state, 0) and slot == 0
+    s.vote_all("end")
+    assert GAME.legal_kinds(s.state, 0) == frozenset({"reveal_rule"})
+    s.reveal(slot)
+    assert GAME.legal_kinds(s.state, 0) == frozenset() and GAME.is_over(s.state)
+
+
+def test_a_verdict_out_of_order_or_by_another_seat_is_refused() -> None:
+    s, slot = _with_rule(M29_EXAMPLES["two skips twice"], [["5♦", "K♣"], ["5♠", "2♥"]], "5♣")
+    on = s.state.seq
+    s.play(1, "5♠", "five of spades", "last card")
+    for bad in (Verdict(1, slot, on), Verdict(0, slot, on + 1), Verdict(0, slot + 1, on),
+                Verdict(0, slot, on, (VerdictEffect("uphold", 1),)),
+                Verdict(0, slot, on, (VerdictEffect("penalty", 1, 1, " ! "),))):  # fmt: skip
+        with pytest.raises(IllegalMove):
+            GAME.apply(s.state, bad)

@@ -90,26 +90,34 @@ class _Author:
         if state.awaiting_rule == seat or state.credits[seat] > 0:
             return self.write_rule(state, seat)
         p = state.proposal
-        stuck = state.phase == "play" and not state.draw and len(state.pile) <= 2
+        stuck = state.phase == "play" and (
+            (not state.draw and len(state.pile) <= 2)
+            or state.flow.turn_no > self.LONG_ROUND * (state.seats - sum(state.out))
+        )
         if p is not None and seat not in p.yes + p.no:
             if p.action == "end":
                 return Vote(seat, state.round >= self.rounds)
-            return Vote(seat, stuck)  # M30: drop a rule only when the game is stuck
+            # M30: drop a rule only when the game is stuck or the round never ends
+            return Vote(seat, stuck)
         if p is None and seat == 0 and state.round >= self.rounds:
             return Propose(seat, "end")
         if p is None and stuck and state.turn == seat:
             return self._propose_drop(state, seat)
         return None
 
+    LONG_ROUND = 30
+    """Turns per player after which a round counts as broken (M30)."""
+
     def _propose_drop(self, state: MaoState, seat: int) -> Event | None:
-        """M30: nothing left to draw and no way on: vote out the harshest rule."""
+        """M30: nothing left to draw, or a round that never ends: vote out the
+        rule that has done the most lately."""
         if not hasattr(self, "proposed"):
             self.proposed: set[tuple[int, int]] = set()
         counts = []
         for slot, r in enumerate(state.rules):
             if r.status == "active" and (state.round, slot) not in self.proposed:
-                hits = sum(1 for j in judged_of(r) if any(e.do == "penalty" for e in j.effects))
-                counts.append((hits, slot))
+                recent = judged_of(r)[-200:]
+                counts.append((sum(len(j.effects) for j in recent), slot))
         if not counts:
             return None
         _hits, slot = max(counts)
@@ -134,6 +142,10 @@ class _Author:
         return AddRule(seat, "")
 
     # -- playing ----------------------------------------------------------------
+    def draw_says(self, state: MaoState, seat: int) -> list[str]:
+        """Secret phrases to say with a draw (only what the bot knows)."""
+        return []
+
     refused: set[tuple[int, int]]
 
     def _note_refusals(self, state: MaoState, seat: int) -> None:
@@ -200,7 +212,8 @@ class _Author:
         pick = choose(valid) if valid else None
         if pick is None:
             chain = state.flow.chain
-            return Draw(seat, (str(thank_you(chain)),) if chain else ())
+            says = [str(thank_you(chain))] if chain else []
+            return Draw(seat, tuple(says + self.draw_says(state, seat)))
         position, card = pick
         suits = [effective(c)[1] for _p, c in hand if _p != position]
         suit_choice = max(range(4), key=lambda s: (suits.count(s), -s)) if suits else 0
@@ -264,6 +277,7 @@ class Hypotheses:
         self.returned: set[tuple[int, str]] = set()
         self.seen: dict[int, int] = {}
         self.best: dict[tuple[int, str], tuple[str, Any] | None] = {}
+        self.draw_phrases: set[str] = set()
 
     def update(self, state: MaoState) -> None:
         for slot, rule in enumerate(state.rules):
@@ -274,6 +288,10 @@ class Hypotheses:
             self.seen[slot] = count
             for judged in judged_of(rule)[start:]:
                 ctx = judged.ctx
+                if ctx.trigger == "draw":
+                    for e in judged.effects:
+                        if e.do == "penalty" and normalize(e.phrase).startswith("failuretosay"):
+                            self.draw_phrases.add(e.phrase.split(" ", 3)[-1])
                 if ctx.trigger != "play" or ctx.card is None:
                     continue
                 penalties = [e for e in judged.effects if e.do == "penalty"]
@@ -359,6 +377,20 @@ class SensibleBot(_Author):
             lambda valid: self._choose(state, seat, valid, mine),
             lambda card: self._extra(state, seat, card, mine),
         )
+
+    def draw_says(self, state: MaoState, seat: int) -> list[str]:
+        from engines.mao_rules import applies
+
+        ctx = JudgeContext(0, "draw", seat, hand=len(state.hands[seat]) + 1)
+        mine = [
+            e.phrase
+            for rule, _s, _c in self.written
+            if applies(rule, ctx)
+            for e in rule.effects
+            if e.do == "require"
+        ]
+        self.learned.update(state)
+        return sorted(set(mine) | self.learned.draw_phrases)[:4]
 
     def _sure_call(self, state: MaoState, seat: int) -> Event | None:
         """M24: a seat that still owes a phrase after acting is sure to be penalised."""

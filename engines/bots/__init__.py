@@ -150,3 +150,21 @@ class Table:
                 raise RuntimeError(f"game not over after {max_events} events")
             self.step(bots, order_rng)
         return self.game.outcome(self.state)
+
+
+def sensible_bots(game: str, seats: int, seed: int) -> list[Bot]:
+    """One sensible bot of ``game`` per seat, each with its own seed derived
+    from ``seed`` (what ``nodealer demo`` and the session's bot seats use)."""
+    if game == "bluff":
+        from engines.bots.bluff import SensibleBluffBot
+
+        return [SensibleBluffBot(random.Random(f"bot/{seed}/{s}")) for s in range(seats)]
+    if game == "bomb":
+        from engines.bots.bomb import SensibleBombBot
+
+        return [SensibleBombBot(random.Random(f"bot/{seed}/{s}")) for s in range(seats)]
+    if game == "mao":
+        from engines.bots.mao import SensibleBot
+
+        return [SensibleBot(seed * 1000 + s) for s in range(seats)]
+    raise KeyError(f"no bots for game {game!r}")

@@ -1,0 +1,556 @@
+"""One game at one table, as a pure state machine over the ordered log.
+
+Theory of operation
+-------------------
+This module joins the two pure layers: a game engine (``engines``) and the
+mental-poker deals (``mental_poker``). It does no I/O (h11 style): the
+networked session feeds it the log's bodies in log order, and an offline
+verifier feeds it the same bodies from a saved log and must reach the same
+state and the same verdicts.
+
+*Public side* — :class:`Table`. Every peer holds one and feeds it every body
+of the ordered log with its author seat (the log has already checked the
+signature). A body is one of (protocol.md §6):
+
+``deal``    a mental-poker message (shuffle pass, lock pass, key reveal,
+            relock, identity claim, final reveal) for deal number ``deal``;
+``move``    a player event of the game (its ``seat`` must be the author);
+``commit``/``open``  commit-reveal of a joint random value;
+``timer``   "the seconds of a pending timer passed" (from the sequencer).
+
+The engine says what crypto work it needs as ``Request`` values
+(``Game.pending``). The table never takes a system event from the wire:
+after every body it *derives* them — ``Dealt`` once every other seat has
+revealed its keys for the positions, ``Revealed`` once every key is out (the
+faces are decrypted from the public values), ``Transferred`` once the new
+holder relocked and the old holder revealed, ``Reshuffled`` once a new deal
+over the face-up cards has finished both passes, ``RandomValue`` once every
+seat has opened its commitment, the Bomb game's ``Verdict`` once the seat's
+identity claim was checked. So every system event is a consequence of signed
+messages, and a replay reaches the same state.
+
+*Private side* — :class:`Seat`. One per local seat: its deal secrets, its
+random-draw values, and its knowledge (faces it decrypted). ``Seat.duties``
+lists the bodies this seat owes now (its turn in a pass, keys for a deal or a
+reveal, a relock, an identity claim, a commitment, the final reveal). The
+session persists ``Seat.secrets_bytes`` *before* publishing anything made
+from them.
+
+A body that fails a check is refused with a :class:`~mental_poker.errors.Verdict`
+naming the seat responsible and changes nothing. At the end of the game every
+seat makes its final reveal and :meth:`Table.audit` re-checks every deal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets as _secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engines.bomb import Prove
+from engines.bomb import Verdict as ProofVerdict
+from engines.cards import Card
+from engines.core import (
+    Deal,
+    EngineError,
+    Event,
+    Game,
+    RandomDraw,
+    RandomValue,
+    Request,
+    Reshuffle,
+    Reveal,
+    Revealed,
+    Timer,
+    TimerExpired,
+    Transfer,
+    game,
+)
+from mental_poker.context import Context
+from mental_poker.deal import (
+    DealSecrets,
+    DealSetup,
+    DealTable,
+    FinalReveal,
+    IdentityClaim,
+    KeyReveal,
+    LockPass,
+    Message,
+    Relock,
+    ShufflePass,
+    decode_message,
+    make_final_reveal,
+    make_identity_claim,
+    make_key_reveal,
+    make_lock,
+    make_relock,
+    make_shuffle,
+)
+from mental_poker.deck import Deck
+from mental_poker.errors import MentalPokerError, Verdict
+
+COMMIT_LABEL = b"nodealer/v1/draw-commit"
+DRAW_LABEL = b"nodealer/v1/draw"
+MAX_PURPOSE = 64
+
+
+class TableError(ValueError):
+    """A body that is not well formed for this table (nobody is blamed: the
+    log refuses it before ordering, or the verifier reports it)."""
+
+
+@dataclass(frozen=True)
+class TableSetup:
+    """What every seat agrees on before the first deal."""
+
+    table_id: bytes
+    game: str
+    seats: int
+    config: Any = None
+    proven: bool = True
+
+    def engine(self) -> Game[Any, Any]:
+        return game(self.game)
+
+    def decoded_config(self) -> Any:
+        eng = self.engine()
+        if self.config is None:
+            return eng.Config()
+        return eng.decode_config(self.config)
+
+
+def _commit_digest(purpose: str, occurrence: int, seat: int, value: bytes) -> bytes:
+    h = hashlib.sha256()
+    for item in (
+        COMMIT_LABEL,
+        purpose.encode(),
+        occurrence.to_bytes(8, "big"),
+        bytes([seat]),
+        value,
+    ):
+        h.update(len(item).to_bytes(4, "big") + item)
+    return h.digest()
+
+
+@dataclass
+class _Draw:
+    commits: dict[int, bytes] = field(default_factory=dict)
+    opens: dict[int, bytes] = field(default_factory=dict)
+
+
+class Table:
+    """The public state of one table; feed it every log body in order."""
+
+    def __init__(self, setup: TableSetup) -> None:
+        self.setup = setup
+        self.game = setup.engine()
+        self.config = setup.decoded_config()
+        self.state = self.game.new(self.config, setup.seats)
+        self.events: list[Event] = []
+        self.deals: list[DealTable] = []
+        self.where: dict[int, tuple[int, int]] = {}
+        """engine position -> (deal number, position in that deal)"""
+        self.open_faces: dict[int, int] = {}
+        """positions whose face everyone knows without any deal: a lone card
+        "reshuffled" (shuffling one card hides nothing)"""
+        self.draws: dict[tuple[str, int], _Draw] = {}
+        self.draw_count: dict[str, int] = {}
+        self.claims: dict[tuple[int, int, tuple[int, ...]], bool] = {}
+        self.faults: list[Verdict] = []
+        self._reshuffles: dict[tuple[int, ...], int] = {}
+        cards = [c.index for c in self.game.deck(self.config)]
+        self._new_deal(cards, list(range(len(cards))))
+        self._settle()
+
+    # ------------------------------------------------------------ queries
+    @property
+    def over(self) -> bool:
+        return self.game.is_over(self.state)
+
+    def locate(self, position: int) -> tuple[DealTable, int]:
+        deal, local = self.where[position]
+        return self.deals[deal], local
+
+    def pending(self) -> tuple[Request, ...]:
+        return self.game.pending(self.state)
+
+    def final_done(self) -> bool:
+        return all(not d.missing_final() for d in self.deals if d.dealt)
+
+    def audit(self) -> Verdict:
+        """After every final reveal: re-check every deal from its keys."""
+        for deal in self.deals:
+            if not deal.dealt:
+                continue
+            verdict = deal.audit()
+            if not verdict.ok:
+                return verdict
+        return self.faults[0] if self.faults else Verdict.good()
+
+    # ------------------------------------------------------------ feeding
+    def feed(self, author: int, body: Any) -> Verdict:
+        """Apply one log body by ``author``; a refused body changes nothing
+        and its verdict names the seat responsible."""
+        if not isinstance(author, int) or not 0 <= author < self.setup.seats:
+            raise TableError(f"no seat {author!r} at this table")
+        if not isinstance(body, Mapping) or not isinstance(body.get("t"), str):
+            return self._fault(Verdict.cheat(author, "a table body is a map with a text 't'"))
+        handler = {
+            "deal": self._feed_deal,
+            "move": self._feed_move,
+            "commit": self._feed_commit,
+            "open": self._feed_open,
+            "timer": self._feed_timer,
+        }.get(body["t"])
+        if handler is None:
+            return self._fault(Verdict.cheat(author, f"unknown table body {body['t']!r:.30}"))
+        verdict = handler(author, body)
+        if verdict.ok:
+            self._settle()
+        else:
+            self.faults.append(verdict)
+        return verdict
+
+    def _fault(self, verdict: Verdict) -> Verdict:
+        self.faults.append(verdict)
+        return verdict
+
+    def _feed_deal(self, author: int, body: Mapping[str, Any]) -> Verdict:
+        number = body.get("deal")
+        if set(body) != {"t", "deal", "msg"} or not isinstance(number, int):
+            return Verdict.cheat(author, "deal body: expected t, deal, msg")
+        if not 0 <= number < len(self.deals):
+            return Verdict.cheat(author, f"there is no deal {number}")
+        deal = self.deals[number]
+        try:
+            message = decode_message(body["msg"], deal.setup)
+        except MentalPokerError as exc:
+            return Verdict.cheat(author, f"malformed deal message: {exc}")
+        if message.seat != author:
+            return Verdict.cheat(author, f"signed a deal message of seat {message.seat}")
+        if isinstance(message, FinalReveal) and not self.over:
+            return Verdict.cheat(author, "final reveal before the game is over")
+        verdict = deal.feed(message)
+        if verdict.ok and isinstance(message, IdentityClaim):
+            self.claims[(message.seat, message.position, message.members)] = True
+        elif not verdict.ok and isinstance(message, IdentityClaim):
+            # a false identity proof is answered with a failed verdict (the
+            # engine refuses the play) as well as recorded as a fault
+            self.claims[(message.seat, message.position, message.members)] = False
+            self._settle()
+        return verdict
+
+    def _feed_move(self, author: int, body: Mapping[str, Any]) -> Verdict:
+        if set(body) != {"t", "event"}:
+            return Verdict.cheat(author, "move body: expected t, event")
+        try:
+            event = self.game.decode_event(body["event"])
+        except EngineError as exc:
+            return Verdict.cheat(author, f"malformed move: {exc}")
+        if event.SYSTEM or event.author != author:
+            return Verdict.cheat(author, f"seat {author} may not submit {event}")
+        try:
+            self._apply(event)
+        except EngineError as exc:
+            return Verdict.cheat(author, f"illegal move {event}: {exc}")
+        return Verdict.good()
+
+    def _draw_key(self, body: Mapping[str, Any]) -> tuple[str, int] | None:
+        purpose = body.get("purpose")
+        if not isinstance(purpose, str) or len(purpose) > MAX_PURPOSE:
+            return None
+        pending = [r for r in self.pending() if isinstance(r, RandomDraw)]
+        if not any(r.purpose == purpose for r in pending):
+            return None
+        return (purpose, self.draw_count.get(purpose, 0))
+
+    def _feed_commit(self, author: int, body: Mapping[str, Any]) -> Verdict:
+        key = self._draw_key(body)
+        digest = body.get("digest")
+        if set(body) != {"t", "purpose", "digest"} or key is None:
+            return Verdict.cheat(author, "commit for no pending random draw")
+        if not isinstance(digest, bytes) or len(digest) != 32:
+            return Verdict.cheat(author, "commit digest must be 32 bytes")
+        draw = self.draws.setdefault(key, _Draw())
+        if author in draw.commits:
+            return Verdict.cheat(author, "second commitment to one draw")
+        draw.commits[author] = digest
+        return Verdict.good()
+
+    def _feed_open(self, author: int, body: Mapping[str, Any]) -> Verdict:
+        key = self._draw_key(body)
+        value = body.get("value")
+        if set(body) != {"t", "purpose", "value"} or key is None:
+            return Verdict.cheat(author, "opening for no pending random draw")
+        draw = self.draws.get(key)
+        if draw is None or len(draw.commits) < self.setup.seats:
+            return Verdict.cheat(author, "opened before every seat committed")
+        if author in draw.opens:
+            return Verdict.cheat(author, "second opening of one draw")
+        if not isinstance(value, bytes) or len(value) != 32:
+            return Verdict.cheat(author, "draw value must be 32 bytes")
+        if _commit_digest(key[0], key[1], author, value) != draw.commits[author]:
+            return Verdict.cheat(author, "opening does not match its commitment")
+        draw.opens[author] = value
+        return Verdict.good()
+
+    def _feed_timer(self, author: int, body: Mapping[str, Any]) -> Verdict:
+        purpose = body.get("purpose")
+        if set(body) != {"t", "purpose"} or not isinstance(purpose, str):
+            return Verdict.cheat(author, "timer body: expected t, purpose")
+        if not any(isinstance(r, Timer) and r.purpose == purpose for r in self.pending()):
+            return Verdict.cheat(author, f"no pending timer {purpose!r:.40}")
+        self._apply(TimerExpired(purpose))
+        return Verdict.good()
+
+    # ------------------------------------------------------------ deriving
+    def _apply(self, event: Event) -> None:
+        self.state = self.game.apply(self.state, event)
+        self.events.append(event)
+
+    def _settle(self) -> None:
+        """Answer every pending request the signed messages now satisfy."""
+        progress = True
+        while progress and not self.over:
+            progress = False
+            for request in self.pending():
+                if isinstance(request, Timer):
+                    continue
+                event = self._answer(request)
+                if event is None:
+                    break  # requests are answered in the engine's order
+                self._apply(event)
+                progress = True
+                break
+
+    def _answer(self, request: Request) -> Event | None:
+        if isinstance(request, Deal | Transfer):
+            if self._readable_by(request.positions, request.seat):
+                return request.answer()
+            return None
+        if isinstance(request, Reveal):
+            cards = self._public_cards(request.positions)
+            if cards is None:
+                return None
+            return Revealed(request.positions, tuple(Card(c) for c in cards))
+        if isinstance(request, Reshuffle):
+            number = self._reshuffles.get(request.new_positions)
+            if number is None:
+                # every card to reshuffle must be face up first (Mao M26 takes
+                # the hands back too: the round is over, so all keys come out)
+                faces = self._public_cards(request.positions)
+                if faces is None:
+                    return None
+                if len(faces) == 1:
+                    self.open_faces[request.new_positions[0]] = faces[0]
+                    return request.answer()
+                number = self._new_deal(faces, list(request.new_positions))
+                self._reshuffles[request.new_positions] = number
+            return request.answer() if self.deals[number].dealt else None
+        if isinstance(request, RandomDraw):
+            key = (request.purpose, self.draw_count.get(request.purpose, 0))
+            draw = self.draws.get(key)
+            if draw is None or len(draw.opens) < self.setup.seats:
+                return None
+            h = hashlib.sha512(DRAW_LABEL + request.purpose.encode())
+            for seat in range(self.setup.seats):
+                h.update(draw.opens[seat])
+            self.draw_count[request.purpose] = key[1] + 1
+            return RandomValue(request.purpose, int.from_bytes(h.digest(), "big") % request.bound)
+        if isinstance(request, Prove):
+            members = tuple(sorted(c.index for c in request.allowed))
+            result = self.claims.pop((request.seat, request.position, members), None)
+            return None if result is None else ProofVerdict(request.seat, result)
+        return None  # timers: answered by a timer body only
+
+    def _public_cards(self, positions: tuple[int, ...]) -> list[int] | None:
+        """The faces of these positions if every key over them is out."""
+        cards = []
+        for position in positions:
+            if position in self.open_faces:
+                cards.append(self.open_faces[position])
+                continue
+            if position not in self.where:
+                return None
+            deal, local = self.locate(position)
+            card = deal.public_card(local) if deal.dealt else None
+            if card is None:
+                return None
+            cards.append(card)
+        return cards
+
+    def _readable_by(self, positions: tuple[int, ...], seat: int) -> bool:
+        for position in positions:
+            if position in self.open_faces:
+                continue
+            if position not in self.where:
+                return False
+            deal, local = self.locate(position)
+            if not deal.dealt or deal.readers(local) != frozenset({seat}):
+                return False
+        return True
+
+    def _new_deal(self, cards: list[int], positions: list[int]) -> int:
+        number = len(self.deals)
+        context = Context(self.setup.table_id, number)
+        deck = Deck.of(cards)
+        self.deals.append(DealTable(DealSetup(context, self.setup.seats, deck, self.setup.proven)))
+        for local, position in enumerate(positions):
+            self.where[position] = (number, local)
+        return number
+
+
+class Seat:
+    """One seat's private side: secrets, draw values, decrypted faces."""
+
+    def __init__(self, table: Table, seat: int) -> None:
+        self.seat = seat
+        self.secrets: dict[int, DealSecrets] = {}
+        self.draw_values: dict[tuple[str, int], bytes] = {}
+        self.known: dict[int, Card] = {}
+        self._table = table
+
+    # ------------------------------------------------------------ knowledge
+    def knowledge(self) -> dict[int, Card]:
+        """Faces of the positions this seat alone (or everyone) can read."""
+        table = self._table
+        self.known.update((p, Card(c)) for p, c in table.open_faces.items())
+        for position, (number, local) in table.where.items():
+            deal = table.deals[number]
+            if not deal.dealt or self.seat not in deal.readers(local):
+                self.known.pop(position, None)
+                continue
+            if position in self.known:
+                continue
+            public = deal.public_card(local)
+            if public is not None:
+                self.known[position] = Card(public)
+            elif number in self.secrets:
+                self.known[position] = Card(deal.decrypt(local, self.seat, self.secrets[number]))
+        return dict(self.known)
+
+    # ------------------------------------------------------------ duties
+    def duties(self) -> list[dict[str, Any]]:
+        """The bodies this seat owes the table now (empty: nothing to do)."""
+        table = self._table
+        out: list[dict[str, Any]] = []
+        for number, deal in enumerate(table.deals):
+            body = self._pass_duty(number, deal)
+            if body is not None:
+                out.append(body)
+        if table.over:
+            for number, deal in enumerate(table.deals):
+                if deal.dealt and self.seat in deal.missing_final():
+                    out.append(_deal_body(number, make_final_reveal(self.secrets[number])))
+            return out
+        reveal: dict[int, set[int]] = {}
+        for request in table.pending():
+            if isinstance(request, Deal):
+                self._give_keys(request.positions, reveal, unless=request.seat)
+            elif isinstance(request, Reveal | Reshuffle):
+                self._give_keys(request.positions, reveal, unless=None)
+            elif isinstance(request, Transfer):
+                out.extend(self._transfer_duty(request, reveal))
+            elif isinstance(request, RandomDraw):
+                body = self._draw_duty(request)
+                if body is not None:
+                    out.append(body)
+            elif isinstance(request, Prove) and request.seat == self.seat:
+                body = self._prove_duty(request)
+                if body is not None:
+                    out.append(body)
+        for number, locals_ in sorted(reveal.items()):
+            out.append(_deal_body(number, make_key_reveal(self.secrets[number], sorted(locals_))))
+        return out
+
+    def _pass_duty(self, number: int, deal: DealTable) -> dict[str, Any] | None:
+        if deal.phase not in ("shuffle", "lock") or deal.next_seat != self.seat:
+            return None
+        secrets = self.secrets.get(number)
+        if secrets is None:
+            secrets = self.secrets[number] = DealSecrets.generate(deal.setup, self.seat)
+        make = make_shuffle if deal.phase == "shuffle" else make_lock
+        message: Message = make(deal.setup, secrets, deal.expected_input())
+        return _deal_body(number, message)
+
+    def _own_layer_open(self, deal: DealTable, local: int) -> bool:
+        return any(layer.seat == self.seat for layer in deal.outstanding(local))
+
+    def _give_keys(
+        self, positions: tuple[int, ...], reveal: dict[int, set[int]], unless: int | None
+    ) -> None:
+        if unless == self.seat:
+            return
+        for position in positions:
+            if position not in self._table.where:
+                continue  # a reshuffle still has to make it
+            number, local = self._table.where[position]
+            deal = self._table.deals[number]
+            if deal.dealt and self._own_layer_open(deal, local):
+                reveal.setdefault(number, set()).add(local)
+
+    def _transfer_duty(
+        self, request: Transfer, reveal: dict[int, set[int]]
+    ) -> list[dict[str, Any]]:
+        out = []
+        for position in request.positions:
+            if position not in self._table.where:
+                continue
+            number, local = self._table.where[position]
+            deal = self._table.deals[number]
+            if not deal.dealt:
+                continue
+            holders = {layer.seat for layer in deal.outstanding(local)}
+            if self.seat == request.seat:
+                if self.seat not in holders:
+                    relock, self.secrets[number] = make_relock(deal, self.secrets[number], local)
+                    out.append(_deal_body(number, relock))
+            elif self.seat in holders and request.seat in holders:
+                reveal.setdefault(number, set()).add(local)
+        return out
+
+    def _draw_duty(self, request: RandomDraw) -> dict[str, Any] | None:
+        table = self._table
+        key = (request.purpose, table.draw_count.get(request.purpose, 0))
+        draw = table.draws.get(key, _Draw())
+        if self.seat not in draw.commits:
+            value = self.draw_values.setdefault(key, _secrets.token_bytes(32))
+            digest = _commit_digest(key[0], key[1], self.seat, value)
+            return {"t": "commit", "purpose": request.purpose, "digest": digest}
+        if len(draw.commits) == table.setup.seats and self.seat not in draw.opens:
+            return {"t": "open", "purpose": request.purpose, "value": self.draw_values[key]}
+        return None
+
+    def _prove_duty(self, request: Prove) -> dict[str, Any] | None:
+        members = tuple(sorted(c.index for c in request.allowed))
+        if (self.seat, request.position, members) in self._table.claims:
+            return None
+        number, local = self._table.where[request.position]
+        deal = self._table.deals[number]
+        try:
+            claim = make_identity_claim(deal, self.secrets[number], local, members)
+        except MentalPokerError:
+            return None  # not true: an honest seat never proves a false claim
+        return _deal_body(number, claim)
+
+    def secrets_bytes(self) -> dict[int, bytes]:
+        """What the session persists before publishing (crash safety)."""
+        return {number: s.to_bytes() for number, s in self.secrets.items()}
+
+
+def _deal_body(number: int, message: Message) -> dict[str, Any]:
+    return {"t": "deal", "deal": number, "msg": message.to_wire()}
+
+
+__all__ = [
+    "KeyReveal",
+    "LockPass",
+    "Relock",
+    "Seat",
+    "ShufflePass",
+    "Table",
+    "TableError",
+    "TableSetup",
+]

@@ -1,0 +1,207 @@
+"""The table machine (p2p.table): whole games of every game played by bots
+through real mental-poker deals, replayed offline from the log, and bodies
+from a cheating or confused seat refused with the seat named."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engines.bluff import BluffConfig, Start
+from engines.bots import sensible_bots
+from engines.core import RandomValue, to_data
+from mental_poker.group import encode_scalar, random_scalar
+from p2p.local import LocalTable, TableFault
+from p2p.table import Table, TableSetup
+
+
+def play(game: str, seats: int, seed: int, proven: bool) -> LocalTable:
+    setup = TableSetup(f"test-{game}-{seed}".encode(), game, seats, proven=proven)
+    local = LocalTable(setup, sensible_bots(game, seats, seed), seed=seed)
+    local.play()
+    return local
+
+
+def replay(setup: TableSetup, log: list) -> Table:
+    table = Table(setup)
+    for author, body in log:
+        verdict = table.feed(author, body)
+        assert verdict.ok, verdict
+    return table
+
+
+@pytest.mark.parametrize(
+    ("game", "seats"),
+    [("bluff", 2), ("bluff", 3), ("bomb", 4), ("mao", 3)],
+)
+def test_whole_proven_game_ends_audited_and_replays(game: str, seats: int) -> None:
+    local = play(game, seats, seed=7, proven=True)
+    table = local.table
+    assert table.over and table.final_done()
+    assert table.audit().ok
+    outcome = table.game.outcome(table.state)
+    assert outcome is not None and outcome.winners and not outcome.cheaters
+    # every deal's positions were really dealt through mental poker
+    assert all(deal.dealt for deal in table.deals)
+    again = replay(local.setup, local.log)
+    assert table.game.encode(again.state) == table.game.encode(table.state)
+    assert again.audit().ok
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["bluff", "bomb", "mao"])
+def test_many_unproven_games_finish(game: str) -> None:
+    lo, hi = {"bluff": (2, 6), "bomb": (3, 9), "mao": (3, 8)}[game]
+    for seed in range(4):
+        seats = lo + (seed * 3) % (hi - lo + 1)
+        local = play(game, seats, seed, proven=False)
+        assert local.table.audit().ok
+
+
+def test_each_seat_knows_only_its_own_cards() -> None:
+    setup = TableSetup(b"know", "bluff", 3, proven=False)
+    local = LocalTable(setup, sensible_bots("bluff", 3, 1))
+    while not local.table.events or local.seats[0].duties() or local.seats[1].duties():
+        local.step()
+        if local.table.game.legal_kinds(local.table.state, 0):
+            break
+    hands = [set(seat.knowledge()) for seat in local.seats]
+    assert all(hands), "every seat was dealt something"
+    for a in range(3):
+        for b in range(3):
+            if a != b:
+                assert not hands[a] & hands[b], "two seats read the same hidden card"
+    # a seat cannot decrypt another seat's card with its own secrets
+    table, seat0 = local.table, local.seats[0]
+    other = next(iter(hands[1]))
+    deal, position = table.locate(other)
+    with pytest.raises(Exception, match="another seat"):
+        deal.decrypt(position, 0, seat0.secrets[0])
+
+
+def _until_deal_request(local: LocalTable) -> None:
+    """Run the shuffle and lock passes, stop before anyone reveals keys."""
+    while not local.table.deals[0].dealt:
+        local.step()
+
+
+def test_wrong_key_is_refused_and_names_the_seat() -> None:
+    setup = TableSetup(b"cheat-key", "bluff", 2, proven=True)
+    local = LocalTable(setup, sensible_bots("bluff", 2, 0))
+    _until_deal_request(local)
+    table = local.table
+    before = table.game.encode(table.state)
+    (body,) = [b for b in local.seats[1].duties() if b["msg"]["type"] == "keys"]
+    forged = copy.deepcopy(body)
+    forged["msg"]["keys"][0][1] = encode_scalar(random_scalar())
+    verdict = table.feed(1, forged)
+    assert not verdict.ok and verdict.seat == 1 and "does not open" in verdict.reason
+    assert table.game.encode(table.state) == before
+    assert table.feed(1, body).ok  # the honest body still goes through
+
+
+def test_body_signed_for_another_seat_is_refused() -> None:
+    setup = TableSetup(b"cheat-seat", "bluff", 2, proven=False)
+    local = LocalTable(setup, sensible_bots("bluff", 2, 0))
+    (body,) = local.seats[0].duties()
+    verdict = local.table.feed(1, body)
+    assert not verdict.ok and verdict.seat == 1 and "of seat 0" in verdict.reason
+
+
+def test_move_for_another_seat_and_illegal_move_are_refused() -> None:
+    local = play("bluff", 2, seed=3, proven=False)
+    table = Table(local.setup)
+    # replay until the first move, then try it under the wrong author
+    for author, body in local.log:
+        if body["t"] == "move":
+            mover = body["event"]["seat"]
+            wrong = table.feed(1 - mover, body)
+            assert not wrong.ok and wrong.seat == 1 - mover
+            break
+        assert table.feed(author, body).ok
+    before = table.game.encode(table.state)
+    verdict = table.feed(
+        1 - mover, {"t": "move", "event": {"kind": "challenge", "seat": 1 - mover}}
+    )
+    assert not verdict.ok and verdict.seat == 1 - mover and "illegal" in verdict.reason
+    assert table.game.encode(table.state) == before
+
+
+def test_random_draw_opening_must_match_commitment() -> None:
+    # B3: with the random start rule the starter is a commit-reveal draw
+    config = to_data(BluffConfig(start=Start.RANDOM))
+    setup = TableSetup(b"draw", "bluff", 2, config=config, proven=False)
+    local = LocalTable(setup, sensible_bots("bluff", 2, 0))
+    for _ in range(200):
+        opens = [(s.seat, b) for s in local.seats for b in s.duties() if b["t"] == "open"]
+        if opens:
+            break
+        local.step()
+    else:
+        pytest.fail("no random draw happened")
+    author, body = opens[0]
+    verdict = local.table.feed(author, dict(body, value=bytes(32)))
+    assert not verdict.ok and verdict.seat == author and "commitment" in verdict.reason
+    assert local.table.feed(author, body).ok
+    while local.step():
+        pass
+    assert any(isinstance(e, RandomValue) for e in local.table.events)
+    # the refused opening stays on the record: the audit names its author
+    audit = local.table.audit()
+    assert not audit.ok and audit.seat == author
+
+
+def test_final_reveal_only_after_the_game() -> None:
+    local = play("bluff", 2, seed=5, proven=False)
+    finals = [(a, b) for a, b in local.log if b["t"] == "deal" and b["msg"]["type"] == "final"]
+    assert len(finals) == 2
+    verdict = Table(local.setup).feed(*finals[0])
+    assert not verdict.ok and "before the game is over" in verdict.reason
+
+
+def test_tampered_log_is_caught_on_replay_naming_the_author() -> None:
+    local = play("bluff", 2, seed=2, proven=True)
+    log = copy.deepcopy(local.log)
+    index = next(
+        i for i, (_, b) in enumerate(log) if b["t"] == "deal" and b["msg"]["type"] == "keys"
+    )
+    author, body = log[index]
+    body["msg"]["keys"][0][1] = encode_scalar(random_scalar())
+    table = Table(local.setup)
+    for i, (who, entry) in enumerate(log):
+        verdict = table.feed(who, entry)
+        if i == index:
+            assert not verdict.ok and verdict.seat == author
+            break
+        assert verdict.ok
+
+
+def test_cheating_seat_in_local_table_raises_fault() -> None:
+    setup = TableSetup(b"fault", "bluff", 2, proven=False)
+    local = LocalTable(setup, sensible_bots("bluff", 2, 0))
+    with pytest.raises(TableFault, match="seat 0"):
+        local.feed(0, {"t": "nonsense"})
+
+
+junk = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.binary(max_size=40) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=12,
+)
+body_like = st.fixed_dictionaries(
+    {"t": st.sampled_from(["deal", "move", "commit", "open", "timer", "x"])},
+    optional={"deal": junk, "msg": junk, "event": junk, "purpose": junk, "value": junk},
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(author=st.integers(0, 1), body=st.one_of(junk, body_like))
+def test_arbitrary_bodies_never_crash_or_change_state(author: int, body: object) -> None:
+    table = Table(TableSetup(b"junk", "bluff", 2, proven=False))
+    before = table.game.encode(table.state)
+    verdict = table.feed(author, body)
+    assert not verdict.ok and verdict.seat == author
+    assert table.game.encode(table.state) == before

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from engines.bots import Table
 from engines.bots.mao import LegalBot, SensibleBot
-from engines.cards import full_deck
+from engines.cards import Card, full_deck
 from engines.core import EngineError, Event
 from engines.mao import GAME, MaoState
 from engines.mao_events import Call, Draw, MaoConfig, Play, Say
@@ -204,3 +204,80 @@ def test_arbitrary_event_data_never_crashes_the_engine(data: list[dict]) -> None
             continue
         GAME.encode(after)
         state = after
+
+
+# -- the bots themselves -----------------------------------------------------------------
+
+
+def test_bots_never_play_a_bad_card_or_out_of_turn() -> None:
+    for seed in range(12):
+        seats = 3 + seed % 4
+        t = Table(GAME, MaoConfig.for_seats(seats), seats, deck_seed=seed)
+        bots = [LegalBot(s) if s % 2 else SensibleBot(s) for s in range(seats)]
+        rng = random.Random(seed)
+        seen = 0
+        while not GAME.is_over(t.state):
+            t.step(bots, rng)
+            for note in t.state.notes:
+                if note.seq >= seen:
+                    assert note.phrase not in ("bad card", "playing out of turn", "bad call")
+            seen = t.state.seq
+
+
+def test_sensible_bot_says_its_phrases() -> None:
+    from tests.test_mao_script import Script
+
+    s = Script([["7♠", "K♣"], ["4♣", "Q♥"]], "2♠", config=MaoConfig(hand_size=2))
+    event = SensibleBot(1).act(GAME, s.state, 0, s.table.known[0])
+    assert event == Play(0, s.position(0, "7♠"), Card.parse("7♠"),
+                         ("have a nice day", "seven of spades", "last card"))  # fmt: skip
+
+
+def test_sensible_bot_calls_a_penalty_it_is_sure_of() -> None:
+    from tests.test_mao_script import Script
+
+    s = Script([["5♠", "K♣", "2♣"], ["4♣", "Q♣", "3♣"], ["6♣", "8♣", "9♦"]], "10♠",
+               config=MaoConfig(hand_size=3))  # fmt: skip
+    s.play(0, "5♠")  # the spade's name is owed: a penalty nobody can dispute
+    assert SensibleBot(3).act(GAME, s.state, 2, s.table.known[2]) == Call(
+        2, 0, "failure to say five of spades"
+    )
+    s.submit(SensibleBot(3).act(GAME, s.state, 2, s.table.known[2]))
+    assert s.notes() == [(0, "failure to say five of spades")]
+
+
+def test_sensible_bot_learns_a_secret_rule_from_penalties() -> None:
+    from engines.mao_rules import M29_EXAMPLES
+    from tests.test_mao import _with_rule
+
+    s, _slot = _with_rule(
+        M29_EXAMPLES["red on black"], [["5♦", "9♣"], ["5♥", "5♠"], ["6♠", "8♥"]], "5♣"
+    )
+    bot = SensibleBot(11)
+    s.play(1, "5♥")  # red on black: penalised and sent back
+    s.judge()
+    s.play(1, "5♠", "five of spades")
+    s.judge()
+    s.draw(2)
+    s.judge()
+    # seat 0 holds 5♦ (red on black) and 9♣ (invalid on 5♠) and a penalty-free choice:
+    # a learner that saw "colour clash" for red on black draws rather than play 5♦
+    choice = bot.act(GAME, s.state, 0, s.table.known[0])
+    assert isinstance(choice, Draw)
+    naive = LegalBot(11).act(GAME, s.state, 0, s.table.known[0])
+    assert isinstance(naive, Play) and naive.card == Card.parse("5♦")
+
+
+def test_a_winning_bot_writes_a_fair_secret_rule() -> None:
+    from engines.mao_rules import commitment, validate
+    from tests.test_mao_script import Script
+
+    s = Script([["5♣", "K♣"], ["4♣", "Q♥"]], "2♣", config=MaoConfig(hand_size=2))
+    s.play(0, "5♣", "last card")
+    s.play(1, "4♣", "last card")
+    s.play(0, "K♣", "Mao")
+    bot = SensibleBot(5)
+    event = bot.act(GAME, s.state, 0, s.table.known[0])
+    assert event is not None and event.KIND == "add_rule"
+    ((rule, salt, commit),) = bot.written
+    assert validate(rule) is rule and commitment(rule, salt) == commit == event.commitment

@@ -60,13 +60,27 @@ every author must reveal their rules.
 saying "point of order" again are penalised; the quoted form ``"point of
 order"`` is the safe way to name it.
 
-Variants (M36–M40) are ``MaoConfig`` switches; the choices made where the
-seed is silent are in ``protocol.md`` §5.4.
+Variants (M36–M40) are ``MaoConfig`` switches: continuous play (winners
+leave and rejoin), no talking, the M38 conduct penalties, Dictator Mao (only
+the dictator calls penalties and adds rules; the engine's own detection of
+base-rule violations stands for the dictator's eye) and Mini Mao (no card
+effects or phrases, a first secret rule before the first deal). The choices
+made where the seed is silent are in ``protocol.md`` §5.4.
+
+Layout: the state values are in ``engines.mao_state``, the events and config
+in ``engines.mao_events``, the rule language and judgement in
+``engines.mao_rules``, phrases in ``engines.phrases``. This module holds the
+rules that move the state; ``_T`` is a mutable working copy used while one
+event is applied, frozen again at the end, so a refused event changes
+nothing.
 
 What the engine is bad at: "lying" and "ungentlemanly conduct" (M38) cannot
-be detected from data, so such calls are accepted as the caller says; a
-secret rule is judged only on the events listed above, and phrases a secret
-rule requires must be said in the judged event itself.
+be detected from data, so such calls are accepted as the caller says;
+"touching" (M34) covers plays and draws only (there is no event for
+reordering a hand); a secret rule is judged only on the events listed above,
+and phrases a secret rule requires must be said in the judged event itself.
+Every verdict is kept in the state until its rule is revealed, so the
+encoded state grows with the game (chunked, so applying stays cheap).
 """
 
 from __future__ import annotations

@@ -376,6 +376,8 @@ class DealSecrets:
 
     def keys_for(self, position: int) -> list[int]:
         """Every key of this seat over a position (lock key, then relocks)."""
+        if not isinstance(position, int) or not 0 <= position < len(self.lock_keys):
+            raise ProtocolError(f"no position {position!r} in this deal")
         return [self.lock_keys[position], *(k for p, k in self.relock_keys if p == position)]
 
     def with_relock(self, position: int, key: int) -> DealSecrets:
@@ -582,12 +584,12 @@ class DealTable:
         return self.phase == "play"
 
     def ciphertext(self, position: int) -> bytes:
-        self._require_play()
+        self._require_play(position)
         return self.current[position]
 
     def outstanding(self, position: int) -> list[Layer]:
         """Layers of this position whose key is still secret."""
-        self._require_play()
+        self._require_play(position)
         return [layer for layer in self.layers[position] if layer.key is None]
 
     def readers(self, position: int) -> frozenset[int]:
@@ -604,6 +606,7 @@ class DealTable:
         return next(iter(seats)) if len(seats) == 1 else None
 
     def public_card(self, position: int) -> int | None:
+        """The card at a position every seat can read, once read."""
         return self.public.get(position)
 
     def sole_layer(self, position: int, seat: int) -> Layer:
@@ -615,6 +618,7 @@ class DealTable:
 
     def peeled(self, position: int) -> bytes:
         """The position's value with every revealed key removed."""
+        self._require_play(position)
         product = 1
         for layer in self.layers[position]:
             if layer.key is not None:
@@ -849,9 +853,13 @@ class DealTable:
 
     # ------------------------------------------------------------ helpers
 
-    def _require_play(self) -> None:
+    def _require_play(self, position: int | None = None) -> None:
         if self.phase != "play":
             raise ProtocolError("the shuffle and lock passes are not complete")
+        if position is not None and (
+            not isinstance(position, int) or not 0 <= position < self.setup.size
+        ):
+            raise ProtocolError(f"no position {position!r} in this deal")
 
     def _read(self, position: int, point: bytes) -> int:
         """Map a fully decrypted point to its card; a non-card or a card

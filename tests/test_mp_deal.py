@@ -497,3 +497,17 @@ def test_own_seat_skips_only_the_proofs_of_its_own_passes() -> None:
     assert not verdict.ok and verdict.seat == 1
     dup = cheat_shuffle(game, 1, _duplicate)
     assert not DealTable(game.setup, own_seat=1).feed(dup)  # out of turn: still checked
+
+
+def test_queries_about_a_missing_position_raise_a_typed_error() -> None:
+    game = Table(2, Deck.of(range(6)))
+    game.passes()
+    for query in (
+        lambda: game.public.readers(6),
+        lambda: game.public.ciphertext(-1),
+        lambda: game.public.decrypt(99, 0, game.secrets[0]),
+        lambda: game.public.peeled("1"),
+        lambda: make_key_reveal(game.secrets[0], [6]),
+    ):
+        with pytest.raises(ProtocolError):
+            query()

@@ -639,6 +639,9 @@ class DealTable:
         layers still secret. NotDecryptable if another seat's key is missing;
         CheatDetected if the value is not an unused card of the deal."""
         out = self.outstanding(position)
+        if secrets.seat != seat:
+            raise ProtocolError(f"these are seat {secrets.seat}'s secrets, not seat {seat}'s")
+        secrets.check_belongs(self.setup)
         if any(layer.seat != seat for layer in out):
             raise NotDecryptable(f"position {position} still needs another seat's key")
         own = secrets.keys_for(position)

@@ -27,7 +27,9 @@ bias is below 2**-250). Functions that draw randomness accept an ``rng``
 Heavy loops (one libsodium call per card) go through :func:`pmap` /
 :func:`msm`, which split the work into one contiguous chunk per worker
 thread. libsodium runs with the GIL released, so on two cores this gives
-close to 2x. They are plain blocking functions: call them from
+close to 2x (measured on 2 idle cores, n = 54: shuffle proof made in 29 ->
+17 ms, checked in 34 -> 20 ms; when other processes already load both cores
+there is no gain). They are plain blocking functions: call them from
 ``trio.to_thread.run_sync`` in an event-loop program.
 
 :func:`count_ops` counts the group operations performed inside a ``with``

@@ -508,6 +508,7 @@ def test_queries_about_a_missing_position_raise_a_typed_error() -> None:
         lambda: game.public.decrypt(99, 0, game.secrets[0]),
         lambda: game.public.peeled("1"),
         lambda: make_key_reveal(game.secrets[0], [6]),
+        lambda: game.public.decrypt(0, 1, game.secrets[0]),
     ):
         with pytest.raises(ProtocolError):
             query()

@@ -281,3 +281,20 @@ def test_a_winning_bot_writes_a_fair_secret_rule() -> None:
     assert event is not None and event.KIND == "add_rule"
     ((rule, salt, commit),) = bot.written
     assert validate(rule) is rule and commitment(rule, salt) == commit == event.commitment
+
+
+@pytest.mark.parametrize(
+    "switches",
+    [{"continuous": True}, {"dictator": 1, "dictator_plays": False}, {"dictator": 0},
+     {"mini": True}, {"no_talking": True}, {"conduct": True}, {"seven_draw": "draw"}],
+    ids=["M36", "M39-no-cards", "M39", "M40", "M37", "M38", "M9-draw"],
+)  # fmt: skip
+def test_bot_games_finish_under_every_variant(switches: dict) -> None:
+    for seed in range(8):
+        seats = 3 + seed % 5
+        t = Table(GAME, MaoConfig.for_seats(seats, **switches), seats, deck_seed=seed)
+        bots = [SensibleBot(seed * 16 + s) if s % 3 else LegalBot(seed * 16 + s)
+                for s in range(seats)]  # fmt: skip
+        outcome = t.play(bots, seed=seed, max_events=60_000)
+        assert outcome is not None and outcome.cheaters == ()
+        assert sum(t.state.wins) >= 5

@@ -87,6 +87,11 @@ class _Author:
             return None
         if state.poo >= 0 and state.poo != seat:
             return Say(seat, ("point taken",))  # M35: back to the game
+        cfg = state.config
+        if cfg.continuous and state.out[seat] and state.phase == "play" and seat != cfg.dictator:
+            # M36: a winner deals themself back in, with a new rule when owed one
+            new_rule = ("introducing a new rule",) if state.credits[seat] else ()
+            return Say(seat, ("rejoining the game", *new_rule))
         if state.awaiting_rule == seat or state.credits[seat] > 0:
             return self.write_rule(state, seat)
         p = state.proposal
@@ -96,10 +101,10 @@ class _Author:
         )
         if p is not None and seat not in p.yes + p.no:
             if p.action == "end":
-                return Vote(seat, state.round >= self.rounds)
+                return Vote(seat, sum(state.wins) >= self.rounds)
             # M30: drop a rule only when the game is stuck or the round never ends
             return Vote(seat, stuck)
-        if p is None and seat == 0 and state.round >= self.rounds:
+        if p is None and seat == 0 and sum(state.wins) >= self.rounds:
             return Propose(seat, "end")
         if p is None and stuck and state.turn == seat:
             return self._propose_drop(state, seat)
@@ -123,6 +128,11 @@ class _Author:
         _hits, slot = max(counts)
         self.proposed.add((state.round, slot))
         return Propose(seat, "drop", slot)
+
+    def active_rules(self, state: MaoState, seat: int) -> list[Rule]:
+        """My rules still in force (a dropped rule binds nobody, M30)."""
+        mine = self._mine(state, seat) if self.written else {}
+        return [rule for slot, (rule, _s) in mine.items() if state.rules[slot].status == "active"]
 
     def write_rule(self, state: MaoState, seat: int) -> AddRule:
         """M27: a fair rule from the catalogue that fits with my other rules."""
@@ -277,9 +287,11 @@ class Hypotheses:
         self.returned: set[tuple[int, str]] = set()
         self.seen: dict[int, int] = {}
         self.best: dict[tuple[int, str], tuple[str, Any] | None] = {}
-        self.draw_phrases: set[str] = set()
+        self.draw_phrases: dict[str, int] = {}  # phrase -> rule slot
+        self.active: set[int] = set()
 
     def update(self, state: MaoState) -> None:
+        self.active = {i for i, r in enumerate(state.rules) if r.status == "active"}
         for slot, rule in enumerate(state.rules):
             start = self.seen.get(slot, 0)
             count = sum(len(chunk) for chunk in rule.record)
@@ -291,7 +303,7 @@ class Hypotheses:
                 if ctx.trigger == "draw":
                     for e in judged.effects:
                         if e.do == "penalty" and normalize(e.phrase).startswith("failuretosay"):
-                            self.draw_phrases.add(e.phrase.split(" ", 3)[-1])
+                            self.draw_phrases[e.phrase.split(" ", 3)[-1]] = slot
                 if ctx.trigger != "play" or ctx.card is None:
                     continue
                 penalties = [e for e in judged.effects if e.do == "penalty"]
@@ -327,9 +339,11 @@ class Hypotheses:
         return best
 
     def predicts(self, ctx: JudgeContext) -> tuple[bool, list[str]]:
-        """(avoid this play?, phrases to say with it)."""
+        """(avoid this play?, phrases to say with it), from rules still active."""
         avoid, say = False, []
         for key in self.hit:
+            if key[0] not in self.active:
+                continue
             test = self._explain(key)
             if test is None:
                 continue
@@ -369,7 +383,7 @@ class SensibleBot(_Author):
         if state.turn != seat:
             return None
         self.learned.update(state)
-        mine = [r for r, _s, _c in self.written]
+        mine = self.active_rules(state, seat)
         return self.turn(
             state,
             seat,
@@ -384,13 +398,15 @@ class SensibleBot(_Author):
         ctx = JudgeContext(0, "draw", seat, hand=len(state.hands[seat]) + 1)
         mine = [
             e.phrase
-            for rule, _s, _c in self.written
+            for rule in self.active_rules(state, seat)
             if applies(rule, ctx)
             for e in rule.effects
             if e.do == "require"
         ]
         self.learned.update(state)
-        return sorted(set(mine) | self.learned.draw_phrases)[:4]
+        active = self.learned.active
+        learned = {p for p, slot in self.learned.draw_phrases.items() if slot in active}
+        return sorted(set(mine) | learned)[:4]
 
     def _sure_call(self, state: MaoState, seat: int) -> Event | None:
         """M24: a seat that still owes a phrase after acting is sure to be penalised."""

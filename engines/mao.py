@@ -431,10 +431,18 @@ def _fresh(t: _T, count: int) -> list[int]:
     return new
 
 
+def _may_retract(t: _T) -> bool:
+    """Whether the last play may still be sent back by a verdict (M28)."""
+    u = t.undo
+    if u is None or u.retracted:
+        return False
+    return u.seq == t.ev_seq or any(j.ctx.seq == u.seq for j in t.judgements)
+
+
 def _refill(t: _T) -> None:
     """An empty draw pile takes the discard pile but its top card, reshuffled."""
     # while a play may still be sent back (M28 verdicts due), the card under it stays
-    keep = 2 if t.judgements and t.undo is not None and not t.undo.retracted else 1
+    keep = 2 if _may_retract(t) else 1
     if t.draw or len(t.pile) <= keep:
         return
     under, t.pile = t.pile[:-keep], t.pile[-keep:]
@@ -466,7 +474,7 @@ def _give(t: _T, seat: int, count: int, purpose: str) -> None:
 def _give_from_discard(t: _T, seat: int, count: int) -> None:
     """M9 (seed): the 7 chain's cards come from the discard pile, oldest first,
     never its top card; the rest, if it runs short, from the draw pile."""
-    keep = 2 if t.judgements and t.undo is not None and not t.undo.retracted else 1
+    keep = 2 if _may_retract(t) else 1
     n = min(count, max(0, len(t.pile) - keep))
     taken, t.pile = t.pile[:n], t.pile[n:]
     t.hands[seat].extend(p.position for p in taken)
@@ -949,9 +957,9 @@ def _quiet_verdict(state: MaoState, e: Verdict) -> MaoState | None:
 
 def _retract(t: _T) -> None:
     u = t.undo
-    assert u is not None
-    if t.pile and t.pile[-1].position == u.position:
-        t.pile.pop()
+    if u is None or not t.pile or t.pile[-1].position != u.position:
+        return  # the card is no longer on top: nothing to send back
+    t.pile.pop()
     t.hands[u.seat].append(u.position)
     _show(t, u.position, u.card)
     t.flow, t.owed = u.flow, list(u.owed)

@@ -55,6 +55,7 @@ DEFAULT_SEATS = {"bluff": 2, "bomb": 5, "mao": 4}
 
 
 def _demo(args: argparse.Namespace) -> int:
+    import secrets
     import time
 
     from engines.bots import sensible_bots
@@ -73,7 +74,8 @@ def _demo(args: argparse.Namespace) -> int:
         )
         return 2
     setup = TableSetup(b"demo/" + args.game.encode(), args.game, seats, proven=not args.unproven)
-    local = LocalTable(setup, sensible_bots(args.game, seats, args.seed), seed=args.seed)
+    bots = sensible_bots(args.game, seats, args.seed, salt_source=secrets.token_bytes)
+    local = LocalTable(setup, bots, seed=args.seed)
     shown = 0
 
     def show(author: int, body: dict) -> None:

@@ -152,9 +152,13 @@ class Table:
         return self.game.outcome(self.state)
 
 
-def sensible_bots(game: str, seats: int, seed: int) -> list[Bot]:
+def sensible_bots(
+    game: str, seats: int, seed: int, salt_source: Callable[[int], bytes] | None = None
+) -> list[Bot]:
     """One sensible bot of ``game`` per seat, each with its own seed derived
-    from ``seed`` (what ``nodealer demo`` and the session's bot seats use)."""
+    from ``seed`` (what ``nodealer demo`` and the session's bot seats use).
+    ``salt_source(n)`` gives n secret bytes for Mao rule commitments (p2p
+    passes ``secrets.token_bytes``; the engines never draw randomness)."""
     if game == "bluff":
         from engines.bots.bluff import SensibleBluffBot
 
@@ -166,5 +170,5 @@ def sensible_bots(game: str, seats: int, seed: int) -> list[Bot]:
     if game == "mao":
         from engines.bots.mao import SensibleBot
 
-        return [SensibleBot(seed * 1000 + s) for s in range(seats)]
+        return [SensibleBot(seed * 1000 + s, salt_source=salt_source) for s in range(seats)]
     raise KeyError(f"no bots for game {game!r}")

@@ -18,9 +18,11 @@ ends. Both vote for the end of the game once ``rounds`` rounds are done
   then avoids the cards it believes forbidden and says the phrases it
   believes required.
 
-Bots are deterministic given their seed (``random.Random``; the salt of a
-bot's commitment comes from it too — a real peer draws salts with
-``secrets`` in p2p).
+Bots are deterministic given their seed (``random.Random``). The salt of a
+bot's rule commitment comes from ``salt_source`` when one is given — p2p
+passes ``secrets.token_bytes`` so that nobody who guesses a bot's seed can
+test rules against its commitment — and from the seeded generator otherwise
+(engine-only tests and benches).
 """
 
 from __future__ import annotations
@@ -52,9 +54,12 @@ def _fits(rule: Rule, others: tuple[Rule, ...]) -> bool:
 class _Author:
     """What every Mao bot does besides playing: rules, verdicts, votes."""
 
-    def __init__(self, seed: int, rounds: int = 5):
+    def __init__(
+        self, seed: int, rounds: int = 5, salt_source: Callable[[int], bytes] | None = None
+    ):
         self.rng = random.Random(f"mao-bot/{seed}")
         self.rounds = rounds
+        self.salt_source = salt_source or self.rng.randbytes
         self.written: list[tuple[Rule, bytes, str]] = []  # rule, salt, commitment
 
     # -- duties ---------------------------------------------------------------
@@ -145,7 +150,7 @@ class _Author:
             rule = _RULES[i]
             if rule in others or not _fits(rule, others):
                 continue
-            salt = self.rng.randbytes(32)
+            salt = self.salt_source(32)
             commit = commitment(rule, salt)
             self.written.append((rule, salt, commit))
             return AddRule(seat, commit)
@@ -364,8 +369,10 @@ class Hypotheses:
 class SensibleBot(_Author):
     """Plays to win, says its phrases, calls what it is sure of, learns rules."""
 
-    def __init__(self, seed: int, rounds: int = 5):
-        super().__init__(seed, rounds)
+    def __init__(
+        self, seed: int, rounds: int = 5, salt_source: Callable[[int], bytes] | None = None
+    ):
+        super().__init__(seed, rounds, salt_source)
         self.learned = Hypotheses()
 
     def act(self, game: Any, state: MaoState, seat: int, known: dict[int, Card]) -> Event | None:

@@ -18,6 +18,16 @@ signature). A body is one of (protocol.md §6):
 ``commit``/``open``  commit-reveal of a joint random value;
 ``timer``   "the seconds of a pending timer passed" (from the sequencer).
 
+*Races and authority.* Peers act on the state they have seen, so an honest
+move or timer can reach the log after another body made it pointless (two
+seats challenge the same play; a window closes as a seat detonates). A
+``move`` or ``timer`` body may say ``at``: how many table bodies its author
+had seen. A body that no longer applies but did apply at ``at`` is *stale*:
+dropped, noted in :attr:`Table.stale`, blamed on nobody; one that never
+applied names its author. When the caller passes the entry's ``term``
+(the session and the verifier do), a ``timer`` is accepted only from the
+sequencer of that term (seat ``term mod seats``, protocol.md §3.3).
+
 The engine says what crypto work it needs as ``Request`` values
 (``Game.pending``). The table never takes a system event from the wire:
 after every body it *derives* them — ``Dealt`` once every other seat has
@@ -159,10 +169,17 @@ class Table:
         self.draw_count: dict[str, int] = {}
         self.claims: dict[tuple[int, int, tuple[int, ...]], bool] = {}
         self.faults: list[Verdict] = []
+        self.stale: list[tuple[int, int, str]] = []
+        """(author, body number, what) of every stale body dropped"""
+        self.count = 0
+        """table bodies fed so far (refused and stale ones included)"""
         self._reshuffles: dict[tuple[int, ...], int] = {}
         cards = [c.index for c in self.game.deck(self.config)]
         self._new_deal(cards, list(range(len(cards))))
         self._settle()
+        self._history: list[Any] = [self.state]  # engine state after k bodies
+        self._timer_since: dict[str, int] = {}
+        self._note_timers()
 
     # ------------------------------------------------------------ queries
     @property
@@ -175,6 +192,11 @@ class Table:
 
     def pending(self) -> tuple[Request, ...]:
         return self.game.pending(self.state)
+
+    def timer_started(self, purpose: str) -> int | None:
+        """The body number since which the pending timer ``purpose`` has been
+        pending (None: not pending); a timer body must have seen it (``at``)."""
+        return self._timer_since.get(purpose)
 
     def final_done(self) -> bool:
         return all(not d.missing_final() for d in self.deals if d.dealt)
@@ -190,28 +212,57 @@ class Table:
         return self.faults[0] if self.faults else Verdict.good()
 
     # ------------------------------------------------------------ feeding
-    def feed(self, author: int, body: Any) -> Verdict:
+    def feed(self, author: int, body: Any, term: int | None = None) -> Verdict:
         """Apply one log body by ``author``; a refused body changes nothing
-        and its verdict names the seat responsible."""
+        and its verdict names the seat responsible. ``term``: the term of
+        the log entry carrying the body (enables the timer authority rule)."""
         if not isinstance(author, int) or not 0 <= author < self.setup.seats:
             raise TableError(f"no seat {author!r} at this table")
+        if term is not None and (not isinstance(term, int) or term < 0):
+            raise TableError(f"bad term {term!r}")
+        verdict = self._dispatch(author, body, term)
+        if verdict.ok:
+            self._settle()
+        else:
+            self.faults.append(verdict)
+        self.count += 1
+        self._history.append(self.state)
+        self._note_timers()
+        return verdict
+
+    def _dispatch(self, author: int, body: Any, term: int | None) -> Verdict:
         if not isinstance(body, Mapping) or not isinstance(body.get("t"), str):
-            return self._fault(Verdict.cheat(author, "a table body is a map with a text 't'"))
+            return Verdict.cheat(author, "a table body is a map with a text 't'")
+        if body["t"] == "timer":
+            return self._feed_timer(author, body, term)
         handler = {
             "deal": self._feed_deal,
             "move": self._feed_move,
             "commit": self._feed_commit,
             "open": self._feed_open,
-            "timer": self._feed_timer,
         }.get(body["t"])
         if handler is None:
-            return self._fault(Verdict.cheat(author, f"unknown table body {body['t']!r:.30}"))
-        verdict = handler(author, body)
-        if verdict.ok:
-            self._settle()
-        else:
-            self.faults.append(verdict)
-        return verdict
+            return Verdict.cheat(author, f"unknown table body {body['t']!r:.30}")
+        return handler(author, body)
+
+    def _seen(self, body: Mapping[str, Any]) -> int | None:
+        """The body's ``at`` (default: now), None if it names no point of
+        this table the author could have seen."""
+        at = body.get("at", self.count)
+        if type(at) is int and 0 <= at <= self.count:
+            return at
+        return None
+
+    def _note_timers(self) -> None:
+        """Remember since which body each pending timer has been pending."""
+        live = {r.purpose for r in self.pending() if isinstance(r, Timer)}
+        self._timer_since = {p: k for p, k in self._timer_since.items() if p in live}
+        for purpose in live:
+            self._timer_since.setdefault(purpose, self.count)
+
+    def _stale(self, author: int, what: str) -> Verdict:
+        self.stale.append((author, self.count, what))
+        return Verdict.good()
 
     def _fault(self, verdict: Verdict) -> Verdict:
         self.faults.append(verdict)
@@ -230,7 +281,7 @@ class Table:
             return Verdict.cheat(author, f"malformed deal message: {exc}")
         if message.seat != author:
             return Verdict.cheat(author, f"signed a deal message of seat {message.seat}")
-        if isinstance(message, FinalReveal) and not self.over:
+        if isinstance(message, FinalReveal) and not (self.over or self.faults):
             return Verdict.cheat(author, "final reveal before the game is over")
         verdict = deal.feed(message)
         if verdict.ok and isinstance(message, IdentityClaim):
@@ -243,8 +294,11 @@ class Table:
         return verdict
 
     def _feed_move(self, author: int, body: Mapping[str, Any]) -> Verdict:
-        if set(body) != {"t", "event"}:
-            return Verdict.cheat(author, "move body: expected t, event")
+        if set(body) - {"at"} != {"t", "event"}:
+            return Verdict.cheat(author, "move body: expected t, event (and at)")
+        at = self._seen(body)
+        if at is None:
+            return Verdict.cheat(author, f"move body: 'at' must be 0…{self.count}")
         try:
             event = self.game.decode_event(body["event"])
         except EngineError as exc:
@@ -254,8 +308,17 @@ class Table:
         try:
             self._apply(event)
         except EngineError as exc:
+            if at < self.count and self._legal_at(at, event):
+                return self._stale(author, f"{event} (too late: {exc})")
             return Verdict.cheat(author, f"illegal move {event}: {exc}")
         return Verdict.good()
+
+    def _legal_at(self, at: int, event: Event) -> bool:
+        try:
+            self.game.apply(self._history[at], event)
+        except EngineError:
+            return False
+        return True
 
     def _draw_key(self, body: Mapping[str, Any]) -> tuple[str, int] | None:
         purpose = body.get("purpose")
@@ -296,14 +359,39 @@ class Table:
         draw.opens[author] = value
         return Verdict.good()
 
-    def _feed_timer(self, author: int, body: Mapping[str, Any]) -> Verdict:
-        purpose = body.get("purpose")
-        if set(body) != {"t", "purpose"} or not isinstance(purpose, str):
-            return Verdict.cheat(author, "timer body: expected t, purpose")
-        if not any(isinstance(r, Timer) and r.purpose == purpose for r in self.pending()):
-            return Verdict.cheat(author, f"no pending timer {purpose!r:.40}")
-        self._apply(TimerExpired(purpose))
-        return Verdict.good()
+    def _feed_timer(self, author: int, body: Mapping[str, Any], term: int | None) -> Verdict:
+        purpose, issued = body.get("purpose"), body.get("term")
+        if set(body) - {"at", "term"} != {"t", "purpose"} or not isinstance(purpose, str):
+            return Verdict.cheat(author, "timer body: expected t, purpose (and at, term)")
+        if issued is not None and (type(issued) is not int or issued < 0):
+            return Verdict.cheat(author, "timer body: term must be a whole number")
+        seats = self.setup.seats
+        if term is not None and author != term % seats:
+            if issued is not None and issued < term and issued % seats == author:
+                # its author was the sequencer when it timed out; a failover
+                # moved the body into a later term
+                return self._stale(author, f"timer {purpose!r:.40} issued in term {issued}")
+            return Verdict.cheat(
+                author,
+                f"timer {purpose!r:.40} from seat {author}, but only the sequencer of "
+                f"term {term} (seat {term % seats}) times out timers",
+            )
+        at = self._seen(body)
+        if at is None:
+            return Verdict.cheat(author, f"timer body: 'at' must be 0…{self.count}")
+        since = self._timer_since.get(purpose)
+        if since is not None and at >= since:
+            try:
+                self._apply(TimerExpired(purpose))
+            except EngineError as exc:
+                return Verdict.cheat(author, f"timer {purpose!r:.40} refused: {exc}")
+            return Verdict.good()
+        if at < self.count and any(
+            isinstance(r, Timer) and r.purpose == purpose
+            for r in self.game.pending(self._history[at])
+        ):
+            return self._stale(author, f"timer {purpose!r:.40} (it stopped before it ran out)")
+        return Verdict.cheat(author, f"no pending timer {purpose!r:.40}")
 
     # ------------------------------------------------------------ deriving
     def _apply(self, event: Event) -> None:
@@ -432,15 +520,18 @@ class Seat:
         return dict(self.known)
 
     # ------------------------------------------------------------ duties
-    def duties(self) -> list[dict[str, Any]]:
-        """The bodies this seat owes the table now (empty: nothing to do)."""
+    def duties(self, stopped: bool = False) -> list[dict[str, Any]]:
+        """The bodies this seat owes the table now (empty: nothing to do).
+        ``stopped``: the game was stopped by a fault, so only the final
+        reveals of the dealt deals are owed (for the audit)."""
         table = self._table
         out: list[dict[str, Any]] = []
-        for number, deal in enumerate(table.deals):
-            body = self._pass_duty(number, deal)
-            if body is not None:
-                out.append(body)
-        if table.over:
+        if not stopped:
+            for number, deal in enumerate(table.deals):
+                body = self._pass_duty(number, deal)
+                if body is not None:
+                    out.append(body)
+        if table.over or stopped:
             for number, deal in enumerate(table.deals):
                 if deal.dealt and self.seat in deal.missing_final():
                     out.append(_deal_body(number, make_final_reveal(self.secrets[number])))

@@ -1,0 +1,613 @@
+"""One peer playing one game at one table, on top of a running :class:`~p2p.node.Node`.
+
+Theory of operation
+-------------------
+The node gives every peer the same ordered, signed log; the session turns it
+into a game. It is the only place where the network, the table machine and a
+player meet, and it adds no rules of its own: everything it decides is a
+body it signs into the log, judged by every peer (and later the verifier)
+with the same pure :class:`~p2p.verify.Replay`.
+
+*Setup.* The host (seat 0) makes the table's first body the setup (game,
+engine config, proven deals; protocol.md §7.1). Every peer builds its
+:class:`~p2p.table.Table` from that entry; a setup that does not fit the
+table (seat count, unknown game, a different game than the peer expected)
+stops the session with a fault.
+
+*The loop.* One nursery holds two tasks: a reader that passes
+``node.entries()`` (entries and :class:`~p2p.node.Rewound` notices) into a
+memory channel, and the loop that owns the table. The loop takes whatever
+entries have arrived, feeds them in one worker thread (proof checks are
+heavy), then acts - but only when it has consumed the whole log it holds and
+none of its own bodies are still on their way into the log. That one rule
+keeps every duty from being sent twice (the table only changes once the body
+is back in the log) and makes a restart safe: the node resubmits whatever we
+signed before a crash, and we wait for it. To act is, in order:
+
+1. its duties (:meth:`~p2p.table.Seat.duties`: shuffle and lock passes, keys,
+   relocks, identity claims, commitments, final reveals), computed in a worker
+   thread; the seat's secrets (deal keys, draw values) are written to the
+   node's secret store, fsynced, *before* any body made from them is signed;
+2. if this peer is the sequencer of the current term: time out a pending
+   timer whose seconds (times ``time_scale``) have passed since this peer saw
+   it start - a ``timer`` body carrying the term (§6, §7.2);
+3. the player: a bot (``act``) here, or a person through
+   :meth:`TableSession.submit_move`. Moves carry ``at`` (how many table bodies
+   the author had seen), so a move overtaken by another seat's is dropped as
+   stale instead of blamed.
+
+*Restart.* Secrets come back from the node's store; the log is replayed from
+entry 1 (the table is deterministic), then play goes on where it stopped.
+
+*Rewind.* When the node cuts entries back (a failover dropped entries no
+majority held), the table is rebuilt from the kept entries. Our own cut
+events are resubmitted by the node itself (its outbox), so the session sends
+nothing again; it only waits for them, as after a restart.
+
+*Faults.* A refused body is a :class:`~p2p.verify.Fault` naming the seat. The
+session reports it (``on_update``), stops playing - no moves, no timers, no
+further crypto work - but still makes its final reveal of every dealt deal so
+the audit can run. It finishes once every final reveal is in (or, with a seat
+refusing its own, ``final_wait`` seconds after ours), audits every deal and
+returns a :class:`SessionResult`.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import trio
+
+from engines.bots import Bot
+from engines.core import EngineError, Event, Outcome, Timer
+from mental_poker.deal import DealSecrets
+from mental_poker.errors import MentalPokerError, Verdict
+
+from .node import LogItem, Node, Rewound
+from .table import Seat, Table
+from .verify import Fault, Replay, setup_body
+
+SECRETS_NAME = "table-seat"
+FINAL_WAIT = 30.0
+
+
+class SessionError(Exception):
+    """The session cannot do what was asked (clear message for the player)."""
+
+
+class MoveRefused(SessionError):
+    """A move the player may not make now; nothing was sent."""
+
+
+@dataclass(frozen=True)
+class Update:
+    """Something happened at the table, for the player to see.
+
+    ``kind``: ``setup``, ``event`` (an engine event, player or derived),
+    ``stale`` (a body overtaken by another, dropped), ``fault`` (a cheat,
+    game stopped), ``rewound``, ``over`` (the outcome), ``done`` (audit)."""
+
+    kind: str
+    text: str
+    seq: int | None = None
+
+    def __str__(self) -> str:
+        return f"[{self.kind}] {self.text}"
+
+
+@dataclass
+class SessionResult:
+    """How the table ended for this peer."""
+
+    outcome: Outcome | None
+    faults: list[Fault]
+    audit: Verdict
+    entries: int
+    stale: int = 0
+    missing_finals: list[int] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return (
+            self.outcome is not None
+            and not self.faults
+            and self.audit.ok
+            and not self.missing_finals
+            and not self.outcome.cheaters
+        )
+
+    def __str__(self) -> str:
+        if self.clean:
+            return f"clean: {self.outcome}"
+        parts = [f"cheating: {f}" for f in self.faults]
+        parts += [f"seat {s} has not made its final reveal" for s in self.missing_finals]
+        if not self.audit.ok:
+            parts.append(f"audit: {self.audit}")
+        if self.outcome is not None:
+            parts.append(f"outcome: {self.outcome}")
+        return "; ".join(parts) or "unfinished"
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """What the trio side may read while the loop works in a thread."""
+
+    count: int
+    state: Any
+    view: dict[str, Any] | None
+
+
+class TableSession:
+    """One seat's play at one table (see the module docstring)."""
+
+    def __init__(
+        self,
+        node: Node,
+        *,
+        game: str | None = None,
+        config: Any = None,
+        proven: bool = True,
+        player: Bot | None = None,
+        time_scale: float = 1.0,
+        on_update: Callable[[Update], None] | None = None,
+        final_wait: float = FINAL_WAIT,
+    ) -> None:
+        if node.seat == 0 and game is None:
+            raise SessionError("the host (seat 0) must say which game the table plays")
+        if not time_scale > 0:
+            raise SessionError("time_scale must be positive")
+        self.node = node
+        self.me = node.seat
+        self.game_name, self.config, self.proven = game, config, proven
+        self.player = player
+        self.time_scale = time_scale
+        self.on_update = on_update
+        self.final_wait = final_wait
+        self.replay = Replay(node.table)
+        self.seat: Seat | None = None
+        self.updates: list[Update] = []
+        self._snapshot = _Snapshot(0, None, None)
+        self._shown = 0  # engine events already reported
+        self._faults_shown = 0
+        self._stale_shown = 0
+        self._over_shown = False
+        self._own_fed = 0  # our own entries fed (they carry counters 0, 1, ...)
+        self._timer_seen: dict[tuple[str, int], float] = {}
+        self._finals_sent_at: float | None = None
+        self._secrets_blob: bytes | None = None
+        self._restored: tuple[dict[int, DealSecrets], dict[tuple[str, int], bytes]] | None = None
+        self.result: SessionResult | None = None
+
+    # ---------------------------------------------------------------- for the player
+
+    @property
+    def table(self) -> Table | None:
+        return self.replay.table
+
+    @property
+    def view(self) -> dict[str, Any] | None:
+        """This seat's view of the game (only what it may know), once set up."""
+        return self._snapshot.view
+
+    @property
+    def faults(self) -> list[Fault]:
+        return list(self.replay.faults)
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self.replay.outcome()
+
+    def legal_kinds(self) -> frozenset[str]:
+        """Kinds of move this seat may make now (empty once stopped)."""
+        table, state = self.replay.table, self._snapshot.state
+        if table is None or state is None or self.replay.stopped:
+            return frozenset()
+        return table.game.legal_kinds(state, self.me)
+
+    async def submit_move(self, event: Event) -> None:
+        """Sign and send a move of this seat (raises :class:`MoveRefused`)."""
+        table, snap = self.replay.table, self._snapshot
+        if table is None or snap.state is None:
+            raise MoveRefused("the game has not been set up yet")
+        if self.replay.stopped:
+            raise MoveRefused("the game was stopped: a seat cheated")
+        if event.SYSTEM or event.author != self.me:
+            raise MoveRefused(f"seat {self.me} cannot make {event}")
+        try:
+            table.game.apply(snap.state, event)
+        except EngineError as exc:
+            raise MoveRefused(str(exc)) from None
+        await self.node.submit({"t": "move", "event": event.to_data(), "at": snap.count})
+
+    # ---------------------------------------------------------------- running
+
+    async def run(self) -> SessionResult:
+        """Play until the game is over (or stopped) and audited."""
+        self._restore_secrets()
+        if self.me == 0 and self.node.log.next_own_counter == 0 and self.node.head == 0:
+            assert self.game_name is not None
+            body = setup_body(self.game_name, self.node.table.n, self.config, self.proven)
+            await self.node.submit(body)
+        send, receive = trio.open_memory_channel[LogItem | Rewound](math.inf)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._read_log, send)
+            result = await self._loop(receive)
+            nursery.cancel_scope.cancel()
+        return result
+
+    async def _read_log(self, send: trio.MemorySendChannel[LogItem | Rewound]) -> None:
+        async for item in self.node.entries():
+            send.send_nowait(item)
+
+    async def _loop(self, receive: trio.MemoryReceiveChannel[LogItem | Rewound]) -> SessionResult:
+        while True:
+            batch: list[LogItem | Rewound] = []
+            with trio.move_on_at(self._wake_at()):
+                batch.append(await receive.receive())
+            while True:
+                try:
+                    batch.append(receive.receive_nowait())
+                except trio.WouldBlock:
+                    break
+            if batch:
+                updates = await trio.to_thread.run_sync(self._feed_batch, batch)
+                self._report(updates)
+            if self._finished():
+                result = await trio.to_thread.run_sync(self._finish)
+                self.result = result
+                self._report([Update("done", str(result))])
+                return result
+            await self._act()
+
+    # ---------------------------------------------------------------- feeding (worker thread)
+
+    def _feed_batch(self, batch: list[LogItem | Rewound]) -> list[Update]:
+        updates: list[Update] = []
+        for item in batch:
+            if isinstance(item, Rewound):
+                self._rewind(item.seq)
+                updates.append(Update("rewound", f"log cut back to #{item.seq}", item.seq))
+                continue
+            had_table = self.replay.table is not None
+            self.replay.feed(item.seq, item.term, item.author, item.body)
+            if item.author == self.me:
+                self._own_fed += 1
+            if not had_table and self.replay.table is not None:
+                self._start_seat()
+                setup = self.replay.setup
+                assert setup is not None
+                mode = "proven" if setup.proven else "unproven"
+                text = f"{setup.game}, {setup.seats} seats, {mode} deals"
+                updates.append(Update("setup", text, item.seq))
+            updates.extend(self._news(item.seq))
+        self._refresh_snapshot()
+        return updates
+
+    def _start_seat(self) -> None:
+        table = self.replay.table
+        assert table is not None
+        if self.game_name is not None and table.setup.game != self.game_name:
+            found = Fault(
+                0,
+                self.replay.name(0),
+                f"the host set up {table.setup.game}, not {self.game_name}",
+                1,
+            )
+            self.replay.faults.append(found)
+            self.replay.broken = True
+        old = self.seat
+        self.seat = Seat(table, self.me)
+        if old is not None:
+            self.seat.secrets, self.seat.draw_values = old.secrets, old.draw_values
+        elif self._restored is not None:
+            self.seat.secrets, self.seat.draw_values = self._restored
+            self._restored = None
+
+    def _rewind(self, seq: int) -> None:
+        self.replay.rewind(seq)
+        self._own_fed = sum(1 for item in self.replay.items if item.author == self.me)
+        table = self.replay.table
+        self._over_shown = table is not None and table.over
+        self._shown = len(table.events) if table is not None else 0
+        self._faults_shown = min(self._faults_shown, len(self.replay.faults))
+        self._stale_shown = len(table.stale) if table is not None else 0
+        if table is not None:
+            self._start_seat()
+        else:
+            self._restored = (
+                None
+                if self.seat is None
+                else (
+                    self.seat.secrets,
+                    self.seat.draw_values,
+                )
+            )
+            self.seat = None
+
+    def _news(self, seq: int) -> list[Update]:
+        out: list[Update] = []
+        table = self.replay.table
+        if table is not None:
+            out.extend(Update("event", str(e), seq) for e in table.events[self._shown :])
+            self._shown = len(table.events)
+            for author, _, what in table.stale[self._stale_shown :]:
+                out.append(Update("stale", f"seat {author}: {what}", seq))
+            self._stale_shown = len(table.stale)
+        for found in self.replay.faults[self._faults_shown :]:
+            out.append(Update("fault", f"{found}; the game is stopped", found.seq))
+        self._faults_shown = len(self.replay.faults)
+        outcome = self.replay.outcome()
+        if outcome is not None and not self._over_shown:
+            out.append(Update("over", str(outcome), seq))
+            self._over_shown = True
+        return out
+
+    def _refresh_snapshot(self) -> None:
+        table, seat = self.replay.table, self.seat
+        if table is None or seat is None:
+            self._snapshot = _Snapshot(0, None, None)
+            return
+        view = table.game.view(table.state, self.me, seat.knowledge())
+        self._snapshot = _Snapshot(table.count, table.state, view)
+
+    # ---------------------------------------------------------------- acting
+
+    def _caught_up(self) -> bool:
+        return len(self.replay.items) >= self.node.head and (
+            self.node.log.next_own_counter <= self._own_fed
+        )
+
+    async def _act(self) -> None:
+        table, seat = self.replay.table, self.seat
+        if table is None or seat is None or self.replay.broken or not self._caught_up():
+            return
+        stopped = self.replay.stopped
+        duties = await trio.to_thread.run_sync(seat.duties, stopped)
+        if duties:
+            await self._save_secrets()
+            for body in duties:
+                await self._publish(body)
+            if table.over or stopped:
+                self._finals_sent_at = trio.current_time()
+            return
+        if table.over or stopped:
+            if self._finals_sent_at is None:
+                self._finals_sent_at = trio.current_time()
+            return
+        if await self._time_out_timer(table):
+            return
+        if self.player is not None:
+            event = await trio.to_thread.run_sync(self._ask_player, table, seat)
+            if event is not None:
+                await self._publish({"t": "move", "event": event.to_data(), "at": table.count})
+
+    def _ask_player(self, table: Table, seat: Seat) -> Event | None:
+        assert self.player is not None
+        return self.player.act(table.game, table.state, self.me, seat.knowledge())
+
+    async def _publish(self, body: dict[str, Any]) -> None:
+        """Sign one body into the log (a hook: tests make cheating peers here)."""
+        await self.node.submit(body)
+
+    def _pending_timers(self, table: Table) -> list[tuple[Timer, int]]:
+        out = []
+        for request in table.pending():
+            if isinstance(request, Timer):
+                since = table.timer_started(request.purpose)
+                if since is not None:
+                    out.append((request, since))
+        return out
+
+    def _timer_deadlines(self) -> dict[tuple[str, int], float]:
+        """When each pending timer runs out, by this peer's clock."""
+        table = self.replay.table
+        if table is None or table.over or self.replay.stopped:
+            return {}
+        now = trio.current_time()
+        out, seen = {}, {}
+        for timer, since in self._pending_timers(table):
+            key = (timer.purpose, since)
+            seen[key] = start = self._timer_seen.get(key, now)
+            out[key] = start + timer.seconds * self.time_scale
+        self._timer_seen = seen
+        return out
+
+    async def _time_out_timer(self, table: Table) -> bool:
+        if not self.node.is_sequencer:
+            return False
+        now = trio.current_time()
+        for (purpose, _), due in sorted(self._timer_deadlines().items(), key=lambda kv: kv[1]):
+            if due <= now:
+                term = self.node.log.term
+                await self._publish(
+                    {"t": "timer", "purpose": purpose, "term": term, "at": table.count}
+                )
+                return True
+        return False
+
+    def _wake_at(self) -> float:
+        """When the loop must look again even if no entry arrives."""
+        now = trio.current_time()
+        wake = now + 1.0
+        if not self._caught_up():
+            return wake  # entries are on their way: they wake us
+        deadlines = self._timer_deadlines()
+        if deadlines:
+            if self.node.is_sequencer:
+                wake = min(wake, min(deadlines.values()))
+            else:
+                wake = min(wake, now + 0.25)  # a failover may make us the sequencer
+        if self._finals_sent_at is not None:
+            wake = min(wake, self._finals_sent_at + self.final_wait)
+        return max(wake, now + 0.005)
+
+    # ---------------------------------------------------------------- secrets
+
+    def _secrets_bytes(self) -> bytes:
+        assert self.seat is not None
+        deals = sorted(self.seat.secrets_bytes().items())
+        draws = sorted([p, o, v] for (p, o), v in self.seat.draw_values.items())
+        return msgpack.packb({"v": 1, "deals": deals, "draws": draws}, use_bin_type=True)
+
+    async def _save_secrets(self) -> None:
+        blob = self._secrets_bytes()
+        if blob != self._secrets_blob:
+            await self.node.put_secret(SECRETS_NAME, blob)
+            self._secrets_blob = blob
+
+    def _restore_secrets(self) -> None:
+        blob = self.node.get_secret(SECRETS_NAME)
+        if blob is None:
+            return
+        try:
+            data = msgpack.unpackb(blob, raw=False, strict_map_key=True)
+            deals = {int(n): DealSecrets.from_bytes(b) for n, b in data["deals"]}
+            draws = {(str(p), int(o)): bytes(v) for p, o, v in data["draws"]}
+        except (ValueError, TypeError, KeyError, MentalPokerError, msgpack.UnpackException) as exc:
+            raise SessionError(f"this peer's saved table secrets are damaged: {exc}") from exc
+        self._restored = (deals, draws)
+        self._secrets_blob = blob
+
+    # ---------------------------------------------------------------- the end
+
+    def _finished(self) -> bool:
+        replay, table = self.replay, self.replay.table
+        if replay.broken:
+            return True
+        if table is None or not (table.over or replay.stopped) or not self._caught_up():
+            return False
+        missing = replay.finals_missing()
+        if not missing:
+            return True
+        if self.me in missing or self._finals_sent_at is None:
+            return False
+        return trio.current_time() >= self._finals_sent_at + self.final_wait
+
+    def _finish(self) -> SessionResult:
+        replay = self.replay
+        missing = replay.finals_missing()
+        audit = Verdict.good() if missing or replay.table is None else replay.audit()
+        table = replay.table
+        return SessionResult(
+            outcome=replay.outcome(),
+            faults=list(replay.faults),
+            audit=audit,
+            entries=len(replay.items),
+            stale=len(table.stale) if table is not None else 0,
+            missing_finals=missing,
+        )
+
+    def _report(self, updates: list[Update]) -> None:
+        for update in updates:
+            self.updates.append(update)
+            if self.on_update is not None:
+                self.on_update(update)
+
+    async def wait_for_peers(self, timeout: float = 10.0) -> bool:
+        """Wait until every other seat acknowledged our whole log (so closing
+        this node loses nobody an entry); False on timeout."""
+        log = self.node.log
+        with trio.move_on_after(timeout):
+            while True:
+                head = log.head
+                acks = [log.acks.get(s) for s in range(log.table.n) if s != self.me]
+                if all(a is not None and a.seq >= head for a in acks):
+                    return True
+                await trio.sleep(0.05)
+        return False
+
+
+# ---------------------------------------------------------------- a table of bot peers
+
+
+@dataclass
+class PeerResult:
+    """One peer of :func:`play_bot_table`: who it was and how it ended."""
+
+    seat: int
+    fingerprint: str
+    home: Path
+    log_path: Path
+    result: SessionResult
+
+
+SessionFactory = Callable[..., TableSession]
+
+
+async def play_bot_table(
+    game_name: str,
+    seats: int,
+    home: Path,
+    *,
+    proven: bool = True,
+    config: Any = None,
+    seed: int = 0,
+    time_scale: float = 0.05,
+    node_timeout: float = 3.0,
+    on_update: Callable[[int, Update], None] | None = None,
+    make_session: SessionFactory = TableSession,
+) -> list[PeerResult]:
+    """A whole game between ``seats`` real peers in this process: each its
+    own identity and store under ``home/peer<seat>``, a real TCP mesh on
+    127.0.0.1, every seat played by a sensible bot (``nodealer play``)."""
+    from engines.bots import sensible_bots
+
+    from .envelope import TableSpec
+    from .identity import Identity
+
+    homes = [Path(home) / f"peer{s}" for s in range(seats)]
+    identities = [Identity.load_or_create(h) for h in homes]
+    spec = TableSpec(secrets.token_bytes(16), tuple(i.public for i in identities))
+    bots = sensible_bots(game_name, seats, seed)
+    nodes = [
+        Node(identities[s], spec, home=homes[s], host="127.0.0.1", timeout=node_timeout)
+        for s in range(seats)
+    ]
+    results: list[PeerResult | None] = [None] * seats
+    try:
+        async with trio.open_nursery() as nursery:
+            for node in nodes:
+                await nursery.start(node.run)
+            for node in nodes[1:]:
+                await node.connect(*nodes[0].listen_address)
+
+            async def play(s: int) -> None:
+                updates = None if on_update is None else (lambda u, s=s: on_update(s, u))
+                session = make_session(
+                    nodes[s],
+                    game=game_name,
+                    config=config,
+                    proven=proven,
+                    player=bots[s],
+                    time_scale=time_scale,
+                    on_update=updates,
+                )
+                outcome = await session.run()
+                node = nodes[s]
+                results[s] = PeerResult(s, node.fingerprint, homes[s], node.store.log_path, outcome)
+
+            async with trio.open_nursery() as games:
+                for s in range(seats):
+                    games.start_soon(play, s)
+            nursery.cancel_scope.cancel()
+    finally:
+        for node in nodes:
+            node.store.close()
+    return [r for r in results if r is not None]
+
+
+__all__ = [
+    "MoveRefused",
+    "PeerResult",
+    "SessionError",
+    "SessionResult",
+    "TableSession",
+    "Update",
+    "play_bot_table",
+]

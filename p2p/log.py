@@ -213,6 +213,7 @@ class LogMachine:
         self._sync_target: tuple[int, int] = (0, 0)
         self._buffer: dict[int, dict[int, Event]] = {}
         self._pending_effects: list[Effect] = []
+        self._newterm: dict[str, Any] = {}  # the newterm we announced, while we sequence
         if fresh and self.table.sequencer_of(0) == self.me:
             self._lead(now, 0)
 
@@ -307,7 +308,7 @@ class LogMachine:
         for proof in self.proofs.values():
             self._emit(Send(seat, {"k": "proof", **proof.to_wire()}))
         if self.role is Role.SEQUENCER:
-            self._emit(Send(seat, self._head_statement("newterm").to_wire()))
+            self._emit(Send(seat, self._newterm))  # our term's start and its certificate
         elif self.election is not None and seat == self.table.sequencer_of(self.election):
             self._emit(Send(seat, self._head_statement("vote", self.election).to_wire()))
         if seat == self.sequencer and self.role is not Role.SEQUENCER:
@@ -328,8 +329,12 @@ class LogMachine:
                 self._next_beat = now + self.timeout / 4
         elif self.role is Role.CANDIDATE:
             if self._sync_from is not None and now - self._heard >= self.timeout / 2:
-                self._sync_from = None  # the voter we were syncing from went quiet
-                self._lead(now, self.term if self.election is None else self.election)
+                # the voter we were syncing from went quiet: without its vote we
+                # may lead only if the other votes still make a majority that
+                # our head covers (never lead with less than a voter holds)
+                del self.votes[self._sync_from]
+                self._sync_from = None
+                self._count_votes(now)
             elif now - self._heard >= self.timeout:
                 self._start_election(now)
         elif now - self._heard >= self.timeout:
@@ -360,10 +365,14 @@ class LogMachine:
             # head would cost more than the entries. Its signature makes it
             # evidence for whoever keeps it (Head.verify).
             self._on_ack(src, Head.from_wire(msg), now)
-        elif kind in ("beat", "vote", "newterm"):
+        elif kind in ("beat", "vote"):
             head = Head.from_wire(msg)
             head.verify(self.table, src)
             getattr(self, f"_on_{kind}")(src, head, now)
+        elif kind == "newterm":
+            head = Head.from_wire(msg)
+            head.verify(self.table, src)
+            self._on_newterm(src, head, msg["votes"], now)
         else:
             raise LogError(f"message kind {kind!r} does not belong to the log")
         return self.take_effects()
@@ -423,6 +432,9 @@ class LogMachine:
         self.low_water = min(self.low_water, seq)
         self._emit(Persist("log", {"t": "truncate", "seq": seq}))
 
+    def _syncing_from(self, src: int) -> bool:
+        return self.role is Role.CANDIDATE and self._sync_from == src
+
     def _authoritative(self, src: int) -> bool:
         if self.role is Role.CANDIDATE and self._sync_from is not None:
             return src == self._sync_from
@@ -446,6 +458,14 @@ class LogMachine:
         h = entry.verify(self.table)
         if src in self.banned and src == self.table.sequencer_of(entry.term):
             return  # a proven equivocator's entries reach us only from others now
+        syncing = self._syncing_from(src)
+        if entry.term > self.term and not (syncing and entry.term <= self._sync_target[0]):
+            return  # a term whose certified newterm we have not seen: wait for it
+        if entry.term == self.term and self.term_start is not None and seq <= self.term_start:
+            return  # a term's sequencer places nothing at or before its start
+        if entry.term < self.term and self.term_start is not None and seq > self.term_start:
+            if not syncing:
+                return  # from a sequencer deposed before this seq
         if src == self.sequencer and entry.term == self.term and self.role is not Role.SEQUENCER:
             self._hear_from_sequencer(now)
         if seq <= self.head:
@@ -459,13 +479,11 @@ class LogMachine:
             if self._authoritative(src) or entry.term == self.head_term:
                 self._rewind_fetch(src, self.head, now)
             return
-        if entry.term < self.term and self.term_start is not None and seq > self.term_start:
-            return  # from a sequencer deposed before this seq
+        if entry.term < self.head_term:
+            return  # a stale entry of an older term, from a peer that has not caught up
         _check_link(entry, self.head_hash, self.head_term, self.next_counter)
         self._append(entry, h)
         self._rewind = 1
-        if entry.term > self.term and self.table.sequencer_of(entry.term) not in self.banned:
-            self._enter_term(entry.term, now, start=None)
         if self.head == self._fetch_end and self._known_head > self.head:
             self._fetch(src, self.head + 1, now, force=True)  # a long catch-up goes on
         self._after_progress(now)
@@ -482,6 +500,8 @@ class LogMachine:
             replaceable = entry.term > mine.term
         if not (replaceable and self._authoritative(src)):
             return
+        if self.term_start is None and not self._syncing_from(src):
+            return  # we have not seen this term's newterm (restarted): it comes first
         if entry.prev != self.hashes[seq - 1]:
             self._rewind_fetch(src, seq - 1, now)
             return
@@ -512,7 +532,7 @@ class LogMachine:
             self._heard = now
             if (self.head_term, self.head) >= self._sync_target:
                 self._sync_from = None
-                self._lead(now)
+                self._count_votes(now)  # votes that came meanwhile may hold more
 
     def _on_fetch(self, src: int, start: int, n: int) -> None:
         for seq in range(start, min(self.head, start + n - 1) + 1):
@@ -536,6 +556,8 @@ class LogMachine:
 
     def _on_ack(self, src: int, head: Head, now: float) -> None:
         self.acks[src] = head
+        if self.role is Role.SEQUENCER and head.term < self.term:
+            self._emit(Send(src, self._newterm))  # it follows an older term still
         self._compare_head(src, head, now)
 
     def _on_beat(self, src: int, head: Head, now: float) -> None:
@@ -544,13 +566,17 @@ class LogMachine:
         if head.term < self.term or src in self.banned:
             return
         if head.term > self.term:
-            self._enter_term(head.term, now, start=None)
+            # we missed its newterm: our ack shows the sequencer our term, and
+            # it sends the newterm again (a term is entered only with one)
+            self._emit(Send(src, self._head_statement("ack").to_wire()))
+            return
         self._hear_from_sequencer(now)
         self._compare_head(src, head, now)
 
-    def _on_newterm(self, src: int, head: Head, now: float) -> None:
+    def _on_newterm(self, src: int, head: Head, votes: list[dict[str, Any]], now: float) -> None:
         if src != self.table.sequencer_of(head.term):
             raise LogError(f"seat {src} announced term {head.term}, which is not its to lead")
+        self._check_certificate(head, votes)
         if head.term < self.term or src in self.banned:
             return
         if head.term == self.term and self.term_start is not None:
@@ -558,19 +584,51 @@ class LogMachine:
             return
         self._enter_term(head.term, now, start=head.seq)
         if head.seq < self.head and self.hashes[head.seq] == head.hash:
-            self._truncate(head.seq)
+            if self.chain[head.seq].term < head.term:
+                self._truncate(head.seq)  # older terms' entries no majority voted for
         elif head.seq <= self.head and self.hashes[head.seq] != head.hash:
             self._rewind_fetch(src, head.seq, now)
         elif head.seq > self.head:
             self._fetch(src, self.head + 1, now, force=True)
         self._submit_to_sequencer(self.own_pending, now)
 
+    def _check_certificate(self, head: Head, votes: list[dict[str, Any]]) -> None:
+        """A newterm must show that a majority voted for its term and that it
+        starts at least as far as every voter's head (so it holds every entry
+        a majority acknowledged); term 0 starts at the genesis, unelected."""
+        term = head.term
+        if term == 0:
+            if votes or head.seq != 0:
+                raise LogError("term 0 starts at the genesis, with no votes")
+            return
+        if head.hterm >= term:
+            raise LogError(f"newterm {term} must start after entries of older terms")
+        seats = [v["seat"] for v in votes]
+        if len(set(seats)) != len(seats):
+            raise LogError(f"newterm {term} counts a seat's vote twice")
+        if len(seats) < self.table.majority or max(seats) >= self.table.n:
+            raise LogError(
+                f"newterm {term} shows {len(seats)} votes of seats at this table; "
+                f"a majority is {self.table.majority}"
+            )
+        for v in votes:
+            vote = Head("vote", term, v["seq"], v["hterm"], v["h"], v["s"])
+            try:
+                vote.verify(self.table, v["seat"])
+            except EventError as exc:
+                raise LogError(f"newterm {term}: seat {v['seat']}'s vote: {exc}") from exc
+            if (vote.hterm, vote.seq) > (head.hterm, head.seq):
+                raise LogError(
+                    f"newterm {term} starts at seq {head.seq}, behind seat {v['seat']}'s "
+                    f"voted head at seq {vote.seq} (term {vote.hterm})"
+                )
+
     def _on_vote(self, src: int, head: Head, now: float) -> None:
         self._compare_head(src, head, now)
         term = head.term
         if self.table.sequencer_of(term) != self.me or term <= self.term:
             if self.role is Role.SEQUENCER and term == self.term:
-                self._emit(Send(src, self._head_statement("newterm").to_wire()))
+                self._emit(Send(src, self._newterm))
             return
         if term in self.led_terms or self.me in self.banned:
             return
@@ -583,9 +641,11 @@ class LogMachine:
     def _count_votes(self, now: float) -> None:
         if len(self.votes) < self.table.majority or self._sync_from is not None:
             return
+        assert self.election is not None
+        self.votes[self.me] = self._head_statement("vote", self.election)  # our head now
         best_seat = max(self.votes, key=lambda s: (self.votes[s].hterm, self.votes[s].seq))
         best = self.votes[best_seat]
-        if (best.hterm, best.seq) > (self.head_term, self.head) and best_seat != self.me:
+        if (best.hterm, best.seq) > (self.head_term, self.head):
             self._sync_from = best_seat
             self._sync_target = (best.hterm, best.seq)
             self._heard = now
@@ -664,9 +724,16 @@ class LogMachine:
         self.role = Role.SEQUENCER
         self.led_terms.add(term)
         self.term_start = self.head
+        mine = (self.head_term, self.head)
+        certificate = [
+            {"seat": s, "seq": v.seq, "hterm": v.hterm, "h": v.hash, "s": v.sig}
+            for s, v in sorted(self.votes.items())
+            if (v.hterm, v.seq) <= mine
+        ]
+        self._newterm = {**self._head_statement("newterm").to_wire(), "votes": certificate}
         self.votes = {}
         self._buffer = {}
         self._emit(Persist("own", {"t": "lead", "term": term}, sync=True))
-        self._emit(Send(None, self._head_statement("newterm").to_wire()))
+        self._emit(Send(None, self._newterm))
         self._next_beat = now + self.timeout / 4
         self._submit_to_sequencer(self.own_pending, now)

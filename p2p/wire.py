@@ -195,6 +195,8 @@ SIG = _bin(SIG_LEN, SIG_LEN)
 EVENT = _map({"a": SEAT, "c": _int(0, MAX_SEQ), "b": _bin(0, MAX_BODY), "s": SIG})
 ENTRY = _map({"seq": _int(1, MAX_SEQ), "term": TERM, "prev": HASH, "ev": EVENT, "s": SIG})
 HEAD = {"term": TERM, "seq": SEQ, "hterm": TERM, "h": HASH, "s": SIG}
+# a newterm's certificate: the signed votes of a majority for that term
+VOTE = _map({"seat": SEAT, "seq": SEQ, "hterm": TERM, "h": HASH, "s": SIG})
 
 SCHEMAS: dict[str, dict[str, Check]] = {
     # handshake (p2p.handshake)
@@ -212,7 +214,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "ack": dict(HEAD),
     "beat": dict(HEAD),
     "vote": dict(HEAD),
-    "newterm": dict(HEAD),
+    "newterm": {**HEAD, "votes": _list(VOTE, MAX_SEATS)},
     "fetch": {"from": _int(1, MAX_SEQ), "n": _int(1, MAX_FETCH)},
     "proof": {"a": ENTRY, "b": ENTRY},
     # mesh (p2p.node)

@@ -35,8 +35,13 @@ M1, or the face-up discard pile being reshuffled, Bomb K9 / Mao M26) into
 
 :class:`DealTable` is the public tracker (h11-style: it does not know which
 seat "we" are; every peer and the offline verifier feed it the same messages
-in log order). ``feed`` returns a :class:`Verdict`; a rejected message
-changes nothing. :class:`DealSecrets` is one seat's secret state; the
+in log order). ``feed`` returns a :class:`Verdict` that depends on the
+messages alone (never on what this peer decrypted privately), so every
+tracker agrees. A verdict naming a seat rejects the message and changes
+nothing. A verdict with no seat (possible only in an unproven deal) means
+the message itself was correct and stays applied, but opening a position
+exposed an earlier cheat (a non-card, or a card already read publicly);
+the audit names its author. :class:`DealSecrets` is one seat's secret state; the
 ``make_*`` functions turn it into the seat's messages. Everything on the wire
 is plain msgpack-able data (``to_wire``/``decode_message``); see protocol.md §1.
 
@@ -285,9 +290,9 @@ _FIELDS = {
 def decode_message(obj: object, setup: DealSetup) -> Message:
     """Strictly decode one message of this deal from plain data (raises a
     :class:`DecodeError`; every point and scalar is validated)."""
-    if not isinstance(obj, dict) or obj.get("type") not in _FIELDS:
+    kind = obj.get("type") if isinstance(obj, dict) else None
+    if not isinstance(kind, str) or kind not in _FIELDS:
         raise DecodeError("not a mental-poker message (unknown or missing type)")
-    kind = obj["type"]
     _check_fields(obj, _FIELDS[kind], f"{kind} message")
     seat = _int(obj["seat"], 0, setup.seats - 1, "seat")
     n = setup.size
@@ -400,6 +405,8 @@ class DealSecrets:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> DealSecrets:
+        if not isinstance(data, bytes):
+            raise DecodeError("deal secrets: bytes expected")
         try:
             obj = msgpack.unpackb(data, raw=False, strict_map_key=True)
         except (ValueError, TypeError, msgpack.UnpackException) as exc:
@@ -414,13 +421,15 @@ class DealSecrets:
             "lock_keys",
             "relock_keys",
         }
-        if not isinstance(obj, dict) or set(obj) != keys or obj["v"] != 1:
+        if not isinstance(obj, dict) or set(obj) != keys:
             raise DecodeError("deal secrets: unknown layout")
+        if type(obj["v"]) is not int or obj["v"] != 1:
+            raise DecodeError("deal secrets: unknown layout version")
         perm, locks, relocks = obj["permutation"], obj["lock_keys"], obj["relock_keys"]
         if not all(isinstance(x, list) for x in (perm, locks, relocks)):
             raise DecodeError("deal secrets: lists expected")
         n = len(locks)
-        if sorted(perm) != list(range(n)) or any(isinstance(p, bool) for p in perm):
+        if any(type(p) is not int for p in perm) or sorted(perm) != list(range(n)):
             raise DecodeError("deal secrets: permutation does not match the keys")
         relock_pairs = []
         for pair in relocks:
@@ -653,14 +662,17 @@ class DealTable:
                 if key is None:
                     raise ProtocolError(f"own secrets do not open position {position}")
             product = product * key % L
-        card = self._read(position, mul(inverse(product), self.current[position]))
+        card = self._read(position, mul(inverse(product), self.current[position]), private=True)
         self.known[position] = card
         return card
 
     # ------------------------------------------------------------ feeding
 
     def feed(self, message: Message) -> Verdict:
-        """Check and apply one message; on a bad verdict nothing changes."""
+        """Check and apply one message. A verdict naming a seat rejects the
+        message and changes nothing; a verdict with no seat (unproven deal
+        only) keeps the correct message applied and flags the deal as broken
+        (see the module docstring)."""
         try:
             handler = {
                 ShufflePass: self._feed_shuffle,
@@ -778,7 +790,10 @@ class DealTable:
         return self._apply_keys(msg.keys, self._match_keys(msg.seat, msg.keys))
 
     def _feed_relock(self, msg: Relock) -> Verdict:
-        self._require_play()
+        self._require_play(msg.position)
+        if msg.seat in self.shuffle_keys:
+            # a layer its owner can no longer open: the audit could name nobody
+            return Verdict.cheat(msg.seat, "relock after its final reveal")
         before = self.current[msg.position]
         if msg.point == before:
             return Verdict.cheat(msg.seat, "relock with the unit key")
@@ -828,6 +843,12 @@ class DealTable:
         missing = self.missing_final()
         if missing:
             return Verdict.cheat(missing[0], "has not made its final reveal")
+        for position, stack in enumerate(self.layers):
+            for layer in stack:
+                if layer.key is None:
+                    return Verdict.cheat(
+                        layer.seat, f"its key for position {position} was never revealed"
+                    )
         deck_in: Sequence[bytes] = self.setup.deck.points
         for shuffle in self.shuffles:
             s_inv = inverse(self.shuffle_keys[shuffle.seat])
@@ -864,16 +885,20 @@ class DealTable:
         ):
             raise ProtocolError(f"no position {position!r} in this deal")
 
-    def _read(self, position: int, point: bytes) -> int:
+    def _read(self, position: int, point: bytes, *, private: bool = False) -> int:
         """Map a fully decrypted point to its card; a non-card or a card
         already seen elsewhere is cheating (blamed by the final audit in an
-        unproven deal; impossible after checked proofs)."""
+        unproven deal; impossible after checked proofs). ``feed`` compares
+        with the public reads only, so that every tracker fed the same
+        messages reaches the same verdicts; a seat's own ``decrypt``
+        (``private``) also compares with what that seat read before."""
         card = self.setup.deck.index_of(point)
         if card is None:
             raise CheatDetected(
                 Verdict.cheat(None, f"position {position} decrypts to no card of the deal")
             )
-        for other, seen in (*self.public.items(), *self.known.items()):
+        earlier = (*self.public.items(), *self.known.items()) if private else self.public.items()
+        for other, seen in earlier:
             if seen == card and other != position:
                 raise CheatDetected(
                     Verdict.cheat(None, f"positions {other} and {position} hold the same card")

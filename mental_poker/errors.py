@@ -49,7 +49,8 @@ class Verdict:
     """Outcome of a check. ``ok`` or the responsible ``seat`` and a reason.
 
     ``seat`` is None for a failure that cannot be pinned on anyone before the
-    final key reveal (only possible in an unproven deal).
+    final key reveal (only possible in an unproven deal); the message that
+    exposed it was itself correct and is applied.
 
     >>> str(Verdict.good())
     'ok'

@@ -512,3 +512,108 @@ def test_queries_about_a_missing_position_raise_a_typed_error() -> None:
     ):
         with pytest.raises(ProtocolError):
             query()
+
+
+# ---------------------------------------------------------------- review findings
+
+
+@pytest.mark.parametrize("kind", [[1], {}, {"shuffle": 1}])
+def test_unhashable_message_type_is_a_decode_error_not_a_crash(kind: object) -> None:
+    setup = DealSetup(Context(b"t", 0), 2, Deck.of(range(4)))
+    with pytest.raises(DecodeError):
+        decode_message({"type": kind, "seat": 0}, setup)
+    with pytest.raises(DecodeError):
+        decode_message_bytes(msgpack.packb({"type": kind}), setup)
+
+
+def _duplicating_shuffle(game: Table, seat: int, twin: int) -> tuple[ShufflePass, int, int]:
+    """Seat's unproven shuffle whose output ``twin`` is a copy of output
+    ``twin + 1`` under another key s′ (a distinct point); stripping s′ there
+    in the lock pass makes both positions hold the same card. Returns the
+    pass, ``twin`` and s′."""
+    sec = game.secrets[seat]
+    xs = game.public.expected_input()
+    s, perm = sec.shuffle_key, sec.permutation
+    out = [mul(s, xs[perm[i]]) for i in range(len(xs))]
+    other = random_scalar()
+    out[twin] = mul(other, xs[perm[twin + 1]])
+    return ShufflePass(seat, tuple(out), base_mul(s), None), twin, other
+
+
+def test_feed_verdicts_do_not_depend_on_a_peers_private_decryption() -> None:
+    """Every tracker must reach the same verdicts from the same messages: a
+    seat's own decryption of its hand must not change what it says about a
+    later public reveal (else peers disagree on faults)."""
+    game = Table(2, Deck.of(range(6)), proven=False)
+    game.send_ok(make_shuffle(game.setup, game.secrets[0], game.public.expected_input()))
+    bad, twin, other = _duplicating_shuffle(game, 1, 2)
+    game.send_ok(bad)
+    game.send_ok(make_lock(game.setup, game.secrets[0], game.public.expected_input()))
+    # seat 1 strips s′ at the copied position, so that it reads to a card again
+    sec = game.secrets[1]
+    xs = game.public.expected_input()
+    stripped = [mul(inverse(sec.shuffle_key), x) for x in xs]
+    stripped[twin] = mul(inverse(other), xs[twin])
+    locked = tuple(mul(k, p) for k, p in zip(sec.lock_keys, stripped, strict=True))
+    game.send_ok(LockPass(1, tuple(stripped), None, locked))
+    # position twin is dealt to seat 0, which reads it privately ...
+    game.send_ok(make_key_reveal(game.secrets[1], [twin]))
+    first = game.tables[0].decrypt(twin, 0, game.secrets[0])
+    # ... then the original is shown to everyone: the same card again
+    verdicts = game.send(make_key_reveal(game.secrets[0], [twin + 1]))
+    verdicts += game.send(make_key_reveal(game.secrets[1], [twin + 1]))
+    assert verdicts[2:] == [verdicts[2]] * 2, verdicts  # every peer says the same
+    assert all(t.public_card(twin + 1) == first for t in game.tables)
+    # when both are public, every peer flags it, with no seat (the audit names it)
+    verdicts = game.send(make_key_reveal(game.secrets[0], [twin]))
+    assert all(not v.ok and v.seat is None for v in verdicts), verdicts
+    for seat in range(2):
+        game.send(make_final_reveal(game.secrets[seat]))
+    assert all(not v.ok and v.seat == 1 for v in (t.audit() for t in game.tables))
+
+
+def test_relock_after_own_final_reveal_is_rejected_and_named() -> None:
+    """A layer added after its owner's final reveal could never be opened:
+    the audit could then name nobody. The relock itself is refused."""
+    game = Table(2, Deck.of(range(6)))
+    game.passes()
+    game.send_ok(make_final_reveal(game.secrets[0]))
+    relock, _ = make_relock(game.public, game.secrets[0], 3)
+    layers_before = [len(stack) for stack in game.public.layers]
+    verdicts = game.send(relock)
+    assert all(not v.ok and v.seat == 0 for v in verdicts), verdicts
+    assert [len(stack) for stack in game.public.layers] == layers_before
+    game.send_ok(make_final_reveal(game.secrets[1]))
+    assert all(t.audit() for t in game.tables)
+
+
+def test_audit_names_the_owner_of_a_layer_never_opened() -> None:
+    game = Table(2, Deck.of(range(6)))
+    game.passes()
+    relock, game.secrets[1] = make_relock(game.public, game.secrets[1], 2)
+    game.send_ok(relock)
+    for seat in range(2):
+        game.send_ok(make_final_reveal(game.secrets[seat]))
+    game.public.layers[2][-1].key = None  # as if the relock key had never been given
+    verdict = game.public.audit()
+    assert not verdict.ok and verdict.seat == 1, verdict
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("permutation", [0.0, 1.0, 2.0, 3.0]),
+        ("permutation", [0, "a", 2, 3]),
+        ("permutation", [0, 1, 2, None]),
+        ("v", True),
+        ("v", 1.0),
+    ],
+)
+def test_secrets_from_bytes_is_strict_about_types(field: str, value: object) -> None:
+    data = _SMALL_SECRETS[0].to_bytes()
+    obj = msgpack.unpackb(data)
+    obj[field] = value
+    with pytest.raises(DecodeError):
+        DealSecrets.from_bytes(msgpack.packb(obj, use_bin_type=True))
+    with pytest.raises(DecodeError):
+        DealSecrets.from_bytes("not bytes")  # type: ignore[arg-type]

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from p2p.identity import Identity, PeerKey
-from p2p.wire import PROTOCOL_VERSION, WireError, canonical, unpack_strict
+from p2p.wire import MAX_BODY, PROTOCOL_VERSION, WireError, canonical, unpack_strict
 
 EVENT_TAG = "nodealer/event"
 ENTRY_TAG = "nodealer/entry"
@@ -50,8 +50,12 @@ class BadSignature(EventError):
     """Wrong signer, tampered bytes, or signed for another table or version."""
 
 
-class BadBody(EventError):
-    """An event body that is not one strict msgpack value."""
+class BadBody(EventError, ValueError):
+    """An event body that is not one strict msgpack value, or too big for the wire."""
+
+
+def _too_big(body: bytes) -> str:
+    return f"a body of {len(body)} bytes; the wire carries at most {MAX_BODY} bytes"
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,8 @@ class Event:
                 f"event #{self.counter} of seat {self.author} is not signed by that seat "
                 "for this table and version"
             )
+        if len(self.body) > MAX_BODY:
+            raise BadBody(f"event #{self.counter} of seat {self.author}: {_too_big(self.body)}")
         try:
             unpack_strict(self.body)
         except WireError as exc:

@@ -61,6 +61,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from p2p.envelope import (
+    BadBody,
     Entry,
     EquivocationProof,
     Event,
@@ -69,7 +70,7 @@ from p2p.envelope import (
     TableSpec,
 )
 from p2p.identity import Identity
-from p2p.wire import MAX_FETCH
+from p2p.wire import MAX_BODY, MAX_FETCH
 
 MAX_AHEAD = 1024  # submissions a sequencer buffers per author beyond the next counter
 
@@ -280,7 +281,13 @@ class LogMachine:
 
     def author(self, body: bytes) -> Event:
         """Sign our next event; the node persists it (outbox) and then calls
-        :meth:`submit_own`. Raises EventError if ``body`` is not msgpack."""
+        :meth:`submit_own`. Raises BadBody (an EventError and a ValueError) if
+        ``body`` is not strict msgpack or too big for the wire."""
+        if len(body) > MAX_BODY:  # signed, it would stay in our outbox, refused by all
+            raise BadBody(
+                f"event #{self.next_own_counter}: a body of {len(body)} bytes; "
+                f"the wire carries at most {MAX_BODY} bytes"
+            )
         event = Event.create(self.table, self.identity, self.me, self.next_own_counter, body)
         event.verify(self.table)
         self.own_events[event.counter] = event

@@ -39,16 +39,22 @@ from typing import Any
 
 import msgpack
 
-from p2p.envelope import Entry, EquivocationProof, Event, TableSpec
+from p2p.envelope import Entry, EquivocationProof, Event, EventError, TableSpec
 from p2p.identity import PeerKey, data_dir
 from p2p.log import verify_prefix
 from p2p.wire import (
     ENTRY,
     EVENT,
+    KEY_LEN,
+    MAX_SEATS,
+    MAX_SEQ,
+    MAX_TABLE_ID,
     SEAT,
     SchemaError,
     WireError,
+    _bin,
     _int,
+    _list,
     _map,
     _str,
     unpack_strict,
@@ -119,35 +125,68 @@ def _header(table: TableSpec) -> dict[str, Any]:
     }
 
 
+_TAG = _str(8)
+_HEADER = _map(
+    {
+        "t": _TAG,
+        "v": _int(0, 0xFFFF),
+        "table": _bin(1, MAX_TABLE_ID),
+        "seats": _list(_bin(KEY_LEN, KEY_LEN), MAX_SEATS),
+    }
+)
+_LOG_RECORDS = {
+    "entry": _map({"t": _TAG, "e": ENTRY}),
+    "truncate": _map({"t": _TAG, "seq": _int(0, MAX_SEQ)}),
+    "proof": _map({"t": _TAG, "a": ENTRY, "b": ENTRY}),
+}
+
+
 def parse_log(records: list[dict[str, Any]]) -> SavedLog:
-    """Replay log records (header, entries, truncations, proofs); pure."""
+    """Replay log records (header, entries, truncations, proofs); pure. Every
+    record is schema-checked; the first bad one stops the replay (``problem``).
+    Proofs are not verified here (see :func:`verified_proofs`)."""
     if not records or records[0].get("t") != "table":
         raise StoreError("a log starts with its table header")
     head = records[0]
     try:
+        _HEADER(head, "header")
         table = TableSpec(head["table"], tuple(PeerKey(k) for k in head["seats"]), head["v"])
-    except (KeyError, TypeError, ValueError) as exc:
+    except (SchemaError, ValueError) as exc:
         raise StoreError(f"bad table header: {exc}") from exc
     saved = SavedLog(table)
     for record in records[1:]:
         kind = record["t"]
+        check = _LOG_RECORDS.get(kind)
+        if check is None:
+            saved.problem = f"unknown log record {kind[:40]!r}"
+            break
         try:
-            if kind == "entry":
-                ENTRY(record.get("e"), "entry")
-                saved.entries.append(Entry.from_wire(record["e"]))
-            elif kind == "truncate":
-                del saved.entries[int(record["seq"]) :]
-            elif kind == "proof":
-                proof = {"a": record.get("a"), "b": record.get("b")}
-                ENTRY(proof["a"], "proof.a")
-                ENTRY(proof["b"], "proof.b")
-                saved.proofs.append(EquivocationProof.from_wire(proof))
-            else:
-                raise StoreError(f"unknown log record {kind!r}")
-        except (SchemaError, KeyError, TypeError, ValueError) as exc:
+            check(record, kind)
+        except SchemaError as exc:
             saved.problem = f"bad {kind} record: {exc}"
             break
+        if kind == "entry":
+            saved.entries.append(Entry.from_wire(record["e"]))
+        elif kind == "truncate":
+            del saved.entries[record["seq"] :]
+        else:
+            saved.proofs.append(EquivocationProof.from_wire(record))
     return saved
+
+
+def verified_proofs(
+    table: TableSpec, proofs: list[EquivocationProof]
+) -> tuple[list[EquivocationProof], str | None]:
+    """The proofs that verify, and why any other was left out."""
+    good, problem = [], None
+    for proof in proofs:
+        try:
+            proof.verify(table)
+        except EventError as exc:
+            problem = f"left out an equivocation proof that does not verify: {exc}"
+            continue
+        good.append(proof)
+    return good, problem
 
 
 def read_log(path: Path) -> SavedLog:
@@ -160,6 +199,8 @@ def read_log(path: Path) -> SavedLog:
     if problem is not None:
         saved.problem = str(problem)
         saved.entries = saved.entries[: len(hashes) - 1]
+    saved.proofs, bad_proof = verified_proofs(saved.table, saved.proofs)
+    saved.problem = saved.problem or bad_proof
     return saved
 
 
@@ -207,8 +248,8 @@ class Store:
             self.entries = saved.entries[: len(hashes) - 1]
             if problem is not None:
                 self.problem = f"saved chain damaged ({problem}); kept the verified part"
-            self.proofs = saved.proofs
-            self.problem = self.problem or saved.problem
+            self.proofs, bad_proof = verified_proofs(self.table, saved.proofs)
+            self.problem = self.problem or saved.problem or bad_proof
             self._open_file("log", end)
         else:
             self._open_file("log", 0)

@@ -4,11 +4,17 @@ entries a majority acknowledged, fork the chain, crash or stall a peer)."""
 
 from __future__ import annotations
 
+import zlib
+
 import msgpack
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from p2p.envelope import Entry, Event, Head
+from p2p.envelope import Entry, Event, EventError, Head
 from p2p.log import LogError, LogMachine, Role
+from p2p.store import Store, StoreError, read_log
+from p2p.wire import MAX_BODY
 from tests.p2p_sim import SimNet
 
 
@@ -124,3 +130,127 @@ def test_a_candidate_whose_best_voter_vanishes_keeps_what_a_majority_acknowledge
     net.advance(0.5)
     chains = net.chains(net.live())
     assert all(c == chains[0] for c in chains) and len(chains[0]) == 6
+
+
+def test_an_event_too_big_for_the_wire_is_refused_before_it_is_signed() -> None:
+    net = _committed_net(3, 3)
+    for seat in (0, 1):  # the sequencer and a follower
+        m = net.machines[seat]
+        before = (m.next_own_counter, dict(m.own_events))
+        with pytest.raises(EventError, match="bytes"):
+            m.author(_body("x" * MAX_BODY))
+        assert (m.next_own_counter, dict(m.own_events)) == before
+    net.submit(1, "still fine")
+    net.run()
+    assert all(m.head == 4 for m in net.machines) and net.errors == []
+
+
+# ------------------------------------------------------------------ hostile files
+
+
+def _log_file(path, records) -> None:
+    with open(path, "wb") as f:
+        for record in records:
+            f.write(_record(record))
+
+
+def _record(record) -> bytes:
+    payload = msgpack.packb(record, use_bin_type=True)
+    return len(payload).to_bytes(4, "big") + zlib.crc32(payload).to_bytes(4, "big") + payload
+
+
+def _header(net: SimNet, **over) -> dict:
+    head = {"t": "table", "v": 1, "table": net.table.table_id}
+    head["seats"] = [k.raw for k in net.table.seats]
+    return {**head, **over}
+
+
+def test_a_saved_proof_that_does_not_verify_frames_nobody(tmp_path) -> None:
+    net = _committed_net(3, 3)
+    chain = net.machines[1].chain
+    honest = chain[1]
+    # "seat 0 equivocated": the second entry is seat 1's, not the sequencer's
+    ev = Event.create(net.table, net.ids[1], 1, 5, _body("other"))
+    fake = Entry.create(net.table, net.ids[1], honest.seq, honest.term, honest.prev, ev)
+    records = [_header(net)] + [{"t": "entry", "e": e.to_wire()} for e in chain]
+    records.append({"t": "proof", "a": honest.to_wire(), "b": fake.to_wire()})
+    _log_file(tmp_path / "log", records)
+    saved = read_log(tmp_path / "log")
+    assert saved.entries == chain and saved.proofs == []
+    assert "proof" in saved.problem
+    store = Store(net.table, tmp_path)
+    assert store.proofs == [] and store.entries == chain
+    machine = LogMachine(net.table, net.ids[2], entries=store.entries, proofs=store.proofs)
+    assert machine.banned == set()
+    store.close()
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        {"table": "a text id"},
+        {"table": b""},
+        {"v": "1"},
+        {"v": True},
+        {"seats": "abc"},
+        {"seats": [b"k" * 31]},
+        {"seats": []},
+        {"seats": 5},
+        {"extra": 1},
+    ],
+)
+def test_a_hostile_log_header_is_a_store_error(tmp_path, header) -> None:
+    net = _committed_net(3, 1)
+    _log_file(tmp_path / "log", [_header(net, **header)])
+    with pytest.raises(StoreError, match="header"):
+        read_log(tmp_path / "log")
+
+
+@pytest.mark.parametrize("seq", ["1", -1, True, 1.0, None, 2**63])
+def test_a_hostile_truncate_record_stops_the_log_there(tmp_path, seq) -> None:
+    net = _committed_net(3, 3)
+    chain = net.machines[1].chain
+    records = [_header(net)] + [{"t": "entry", "e": e.to_wire()} for e in chain]
+    _log_file(tmp_path / "log", [*records, {"t": "truncate", "seq": seq}])
+    saved = read_log(tmp_path / "log")
+    assert saved.entries == chain and "truncate" in saved.problem
+
+
+record_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.binary(max_size=40)
+    | st.text(max_size=10),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["t", "e", "seq", "a", "b", "v", "table", "seats"]),
+            record_values | st.sampled_from(["table", "entry", "truncate", "proof"]),
+            max_size=5,
+        ),
+        max_size=4,
+    ),
+    st.booleans(),
+)
+def test_any_records_in_a_log_file_never_crash_the_reader(tmp_path_factory, records, keep_header):
+    net = _HYPO_NET
+    path = tmp_path_factory.mktemp("log") / "log"
+    _log_file(path, ([_header(net)] if keep_header else []) + records)
+    try:
+        saved = read_log(path)
+    except StoreError:
+        return
+    assert isinstance(saved.table.table_id, bytes)
+    assert all(isinstance(e, Entry) for e in saved.entries)
+
+
+_HYPO_NET = SimNet(2)

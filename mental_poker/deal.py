@@ -96,6 +96,10 @@ from .proofs import (
 P = TypeVar("P")
 MAX_SEATS = 16
 MAX_MESSAGE_BYTES = 1 << 20
+MAX_KEYS = MAX_MESSAGE_BYTES // 32
+"""Bound on the (position, key) pairs of one message: what fits in a message
+(each pair takes more than 32 bytes). Not tied to the deck size: every relock
+(Bluff pick-up) adds a key, so a long game gives a seat many."""
 
 
 def _int(value: object, lo: int, hi: int, what: str) -> int:
@@ -157,7 +161,7 @@ def _points(value: object, n: int, what: str) -> tuple[bytes, ...]:
 
 
 def _keys(value: object, setup: DealSetup, what: str) -> tuple[tuple[int, int], ...]:
-    if not isinstance(value, list | tuple) or len(value) > setup.size * MAX_SEATS:
+    if not isinstance(value, list | tuple) or len(value) > MAX_KEYS:
         raise DecodeError(f"{what}: expected a list of [position, key] pairs")
     out = []
     for pair in value:

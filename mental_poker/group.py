@@ -217,6 +217,13 @@ about as much as a few group operations)."""
 _workers = max(1, min(multiprocessing.cpu_count(), 8))
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
+_on_worker = threading.local()
+"""``_on_worker.active`` is set on the pool's threads: a loop started there
+runs inline (a worker waiting on the pool it belongs to could deadlock)."""
+
+
+def _mark_worker() -> None:
+    _on_worker.active = True
 
 
 def set_workers(n: int) -> None:
@@ -239,7 +246,9 @@ def _get_pool() -> ThreadPoolExecutor:
     global _pool
     with _pool_lock:
         if _pool is None:
-            _pool = ThreadPoolExecutor(_workers - 1, thread_name_prefix="mental-poker")
+            _pool = ThreadPoolExecutor(
+                _workers - 1, thread_name_prefix="mental-poker", initializer=_mark_worker
+            )
         return _pool
 
 
@@ -255,9 +264,10 @@ def _chunks(items: Sequence[T], n: int) -> list[Sequence[T]]:
 
 def run_chunked(fn: Callable[[Sequence[T]], R], items: Sequence[T]) -> list[R]:
     """Apply ``fn`` to one contiguous chunk of ``items`` per worker, the first
-    chunk on the calling thread; results in chunk order."""
+    chunk on the calling thread; results in chunk order. Inside a worker
+    (a nested loop) everything stays on that thread."""
     n = _workers
-    if n <= 1 or len(items) < _MIN_PARALLEL:
+    if n <= 1 or len(items) < _MIN_PARALLEL or getattr(_on_worker, "active", False):
         return [fn(items)]
     parts = _chunks(items, n)
     pool = _get_pool()

@@ -229,6 +229,8 @@ def verify_shuffle(
     permuted with every card multiplied by the scalar behind ``gamma``.
     All points must already be validated (decoded)."""
     n = len(xs)
+    if n == 0:
+        raise ProofError("shuffle proof: empty deck")
     if not (len(ys) == n and len(proof.c) == n and len(proof.chain) == n):
         raise ProofError("shuffle proof: lengths differ from the deck")
     if len(proof.s_hat) != n or len(proof.s_prime) != n:

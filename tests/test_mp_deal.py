@@ -617,3 +617,19 @@ def test_secrets_from_bytes_is_strict_about_types(field: str, value: object) -> 
         DealSecrets.from_bytes(msgpack.packb(obj, use_bin_type=True))
     with pytest.raises(DecodeError):
         DealSecrets.from_bytes("not bytes")  # type: ignore[arg-type]
+
+
+def test_final_reveal_of_a_seat_with_many_relocks_still_decodes() -> None:
+    """Every Bluff pick-up adds a relock layer; a long game can give one seat
+    more keys than ``positions × MAX_SEATS``. Its honest final reveal must
+    not be refused as malformed (which would blame an honest seat)."""
+    game = Table(2, Deck.of(range(2)))
+    game.passes()
+    for _ in range(40):  # the card goes back and forth, seat 1 relocks each time
+        relock, game.secrets[1] = make_relock(game.public, game.secrets[1], 0)
+        game.send_ok(relock)
+    game.send_ok(make_final_reveal(game.secrets[0]))
+    final = make_final_reveal(game.secrets[1])
+    assert len(final.keys) > 2 * 16
+    game.send_ok(final)
+    assert all(t.audit() for t in game.tables)

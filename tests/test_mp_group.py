@@ -160,3 +160,26 @@ def test_seeded_rng_is_deterministic_and_permutations_are_uniform() -> None:
     rng = SeededRng(b"x")
     counts = Counter(random_permutation(3, rng) for _ in range(3000))
     assert len(counts) == 6 and min(counts.values()) > 380
+
+
+def test_nested_pmap_does_not_deadlock() -> None:
+    """A heavy loop called from inside another (e.g. a proof check run over
+    several deals with pmap) must not wait on the worker it runs on."""
+    import threading
+
+    pts = [card_point(i) for i in range(16)]
+    result: list[list[list[bytes]]] = []
+    before = group.workers()
+    group.set_workers(2)
+    try:
+        runner = threading.Thread(
+            target=lambda: result.append(pmap(lambda p: pmap(lambda q: add(p, q), pts), pts)),
+            daemon=True,
+        )
+        runner.start()
+        runner.join(timeout=30)
+        assert not runner.is_alive(), "nested pmap deadlocked"
+    finally:
+        if not runner.is_alive():  # a deadlocked pool cannot be shut down
+            group.set_workers(before)
+    assert result[0] == [[add(p, q) for q in pts] for p in pts]

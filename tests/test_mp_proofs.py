@@ -418,3 +418,10 @@ def test_any_single_corruption_is_rejected(kind: str, data: st.DataObject) -> No
     xor = data.draw(st.integers(1, 255), label="xor")
     with pytest.raises((ProofError, DecodeError)):
         check(_corrupt(wire, path, offset, xor))
+
+
+def test_shuffle_proof_over_an_empty_deck_is_a_typed_error() -> None:
+    """verify_shuffle is public: no input may crash it (IndexError before)."""
+    proof = ShuffleProof((), (), 1, 1, 1, 1, 1, (), ())
+    with pytest.raises(ProofError):
+        verify_shuffle(SHUFFLE, [], [], base_mul(5), proof)

@@ -72,7 +72,8 @@ from p2p.envelope import (
 from p2p.identity import Identity
 from p2p.wire import MAX_BODY, MAX_FETCH
 
-MAX_AHEAD = 1024  # submissions a sequencer buffers per author beyond the next counter
+MAX_AHEAD = 64  # submissions a sequencer buffers per author beyond the next counter
+FETCH_BYTES = 4 << 20  # about this many bytes of entries answer one fetch
 
 
 class LogError(EventError):
@@ -542,8 +543,13 @@ class LogMachine:
                 self._count_votes(now)  # votes that came meanwhile may hold more
 
     def _on_fetch(self, src: int, start: int, n: int) -> None:
+        size = 0  # an answer stops after FETCH_BYTES of bodies (at least one entry)
         for seq in range(start, min(self.head, start + n - 1) + 1):
-            self._emit(Send(src, {"k": "entry", "e": self.chain[seq - 1].to_wire()}))
+            if size >= FETCH_BYTES:
+                break
+            entry = self.chain[seq - 1]
+            size += len(entry.event.body) + 256
+            self._emit(Send(src, {"k": "entry", "e": entry.to_wire()}))
 
     def _compare_head(self, src: int, head: Head, now: float) -> None:
         """Another peer's signed head: catch up, or look for a conflict."""

@@ -57,6 +57,9 @@ log = logging.getLogger("nodealer.p2p")
 HANDSHAKE_TIMEOUT = 5.0
 ACK_INTERVAL = 0.05  # at most this often an fsync + ack (acks are cumulative)
 SEND_QUEUE = 100_000  # frames queued to one peer before it counts as stuck
+MAX_QUEUED = 64 << 20  # bytes queued to one peer before it counts as stuck
+PENDING_PER_HOST = 16  # handshakes in progress from one address at once
+MAX_ERRORS = 1000  # the latest connection errors kept in Node.errors
 RECV_CHUNK = 1 << 16
 
 
@@ -82,6 +85,10 @@ class Rewound:
     seq: int
 
 
+class WrongSeat(HandshakeError):
+    """The peer at an address we dialled for one seat holds another seat."""
+
+
 @dataclass(frozen=True)
 class PeerError:
     """Why a connection was closed: who (fingerprint or address) and the error."""
@@ -101,20 +108,33 @@ class Connection:
         self.seat: int | None = None
         self.decoder = FrameDecoder()
         self.outbox_send, self.outbox_recv = trio.open_memory_channel[bytes](SEND_QUEUE)
+        self.queued = 0  # bytes in the outbox, not yet handed to the socket
+        self.scope: trio.CancelScope | None = None  # its reader and writer, once running
         self.closed = False
 
     def send(self, frame: bytes) -> None:
+        """Queue ``frame`` without waiting: a peer that does not read is
+        dropped (bounded memory) rather than stalling the others."""
         if self.closed:
+            return
+        if self.queued + len(frame) > MAX_QUEUED:
+            log.warning("%s is not reading; dropping the connection", self.label)
+            self.close()
             return
         try:
             self.outbox_send.send_nowait(frame)
         except trio.WouldBlock:
             log.warning("%s is not reading; dropping the connection", self.label)
             self.close()
+            return
+        self.queued += len(frame)
 
     def close(self) -> None:
+        """Close for good: the reader and writer end now, even mid-send."""
         self.closed = True
         self.outbox_send.close()
+        if self.scope is not None:
+            self.scope.cancel()
 
 
 class Node:
@@ -145,6 +165,7 @@ class Node:
         self.addresses: dict[int, tuple[str, int]] = {}
         self._conns: dict[int, Connection] = {}
         self._dialing: set[int] = set()
+        self._pending: dict[str, int] = {}  # handshakes in progress, per remote host
         self._nursery: trio.Nursery | None = None
         self._changed = trio.Event()
         self._dirty = trio.Event()
@@ -238,8 +259,14 @@ class Node:
             raise RuntimeError("the node is not running")
         return await self._nursery.start(self._dial, host, port)
 
+    async def _connect_seat(self, seat: int, host: str, port: int) -> None:
+        if self._nursery is None:
+            raise RuntimeError("the node is not running")
+        await self._nursery.start(self._dial, host, port, seat)
+
     def add_address(self, seat: int, host: str, port: int) -> None:
-        """Remember where ``seat`` listens and keep dialling it until connected."""
+        """Remember where ``seat`` listens and keep dialling it until connected
+        (a peer found there that is not ``seat`` is refused)."""
         if seat == self.seat or not 0 <= seat < self.table.n:
             return
         self.addresses[seat] = (host, port)
@@ -353,6 +380,14 @@ class Node:
 
     async def _serve_inbound(self, stream: trio.SocketStream) -> None:
         label = _address_label(stream)
+        host = label.rsplit(":", 1)[0]
+        if self._pending.get(host, 0) >= PENDING_PER_HOST:
+            # one host opening connection after connection and never
+            # finishing a handshake must not use up our descriptors
+            log.info("%s: too many handshakes at once; closed", label)
+            await trio.aclose_forcefully(stream)
+            return
+        self._pending[host] = self._pending.get(host, 0) + 1
         conn = Connection(stream, dialed=False, label=label)
         try:
             await self._handshake(conn)
@@ -360,15 +395,24 @@ class Node:
             self._record(label, exc)
             await trio.aclose_forcefully(stream)
             return
+        finally:
+            self._pending[host] -= 1
+            if not self._pending[host]:
+                del self._pending[host]
         await self._run_connection(conn)
 
     async def _dial(
-        self, host: str, port: int, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
+        self,
+        host: str,
+        port: int,
+        expect: int | None = None,
+        *,
+        task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
     ) -> None:
         stream = await trio.open_tcp_stream(host, port)
         conn = Connection(stream, dialed=True, label=f"{host}:{port}")
         try:
-            await self._handshake(conn)
+            await self._handshake(conn, expect)
         except BaseException:
             await trio.aclose_forcefully(stream)
             raise
@@ -383,7 +427,11 @@ class Node:
                 host, port = self.addresses[seat]
                 try:
                     with trio.move_on_after(HANDSHAKE_TIMEOUT):
-                        await self.connect(host, port)
+                        await self._connect_seat(seat, host, port)
+                except WrongSeat as exc:
+                    self._record(f"{host}:{port}", exc)
+                    if self.addresses.get(seat) == (host, port):
+                        del self.addresses[seat]  # a wrong address: stop dialling it
                 except (OSError, WireError, trio.BrokenResourceError) as exc:
                     log.debug("dialling seat %d at %s:%d: %s", seat, host, port, exc)
                 await trio.sleep(delay)
@@ -391,7 +439,7 @@ class Node:
         finally:
             self._dialing.discard(seat)
 
-    async def _handshake(self, conn: Connection) -> None:
+    async def _handshake(self, conn: Connection, expect: int | None = None) -> None:
         shake = Handshake(self.identity, self.table, self.listen_port, self.banned)
         try:
             with trio.fail_after(HANDSHAKE_TIMEOUT):
@@ -401,6 +449,11 @@ class Node:
                     if msg is None:
                         raise HandshakeError("connection closed during the handshake")
                     reply = shake.receive(msg)
+                    if expect is not None and shake.peer_seat not in (None, expect):
+                        # before our auth: the peer there never counts this connection
+                        raise WrongSeat(
+                            f"the peer there is seat {shake.peer_seat}, not seat {expect}"
+                        )
                     if reply is not None:
                         await conn.stream.send_all(encode_frame(reply))
         except trio.TooSlowError:
@@ -447,6 +500,9 @@ class Node:
         log.info("connected to %s", conn.label)
         try:
             async with trio.open_nursery() as nursery:
+                conn.scope = nursery.cancel_scope
+                if conn.closed:  # replaced before it ever ran
+                    nursery.cancel_scope.cancel()
                 nursery.start_soon(self._writer, conn, nursery.cancel_scope)
                 self._gossip_addresses(seat)
                 self._execute(self.log.peer_connected(seat, trio.current_time()))
@@ -477,6 +533,7 @@ class Node:
                 effects = self.log.receive(seat, msg, trio.current_time())
             except (WireError, EventError) as exc:
                 self._record(conn.label, exc)
+                self._execute(self.log.take_effects())  # e.g. a proof found on the way
                 return
             except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
                 log.info("lost %s: %s", conn.label, exc)
@@ -496,7 +553,9 @@ class Node:
                         batch.append(conn.outbox_recv.receive_nowait())
                     except (trio.WouldBlock, trio.EndOfChannel):
                         break
-                await conn.stream.send_all(b"".join(batch))
+                data = b"".join(batch)
+                await conn.stream.send_all(data)
+                conn.queued -= len(data)
         except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             log.info("sending to %s failed: %s", conn.label, exc)
         scope.cancel()  # the writer ends when the connection is closed or broken
@@ -518,15 +577,18 @@ class Node:
                     conn.send(frame)
 
     def _on_addrs(self, msg: dict[str, Any]) -> None:
+        # hearsay (unsigned): it may name a seat we know no address for, never
+        # replace one we learned from that seat itself or from our store
         for peer in msg["peers"]:
             seat = peer["seat"]
-            if seat != self.seat and seat < self.table.n and seat not in self._conns:
+            if seat != self.seat and seat < self.table.n and seat not in self.addresses:
                 self.add_address(seat, peer["host"], peer["port"])
 
     def _record(self, peer: str, exc: BaseException) -> None:
         if isinstance(exc, Exception):
             error = PeerError(peer, exc)
             self.errors.append(error)
+            del self.errors[:-MAX_ERRORS]
             log.warning("closing connection to %s", error)
 
     @property

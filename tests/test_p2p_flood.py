@@ -1,0 +1,89 @@
+"""Real nodes against a seat that floods, stalls or lies about addresses:
+memory stays bounded, a stuck connection ends, nobody is redirected."""
+
+from __future__ import annotations
+
+import msgpack
+import pytest
+import trio
+
+import p2p.node
+from p2p.handshake import HandshakeError
+from p2p.wire import MAX_BODY, message
+from tests.p2p_mesh import RawPeer, make_table, mesh, wait_until
+
+
+@pytest.mark.trio
+async def test_a_peer_that_asks_for_everything_and_never_reads_is_dropped(
+    tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setattr(p2p.node, "MAX_QUEUED", 2 << 20)
+    ids, table = make_table(3)
+    async with mesh(ids, table, tmp_path, seats=[0, 1]) as nodes:
+        for k in range(40):
+            await nodes[k % 2].submit({"k": k, "pad": "x" * 20_000})
+        target = nodes[1]
+        await wait_until(lambda: target.head == 40)
+        raw = await RawPeer.connect(target)
+        await raw.handshake(ids[2], table)
+        await wait_until(lambda: 2 in target.connected)
+        for _ in range(10):  # each asks for ~0.8 MB; it never reads a byte
+            try:
+                await raw.send(message("fetch", **{"from": 1, "n": 4096}))
+            except trio.BrokenResourceError:
+                break  # already dropped
+        peak = 0
+
+        def gone() -> bool:
+            nonlocal peak
+            conn = target._conns.get(2)
+            peak = max(peak, conn.queued if conn is not None else 0)
+            return 2 not in target.connected
+
+        await wait_until(gone, timeout=10)
+        assert peak <= 2 << 20
+        await raw.aclose()
+        # the honest pair goes on
+        await nodes[0].submit("after")
+        await wait_until(lambda: all(x.head == 41 for x in nodes))
+
+
+@pytest.mark.trio
+async def test_an_address_that_answers_as_another_seat_is_refused(tmp_path) -> None:
+    ids, table = make_table(4)
+    async with mesh(ids, table, tmp_path, seats=[0, 2]) as nodes:
+        target, other = nodes
+        original = target._conns[2]
+        raw = await RawPeer.connect(target)
+        await raw.handshake(ids[3], table)
+        # seat 3 says seat 1 listens where seat 2 actually does
+        lie = [{"seat": 1, "host": "127.0.0.1", "port": other.listen_port}]
+        await raw.send(message("addrs", peers=lie))
+        await wait_until(
+            lambda: any(
+                isinstance(e.error, HandshakeError) and "not seat 1" in str(e.error)
+                for e in target.errors
+            )
+        )
+        await trio.sleep(1.5)
+        assert target._conns[2] is original  # seat 2's connection was never replaced
+        assert 1 not in target.addresses  # and nobody dials the lie again
+        # a known address is never overwritten by hearsay
+        await raw.send(message("addrs", peers=[{"seat": 2, "host": "10.9.9.9", "port": 9}]))
+        await trio.sleep(0.2)
+        assert target.addresses[2] == ("127.0.0.1", other.listen_port)
+        await raw.aclose()
+
+
+@pytest.mark.trio
+async def test_a_body_too_big_for_the_wire_is_refused_by_submit(tmp_path) -> None:
+    ids, table = make_table(2)
+    async with mesh(ids, table, tmp_path) as nodes:
+        for node in nodes:
+            with pytest.raises(ValueError, match="at most"):
+                await node.submit("x" * MAX_BODY)
+            assert node.log.own_pending == []
+        await nodes[1].submit({"ok": 1})
+        await wait_until(lambda: all(x.head == 1 for x in nodes))
+        assert not any(x.errors for x in nodes)
+        assert msgpack.unpackb(nodes[0].chain[0].event.body) == {"ok": 1}

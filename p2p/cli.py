@@ -47,6 +47,53 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--quiet", action="store_true", help="print only the summary")
     demo.set_defaults(handler=_demo)
+
+    verify = commands.add_parser(
+        "verify",
+        help="check a saved game log offline and name any cheater",
+        description=(
+            "Replay a saved table log offline: every signature and the hash chain, the "
+            "setup, every deal message, proof, key and move against the game's rules, "
+            "every timer's authority, the final reveals and the audit of every deal. "
+            "A peer's log is <data dir>/tables/<table id>/log (data dir: $NODEALER_HOME, "
+            "else $XDG_DATA_HOME/nodealer, else ~/.local/share/nodealer). "
+            "Exit 0: clean; 1: cheating found (seat, fingerprint, entry, reason); "
+            "2: the file cannot be verified."
+        ),
+    )
+    verify.add_argument("log", help="path of a saved log file")
+    verify.set_defaults(handler=_verify)
+
+    play = commands.add_parser(
+        "play",
+        help="a whole game between real peers on 127.0.0.1, played by bots, then verified",
+        description=(
+            "Start BOTS+1 peers in this process, each with its own identity and store, "
+            "joined in a real TCP mesh on 127.0.0.1; every seat is played by a sensible "
+            "bot (seat 0 is yours once the TUI exists). Prints the game as seat 0 sees it, "
+            "the outcome and the saved log, then verifies that log offline."
+        ),
+    )
+    play.add_argument("game", help="which game: " + ", ".join(GAMES))
+    play.add_argument("--bots", type=int, required=True, help="number of bot peers besides you")
+    play.add_argument(
+        "--home",
+        default=None,
+        help="directory for the peers' identities and logs (default: a new directory "
+        "below <data dir>/play/)",
+    )
+    play.add_argument("--seed", type=int, default=0, help="bot seed (never the deal)")
+    play.add_argument(
+        "--unproven", action="store_true", help="skip the zero-knowledge proofs (faster)"
+    )
+    play.add_argument(
+        "--time-scale",
+        type=float,
+        default=0.1,
+        help="real seconds per game second for timers (default 0.1)",
+    )
+    play.add_argument("--quiet", action="store_true", help="print only the summary")
+    play.set_defaults(handler=_play)
     return parser
 
 
@@ -104,6 +151,86 @@ def _demo(args: argparse.Namespace) -> int:
         f"{elapsed:.1f} s"
     )
     return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .verify import verify_log
+
+    report = verify_log(Path(args.log))
+    for line in report.lines():
+        print(line)
+    if report.exit_code == 2:
+        print(f"nodealer verify: {report.problem or 'nothing to verify'}", file=sys.stderr)
+    return report.exit_code
+
+
+def _play(args: argparse.Namespace) -> int:
+    import tempfile
+    import time
+    from pathlib import Path
+
+    import trio
+
+    from engines.core import game
+
+    from .identity import data_dir
+    from .session import Update, play_bot_table
+    from .verify import verify_log
+
+    def usage(message: str) -> int:
+        print(f"nodealer play: {message}", file=sys.stderr)
+        return 2
+
+    if args.game not in GAMES:
+        return usage(f"unknown game {args.game!r} (choose from {', '.join(GAMES)})")
+    engine = game(args.game)
+    seats = args.bots + 1
+    if not engine.min_seats <= seats <= engine.max_seats:
+        low, high = engine.min_seats - 1, engine.max_seats - 1
+        return usage(f"{args.game} takes {low}-{high} bots (you hold one seat), not {args.bots}")
+    if not args.time_scale > 0:
+        return usage("--time-scale must be positive")
+    try:
+        if args.home is not None:
+            home = Path(args.home)
+            home.mkdir(parents=True, exist_ok=True)
+        else:
+            base = data_dir() / "play"
+            base.mkdir(parents=True, exist_ok=True, mode=0o700)
+            home = Path(tempfile.mkdtemp(prefix=f"{args.game}-", dir=base))
+    except OSError as exc:
+        return usage(f"cannot create the peers' home: {exc}")
+
+    def show(seat: int, update: Update) -> None:
+        if seat == 0 and not (args.quiet and update.kind in ("event", "stale")):
+            print(f"  {update.text}" if update.kind == "event" else f"{update}", flush=True)
+
+    mode = "proven" if not args.unproven else "unproven"
+    print(f"{args.game}: {seats} peers on 127.0.0.1 ({mode} deals), homes in {home}")
+    start = time.perf_counter()
+    peers = trio.run(
+        lambda: play_bot_table(
+            args.game,
+            seats,
+            home,
+            proven=not args.unproven,
+            seed=args.seed,
+            time_scale=args.time_scale,
+            on_update=show,
+        )
+    )
+    elapsed = time.perf_counter() - start
+    for peer in peers:
+        print(f"seat {peer.seat} ({peer.fingerprint}): {peer.result}")
+    mine = peers[0]
+    print(f"{mine.result.entries} log entries, {elapsed:.1f} s; saved log: {mine.log_path}")
+    print(f"$ nodealer verify {mine.log_path}")
+    report = verify_log(mine.log_path)
+    for line in report.lines()[1:]:
+        print(line)
+    return report.exit_code
 
 
 def main(argv: Sequence[str] | None = None) -> int:

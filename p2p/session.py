@@ -564,7 +564,7 @@ async def play_bot_table(
     homes = [Path(home) / f"peer{s}" for s in range(seats)]
     identities = [Identity.load_or_create(h) for h in homes]
     spec = TableSpec(secrets.token_bytes(16), tuple(i.public for i in identities))
-    bots = sensible_bots(game_name, seats, seed)
+    bots = sensible_bots(game_name, seats, seed, salt_source=secrets.token_bytes)
     nodes = [
         Node(identities[s], spec, home=homes[s], host="127.0.0.1", timeout=node_timeout)
         for s in range(seats)

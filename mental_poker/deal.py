@@ -754,30 +754,42 @@ class DealTable:
         if self.next_seat == self.setup.seats:
             self.phase, self.next_seat = next_phase, 0
 
-    def _match_keys(self, seat: int, keys: Sequence[tuple[int, int]]) -> list[Layer]:
-        """The layer each key opens (checked in parallel), or CheatDetected."""
+    def _match_keys(
+        self, seat: int, keys: Sequence[tuple[int, int]]
+    ) -> list[tuple[tuple[int, int], Layer]]:
+        """Each distinct (position, key) pair with the layer it opens (checked
+        in parallel), or CheatDetected. A key opens one layer only, so more
+        distinct pairs than the seat has layers is refused before any work."""
         self._require_play()
+        unique = list(dict.fromkeys(keys))
+        owned = sum(layer.seat == seat for stack in self.layers for layer in stack)
+        if len(unique) > owned:
+            raise CheatDetected(
+                Verdict.cheat(seat, f"{len(unique)} keys revealed for {owned} layers")
+            )
 
         def find(pair: tuple[int, int]) -> Layer | None:
             position, key = pair
             for layer in self.layers[position]:
-                if layer.seat == seat and mul(key, layer.before) == layer.after:
+                if layer.seat != seat:
+                    continue
+                if layer.key == key or mul(key, layer.before) == layer.after:
                     return layer
             return None
 
-        found = pmap(find, keys)
-        for (position, _), layer in zip(keys, found, strict=True):
+        found = pmap(find, unique)
+        for (position, _), layer in zip(unique, found, strict=True):
             if layer is None:
                 raise CheatDetected(
                     Verdict.cheat(
                         seat, f"revealed key for position {position} does not open its layer"
                     )
                 )
-        return found  # type: ignore[return-value]
+        return list(zip(unique, found, strict=True))  # type: ignore[arg-type]
 
-    def _apply_keys(self, keys: Sequence[tuple[int, int]], layers: Sequence[Layer]) -> Verdict:
+    def _apply_keys(self, matched: Sequence[tuple[tuple[int, int], Layer]]) -> Verdict:
         touched = set()
-        for (position, key), layer in zip(keys, layers, strict=True):
+        for (position, key), layer in matched:
             layer.key = key
             touched.add(position)
         verdict = Verdict.good()
@@ -791,7 +803,7 @@ class DealTable:
         return verdict
 
     def _feed_keys(self, msg: KeyReveal) -> Verdict:
-        return self._apply_keys(msg.keys, self._match_keys(msg.seat, msg.keys))
+        return self._apply_keys(self._match_keys(msg.seat, msg.keys))
 
     def _feed_relock(self, msg: Relock) -> Verdict:
         self._require_play(msg.position)
@@ -825,8 +837,8 @@ class DealTable:
             return Verdict.cheat(msg.seat, "second final reveal")
         if base_mul(msg.shuffle_key) != self.shuffles[msg.seat].gamma:
             return Verdict.cheat(msg.seat, "revealed shuffle key does not match its Γ")
-        layers = self._match_keys(msg.seat, msg.keys)
-        opened = {id(layer) for layer in layers}
+        matched = self._match_keys(msg.seat, msg.keys)
+        opened = {id(layer) for _, layer in matched}
         for position, stack in enumerate(self.layers):
             for layer in stack:
                 if layer.seat == msg.seat and layer.key is None and id(layer) not in opened:
@@ -834,7 +846,7 @@ class DealTable:
                         msg.seat, f"final reveal lacks its key for position {position}"
                     )
         self.shuffle_keys[msg.seat] = msg.shuffle_key
-        return self._apply_keys(msg.keys, layers)
+        return self._apply_keys(matched)
 
     # ------------------------------------------------------------ audit
 

@@ -633,3 +633,24 @@ def test_final_reveal_of_a_seat_with_many_relocks_still_decodes() -> None:
     assert len(final.keys) > 2 * 16
     game.send_ok(final)
     assert all(t.audit() for t in game.tables)
+
+
+def test_key_flood_is_refused_before_any_group_operation() -> None:
+    """A key reveal costs a scalar multiplication per pair: more distinct
+    pairs than the seat has layers is refused at once (no work), and a pair
+    repeated many times is checked once."""
+    from mental_poker import group
+
+    game = Table(2, Deck.of(range(6)))
+    game.passes()
+    flood = KeyReveal(1, tuple((p % 6, random_scalar()) for p in range(7)))
+    with group.count_ops() as ops:
+        verdict = game.public.feed(flood)
+    assert not verdict.ok and verdict.seat == 1
+    assert ops["var"] == 0
+    honest = make_key_reveal(game.secrets[1], [2])
+    repeated = KeyReveal(1, honest.keys * 500)
+    with group.count_ops() as ops:
+        assert game.public.feed(repeated)
+    assert ops["var"] <= 2 * len(honest.keys) + 2
+    assert game.public.layers[2][1].key == honest.keys[0][1]

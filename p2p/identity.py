@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -145,8 +146,10 @@ class Identity:
             serialization.PrivateFormat.Raw,
             serialization.NoEncryption(),
         )
-        tmp = path.with_name(path.name + ".new")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        # a name of our own: two processes creating one home at once must not
+        # write into the same file (one would then run with a key not on disk)
+        tmp = path.with_name(f"{path.name}.{secrets.token_hex(8)}.new")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             os.write(fd, seed)
             os.fsync(fd)

@@ -160,6 +160,14 @@ def _check_link(entry: Entry, prev_hash: bytes, prev_term: int, next_counter: li
         )
 
 
+def _verifies(event: Event, table: TableSpec) -> bool:
+    try:
+        event.verify(table)
+    except EventError:
+        return False
+    return True
+
+
 class LogMachine:
     """One peer's view of a table's log (sans-I/O; see the module docstring)."""
 
@@ -188,7 +196,10 @@ class LogMachine:
         self._index: dict[tuple[int, int], int] = {}  # (author, counter) -> seq
         for entry in entries:
             self._append(entry, entry.hash(table), trusted=True)
-        self.own_events: dict[int, Event] = {e.counter: e for e in own_events}
+        self.own_events: dict[int, Event] = {}
+        for event in own_events:  # from our private file: still, only what we signed
+            if event.author == self.me and _verifies(event, table):
+                self.own_events[event.counter] = event
         self.led_terms: set[int] = set(led_terms)
         self.proofs: dict[tuple[int, int], EquivocationProof] = {}
         self.banned: set[int] = set()
@@ -669,6 +680,8 @@ class LogMachine:
         self._lead(now, self.election)
 
     def _on_proof(self, proof: EquivocationProof, now: float) -> None:
+        if (proof.term, proof.seq) in self.proofs:
+            return  # known already (peers send theirs on every connect): no 4 verifies
         proof.verify(self.table)
         self._record_proof(proof, now)
 

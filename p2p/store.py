@@ -30,6 +30,7 @@ re-verifies the whole chain, so a damaged file cannot feed the log a bad entry.
 from __future__ import annotations
 
 import os
+import stat
 import struct
 import zlib
 from collections.abc import Iterator
@@ -233,6 +234,8 @@ class Store:
     def _open_file(self, name: str, records_end: int, mode: int = 0o600) -> int:
         path = self.directory / name
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, mode)
+        if stat.S_IMODE(os.fstat(fd).st_mode) != mode:
+            os.fchmod(fd, mode)  # private, even if it was created (or copied) looser
         if os.fstat(fd).st_size != records_end:
             os.ftruncate(fd, records_end)  # cut a torn tail off
         self._fds[name] = fd

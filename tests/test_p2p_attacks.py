@@ -4,6 +4,8 @@ entries a majority acknowledged, fork the chain, crash or stall a peer)."""
 
 from __future__ import annotations
 
+import os
+import stat
 import zlib
 
 import msgpack
@@ -254,3 +256,30 @@ def test_any_records_in_a_log_file_never_crash_the_reader(tmp_path_factory, reco
 
 
 _HYPO_NET = SimNet(2)
+
+
+def test_store_files_are_private_even_if_they_existed_with_looser_modes(tmp_path) -> None:
+    net = _committed_net(3, 1)
+    Store(net.table, tmp_path).close()
+    for name in ("log", "own", "secrets"):
+        os.chmod(tmp_path / name, 0o644)
+    Store(net.table, tmp_path).close()
+    for name in ("log", "own", "secrets"):
+        assert stat.S_IMODE(os.stat(tmp_path / name).st_mode) == 0o600, name
+
+
+def test_an_outbox_holding_another_seats_or_a_forged_event_is_not_resubmitted(tmp_path) -> None:
+    net = _committed_net(3, 3)
+    store = Store(net.table, tmp_path)
+    mine = Event.create(net.table, net.ids[1], 1, 1, _body("mine"))
+    theirs = Event.create(net.table, net.ids[2], 2, 1, _body("theirs"))
+    forged = Event(1, 2, _body("forged"), theirs.sig)
+    for event in (mine, theirs, forged):
+        store.record_own_event(event)
+    store.close()
+    store = Store(net.table, tmp_path)
+    m = LogMachine(
+        net.table, net.ids[1], entries=net.machines[1].chain, own_events=store.own_events
+    )
+    assert m.own_pending == [mine] and m.next_own_counter == 2
+    store.close()

@@ -654,3 +654,26 @@ def test_key_flood_is_refused_before_any_group_operation() -> None:
         assert game.public.feed(repeated)
     assert ops["var"] <= 2 * len(honest.keys) + 2
     assert game.public.layers[2][1].key == honest.keys[0][1]
+
+
+def test_relock_to_a_point_its_seat_cannot_open_is_pinned_on_that_seat() -> None:
+    """A relock carries no proof. A point that is not key·current (here: a
+    copy of another position's value, and a made-up point) cannot gain its
+    author a card: it can never reveal a key for that layer, so its reveal
+    and its final reveal are refused and the audit names it, never the
+    previous holder whose keys keep opening its own layers."""
+    for forged in ("copy", "made-up"):
+        game = Table(3, Deck.of(range(8)))
+        game.passes()
+        game.deal({0: [4]})
+        point = game.public.ciphertext(5) if forged == "copy" else base_mul(random_scalar())
+        game.send_ok(Relock(2, 4, point))  # accepted: nothing to check yet
+        game.send_ok(make_key_reveal(game.secrets[0], [4]))  # the old holder hands it over
+        with pytest.raises(ProtocolError):  # seat 2 itself cannot read it
+            game.tables[2].decrypt(4, 2, game.secrets[2])
+        attempt = KeyReveal(2, ((4, game.secrets[2].lock_keys[4]), (4, random_scalar())))
+        assert all(not v.ok and v.seat == 2 for v in game.send(attempt))
+        game.send_ok(make_final_reveal(game.secrets[0]))
+        game.send_ok(make_final_reveal(game.secrets[1]))
+        assert all(not v.ok and v.seat == 2 for v in game.send(make_final_reveal(game.secrets[2])))
+        assert all(not v.ok and v.seat == 2 for v in (t.audit() for t in game.tables))

@@ -550,6 +550,7 @@ async def play_bot_table(
     seed: int = 0,
     time_scale: float = 0.05,
     node_timeout: float = 3.0,
+    final_wait: float = FINAL_WAIT,
     on_update: Callable[[int, Update], None] | None = None,
     make_session: SessionFactory = TableSession,
 ) -> list[PeerResult]:
@@ -587,6 +588,7 @@ async def play_bot_table(
                     player=bots[s],
                     time_scale=time_scale,
                     on_update=updates,
+                    final_wait=final_wait,
                 )
                 outcome = await session.run()
                 node = nodes[s]

@@ -1,0 +1,148 @@
+"""Cheating peers at a real networked table: each cheat is refused by every
+honest peer, which names the cheater (seat and fingerprint), stops the game,
+still makes its final reveal, and the offline verifier names the same seat
+and entry from every peer's saved log."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+import trio
+
+from engines.core import Timer
+from mental_poker.group import encode_scalar, random_scalar
+from p2p.session import PeerResult, TableSession, play_bot_table
+from p2p.table import Table
+from p2p.verify import verify_log
+
+
+def cheating_at(seat: int, cheat: type[TableSession]):
+    """A session factory: ``cheat`` plays ``seat``, honest sessions the rest."""
+
+    def make(node, **options: Any) -> TableSession:
+        kind = cheat if node.seat == seat else TableSession
+        return kind(node, **options)
+
+    return make
+
+
+class WrongKey(TableSession):
+    """Reveals a made-up key in its first key reveal."""
+
+    cheated = False
+
+    async def _publish(self, body: dict[str, Any]) -> None:
+        if not self.cheated and body["t"] == "deal" and body["msg"]["type"] == "keys":
+            body = copy.deepcopy(body)
+            body["msg"]["keys"][0][1] = encode_scalar(random_scalar())
+            self.cheated = True
+        await super()._publish(body)
+
+
+class MovesForAnother(TableSession):
+    """Signs its first move as if it were the next seat's."""
+
+    cheated = False
+
+    async def _publish(self, body: dict[str, Any]) -> None:
+        if not self.cheated and body["t"] == "move":
+            body = copy.deepcopy(body)
+            body["event"]["seat"] = (self.me + 1) % self.node.table.n
+            self.cheated = True
+        await super()._publish(body)
+
+
+class IllegalMove(TableSession):
+    """Lets a claim 'stand' when no hand was emptied (B11 accept, illegal
+    in the play phase) instead of its first move."""
+
+    cheated = False
+
+    async def _publish(self, body: dict[str, Any]) -> None:
+        if not self.cheated and body["t"] == "move":
+            body = {"t": "move", "event": {"kind": "accept", "seat": self.me}, "at": body["at"]}
+            self.cheated = True
+        await super()._publish(body)
+
+
+class TimerFromNonSequencer(TableSession):
+    """Times out the first pending timer it sees, though it is not the sequencer."""
+
+    cheated = False
+
+    async def _time_out_timer(self, table: Table) -> bool:
+        if self.cheated or self.node.is_sequencer:
+            return False
+        for request in table.pending():
+            if isinstance(request, Timer):
+                self.cheated = True
+                await self._publish({"t": "timer", "purpose": request.purpose, "at": table.count})
+                return True
+        return False
+
+
+async def play_with_cheater(tmp_path, game: str, seats: int, seat: int, cheat) -> list[PeerResult]:
+    with trio.fail_after(120):
+        return await play_bot_table(
+            game,
+            seats,
+            tmp_path,
+            proven=False,
+            seed=3,
+            time_scale=0.02,
+            make_session=cheating_at(seat, cheat),
+            final_wait=5.0,
+        )
+
+
+def assert_named_everywhere(peers: list[PeerResult], seat: int, words: str) -> None:
+    cheater = peers[seat].fingerprint
+    seqs = set()
+    for peer in peers:
+        result = peer.result
+        assert not result.clean
+        first = result.faults[0]
+        assert (first.seat, first.fingerprint) == (seat, cheater), (peer.seat, first)
+        assert words in first.reason, first
+        seqs.add(first.seq)
+        assert result.outcome is None, "the game was stopped"
+        assert not result.missing_finals, "every seat still made its final reveal"
+        assert result.audit.ok, "the deals themselves were fair"
+        report = verify_log(peer.log_path)
+        assert report.exit_code == 1, report.lines()
+        found = report.faults[0]
+        assert (found.seat, found.fingerprint, found.seq) == (seat, cheater, first.seq)
+        assert words in found.reason
+        assert any(line.startswith("CHEATING: seat") for line in report.lines())
+    assert len(seqs) == 1, "every peer names the same entry"
+
+
+@pytest.mark.trio
+@pytest.mark.slow
+async def test_wrong_key_is_named_by_every_peer_and_the_verifier(tmp_path) -> None:
+    peers = await play_with_cheater(tmp_path, "bluff", 3, 1, WrongKey)
+    assert_named_everywhere(peers, 1, "does not open")
+
+
+@pytest.mark.trio
+@pytest.mark.slow
+async def test_move_for_another_seat_is_named(tmp_path) -> None:
+    peers = await play_with_cheater(tmp_path, "bluff", 3, 2, MovesForAnother)
+    assert_named_everywhere(peers, 2, "may not submit")
+
+
+@pytest.mark.trio
+@pytest.mark.slow
+async def test_illegal_move_is_named(tmp_path) -> None:
+    peers = await play_with_cheater(tmp_path, "bluff", 2, 1, IllegalMove)
+    assert_named_everywhere(peers, 1, "illegal move")
+
+
+@pytest.mark.trio
+@pytest.mark.slow
+async def test_timer_from_a_non_sequencer_is_named(tmp_path) -> None:
+    # Mao's turn timer (M23) runs throughout play: the cheater sees it pending
+    peers = await play_with_cheater(tmp_path, "mao", 3, 2, TimerFromNonSequencer)
+    assert_named_everywhere(peers, 2, "only the sequencer")

@@ -1,0 +1,164 @@
+"""``nodealer verify``: a saved log from a real networked game verifies clean;
+a log altered after signing names the seat whose signature breaks; a damaged,
+cut or foreign file is bad input (exit 2) with a clear message."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from pathlib import Path
+
+import msgpack
+import pytest
+import trio
+
+from p2p.cli import main
+from p2p.envelope import TableSpec
+from p2p.identity import Identity
+from p2p.session import PeerResult, play_bot_table
+from p2p.store import read_records
+from p2p.verify import Replay, SetupError, parse_setup, setup_body, verify_log
+
+RECORD = struct.Struct(">II")
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory) -> PeerResult:
+    home = tmp_path_factory.mktemp("verify-game")
+
+    async def play() -> list[PeerResult]:
+        with trio.fail_after(60):
+            return await play_bot_table("bluff", 2, home, proven=False, seed=1, time_scale=0.02)
+
+    peers = trio.run(play)
+    assert peers[0].result.clean
+    return peers[0]
+
+
+def write_records(path: Path, records: list[dict]) -> None:
+    data = b""
+    for record in records:
+        payload = msgpack.packb(record, use_bin_type=True)
+        data += RECORD.pack(len(payload), zlib.crc32(payload)) + payload
+    path.write_bytes(data)
+
+
+def copy_log(game: PeerResult, tmp_path: Path) -> tuple[Path, list[dict]]:
+    records, _ = read_records(game.log_path)
+    path = tmp_path / "log"
+    write_records(path, records)
+    return path, records
+
+
+def test_clean_log_and_cli(game: PeerResult, capsys) -> None:
+    report = verify_log(game.log_path)
+    assert report.exit_code == 0 and report.clean
+    assert str(report.outcome) == str(game.result.outcome)
+    assert main(["verify", str(game.log_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"clean: {game.result.outcome}" in out
+    assert game.fingerprint in out and "game: bluff, 2 seats, unproven deals" in out
+
+
+def test_altered_body_names_the_broken_signature(game: PeerResult, tmp_path, capsys) -> None:
+    path, records = copy_log(game, tmp_path)
+    index = next(
+        i
+        for i, r in enumerate(records)
+        if r["t"] == "entry" and msgpack.unpackb(r["e"]["ev"]["b"])["t"] == "move"
+    )
+    entry = records[index]["e"]
+    body = bytearray(entry["ev"]["b"])
+    body[-1] ^= 0x01  # flip one bit of the move, then fix the record's CRC
+    entry["ev"]["b"] = bytes(body)
+    write_records(path, records)
+    report = verify_log(path)
+    assert report.exit_code == 1
+    (fault,) = report.faults
+    author = entry["ev"]["a"]
+    spec = report.spec
+    assert spec is not None
+    assert (fault.seat, fault.seq) == (author, entry["seq"])
+    assert fault.fingerprint == spec.seats[author].fingerprint
+    assert "not signed" in fault.reason and "altered" in fault.reason
+    assert main(["verify", str(path)]) == 1
+    assert f"CHEATING: seat {author}" in capsys.readouterr().out
+
+
+def test_altered_entry_names_the_sequencer(game: PeerResult, tmp_path) -> None:
+    path, records = copy_log(game, tmp_path)
+    entry = next(r for r in records if r["t"] == "entry" and r["e"]["seq"] == 5)["e"]
+    entry["s"] = bytes(64)  # the sequencer's signature replaced
+    write_records(path, records)
+    report = verify_log(path)
+    assert report.exit_code == 1
+    assert (report.faults[0].seat, report.faults[0].seq) == (entry["term"] % 2, 5)
+
+
+def test_damaged_record_is_bad_input(game: PeerResult, tmp_path, capsys) -> None:
+    path = tmp_path / "log"
+    data = bytearray(game.log_path.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # no CRC fix: the record is damaged
+    path.write_bytes(bytes(data))
+    report = verify_log(path)
+    assert report.exit_code == 2 and "damaged record" in (report.problem or "")
+    assert main(["verify", str(path)]) == 2
+    assert "damaged record" in capsys.readouterr().err
+
+
+def test_torn_tail_is_ignored_and_a_cut_log_is_incomplete(game: PeerResult, tmp_path) -> None:
+    path, records = copy_log(game, tmp_path)
+    entries = [r for r in records if r["t"] == "entry"]
+    write_records(path, records[: 1 + len(entries) // 2])
+    with path.open("ab") as f:
+        f.write(RECORD.pack(500, 0) + b"torn")  # killed in the middle of an append
+    report = verify_log(path)
+    assert report.exit_code == 2
+    assert "did not finish" in (report.problem or "") and "nothing wrong" in report.problem
+    assert any("torn" in note for note in report.notes)
+
+
+def test_unreadable_and_foreign_files(tmp_path) -> None:
+    assert verify_log(tmp_path / "missing").exit_code == 2
+    assert verify_log(tmp_path).exit_code == 2  # a directory
+    junk = tmp_path / "junk"
+    junk.write_bytes(b"hello, this is not a log")
+    assert verify_log(junk).exit_code == 2
+    other = tmp_path / "other"
+    write_records(other, [{"t": "entry"}])
+    report = verify_log(other)
+    assert report.exit_code == 2 and "not a nodealer log" in (report.problem or "")
+
+
+def spec(n: int) -> TableSpec:
+    return TableSpec(b"setup-test", tuple(Identity.generate().public for _ in range(n)))
+
+
+def test_setup_must_fit_the_table() -> None:
+    table = spec(3)
+    setup = parse_setup(table, setup_body("bomb", 3, None, False))
+    assert (setup.game, setup.seats, setup.proven) == ("bomb", 3, False)
+    bad = [
+        ({"t": "move"}, "must be the host's setup"),
+        (setup_body("poker", 3), "unknown game"),
+        (setup_body("bluff", 2), "table has 3"),
+        (setup_body("bomb", 3, config={"detonation_seconds": 0}), "bad bomb config"),
+        ({**setup_body("mao", 3), "proven": "yes"}, "true/false"),
+        ({**setup_body("mao", 3), "extra": 1}, "expected"),
+    ]
+    for body, words in bad:
+        with pytest.raises(SetupError, match=words):
+            parse_setup(table, body)
+    with pytest.raises(SetupError, match="bluff is for"):
+        parse_setup(spec(9), setup_body("bluff", 9))
+
+
+def test_replay_names_whoever_writes_before_the_setup() -> None:
+    table = spec(2)
+    replay = Replay(table)
+    fault = replay.feed(1, 0, 1, setup_body("bluff", 2))
+    assert fault is not None and fault.seat == 1 and fault.fingerprint == table.seats[1].fingerprint
+    assert replay.broken and replay.table is None
+    assert replay.feed(2, 0, 0, setup_body("bluff", 2)) is None  # nothing more is played
+    with pytest.raises(ValueError, match="#4 fed where #3"):
+        replay.feed(4, 0, 0, {})

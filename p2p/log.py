@@ -519,6 +519,8 @@ class LogMachine:
             replaceable = entry.term > mine.term
         if not (replaceable and self._authoritative(src)):
             return
+        if seq <= self.committed:
+            return  # a majority acknowledged ours: no sequencer may replace it
         if self.term_start is None and not self._syncing_from(src):
             return  # we have not seen this term's newterm (restarted): it comes first
         if entry.prev != self.hashes[seq - 1]:
@@ -601,11 +603,19 @@ class LogMachine:
         if src != self.table.sequencer_of(head.term):
             raise LogError(f"seat {src} announced term {head.term}, which is not its to lead")
         self._check_certificate(head, votes)
+        if head.seq <= self.head and head.hash == self.hashes[head.seq]:
+            true_term = self.chain[head.seq - 1].term if head.seq else 0
+            if head.hterm != true_term:  # it would look further ahead than it is
+                raise LogError(
+                    f"newterm {head.term} says seq {head.seq} is of term {head.hterm}; "
+                    f"that entry is of term {true_term}"
+                )
         if head.term < self.term or src in self.banned:
             return
         if head.term == self.term and self.term_start is not None:
             self._hear_from_sequencer(now)
             return
+        self._check_keeps_committed(head)
         self._enter_term(head.term, now, start=head.seq)
         if head.seq < self.head and self.hashes[head.seq] == head.hash:
             if self.chain[head.seq].term < head.term:
@@ -646,6 +656,25 @@ class LogMachine:
                     f"newterm {term} starts at seq {head.seq}, behind seat {v['seat']}'s "
                     f"voted head at seq {vote.seq} (term {vote.hterm})"
                 )
+
+    def _check_keeps_committed(self, head: Head) -> None:
+        """Votes show heads, not what was acknowledged: a sequencer that lies
+        about its start (say, entries it signs for an older term it never led)
+        may look ahead of every vote. Whatever the acks we hold show a
+        majority acknowledged is never cut, whoever asks."""
+        committed = self.committed
+        if head.seq >= committed:
+            return
+        if self.hashes[head.seq] != head.hash:
+            raise LogError(
+                f"newterm {head.term} starts at seq {head.seq} off the chain a majority "
+                f"acknowledged up to seq {committed}"
+            )
+        if self.chain[head.seq].term < head.term:
+            raise LogError(
+                f"newterm {head.term} would cut entries a majority acknowledged "
+                f"(seq {head.seq + 1} to {committed})"
+            )
 
     def _on_vote(self, src: int, head: Head, now: float) -> None:
         self._compare_head(src, head, now)

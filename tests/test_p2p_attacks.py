@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2p.envelope import Entry, Event, EventError, Head
-from p2p.log import LogError, LogMachine, Role
+from p2p.log import LogError, LogMachine, Role, verify_chain
 from p2p.store import Store, StoreError, read_log
 from p2p.wire import MAX_BODY
 from tests.p2p_sim import SimNet
@@ -283,3 +283,112 @@ def test_an_outbox_holding_another_seats_or_a_forged_event_is_not_resubmitted(tm
     )
     assert m.own_pending == [mine] and m.next_own_counter == 2
     store.close()
+
+
+# ------------------------------------------------------------------ signed nonsense
+
+
+def _signed_message(net: SimNet, victim: LogMachine, src: int, draw) -> dict:
+    """A message from seat ``src`` with every signature it can make valid."""
+    kind = draw(st.sampled_from(["entry", "ack", "beat", "vote", "newterm", "fetch", "submit"]))
+    seq = draw(st.integers(0, victim.head + 3))
+    hterm = draw(st.integers(0, 6))
+    term = draw(st.integers(0, 8))
+    h = draw(st.sampled_from([*victim.hashes, b"\x07" * 32]))
+    if kind == "fetch":
+        return {"k": "fetch", "from": max(seq, 1), "n": draw(st.integers(1, 8))}
+    if kind in ("ack", "beat", "vote", "newterm"):
+        if kind in ("beat", "newterm"):
+            term = src + net.table.n * draw(st.integers(0, 2))  # a term it may lead
+        head = Head.create(net.table, net.ids[src], kind, term, seq, hterm, h)
+        msg = head.to_wire()
+        if kind == "newterm":
+            voters = draw(st.lists(st.integers(0, net.table.n - 1), max_size=4, unique=True))
+            msg["votes"] = [_vote_for(net, v, src, term, draw) for v in voters]
+        return msg
+    author = draw(st.integers(0, net.table.n - 1))
+    counter = draw(st.integers(0, victim.next_counter[author] + 1))
+    event = Event.create(
+        net.table, net.ids[author], author, counter, _body(draw(st.integers(0, 9)))
+    )
+    if kind == "submit":
+        return {"k": "submit", "ev": event.to_wire()}
+    # an entry signed by the sequencer of a term src leads (src is dishonest)
+    term = src + net.table.n * draw(st.integers(0, 2))
+    entry = Entry.create(net.table, net.ids[src], max(seq, 1), term, h, event)
+    return {"k": "entry", "e": entry.to_wire()}
+
+
+def _vote_for(net: SimNet, seat: int, src: int, term: int, draw) -> dict:
+    """``src``'s own vote says anything; an honest seat's vote (one ``src`` may
+    have collected) shows the head that seat really holds."""
+    honest = net.machines[seat]
+    if seat == src:
+        seq, hterm, h = draw(st.integers(0, 8)), draw(st.integers(0, 6)), b"\x01" * 32
+    else:
+        seq, hterm, h = honest.head, honest.head_term, honest.head_hash
+    v = Head.create(net.table, net.ids[seat], "vote", term, seq, hterm, h)
+    return {"seat": seat, "seq": v.seq, "hterm": v.hterm, "h": v.hash, "s": v.sig}
+
+
+_FUZZ_NET = _committed_net(3, 4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_signed_nonsense_from_a_seat_raises_only_typed_errors(data) -> None:
+    net = _FUZZ_NET
+    ids = net.ids
+    src = data.draw(st.sampled_from([1, 2]))
+    victim = LogMachine(
+        net.table, ids[0], timeout=1.0, entries=net.machines[0].chain, led_terms=[0]
+    )
+    acknowledged = list(victim.chain)
+    honest = 3 - src  # its ack: with the victim's own head, a majority holds all four
+    ack = Head.create(net.table, ids[honest], "ack", 0, 4, 0, victim.hashes[4])
+    victim.receive(honest, ack.to_wire(), 0.0)
+    assert victim.committed == 4
+    now = 0.0
+    for _ in range(data.draw(st.integers(1, 12))):
+        now += data.draw(st.sampled_from([0.0, 0.3, 1.2]))
+        try:
+            victim.receive(src, _signed_message(net, victim, src, data.draw), now)
+        except EventError:
+            pass
+        victim.tick(now)
+        victim.take_effects()
+        verify_chain(net.table, victim.chain)
+        assert len(victim.hashes) == victim.head + 1
+        # alone, seat src never holds a majority: nothing acknowledged is cut
+        assert victim.chain[: len(acknowledged)] == acknowledged
+
+
+def test_a_newterm_cannot_pass_its_start_off_as_a_later_term() -> None:
+    net = _committed_net()
+    votes = [_vote(net, s, 2, 6) for s in (2, 3, 4)]  # honest votes: all six entries
+    m = net.machines[1]
+    lying = Head.create(net.table, net.ids[2], "newterm", 2, 0, 1, net.table.genesis)
+    before = _snapshot(m)
+    with pytest.raises(LogError, match="of term 0"):
+        m.receive(2, {**lying.to_wire(), "votes": votes}, net.now)
+    assert _snapshot(m) == before
+
+
+def test_an_elected_sequencer_cannot_rewrite_acknowledged_entries_with_a_made_up_term() -> None:
+    net = _committed_net()
+    evil, term = net.ids[2], 7  # seat 2 honestly got votes for term 7 ...
+    votes = [_vote(net, s, term, 6) for s in (3, 4)]
+    # ... and claims to start after a term-2 entry it signs now, at seq 1:
+    # (term 2, seq 1) looks further ahead than every honest (term 0, seq 6)
+    ev = Event.create(net.table, net.ids[0], 0, 0, _body("history, rewritten"))
+    fake = Entry.create(net.table, evil, 1, 2, net.table.genesis, ev)
+    own = Head.create(net.table, evil, "vote", term, 1, 2, fake.hash(net.table))
+    votes.append({"seat": 2, "seq": 1, "hterm": 2, "h": own.hash, "s": own.sig})
+    start = Head.create(net.table, evil, "newterm", term, 1, 2, fake.hash(net.table))
+    for victim in (0, 1, 3, 4):
+        m = net.machines[victim]
+        before = _snapshot(m)
+        with pytest.raises(LogError, match="acknowledged"):
+            m.receive(2, {**start.to_wire(), "votes": votes}, net.now)
+        m.receive(2, {"k": "entry", "e": fake.to_wire()}, net.now)
+        assert _snapshot(m) == before

@@ -9,14 +9,19 @@ M1, or the face-up discard pile being reshuffled, Bomb K9 / Mao M26) into
 1. Shuffle pass, in seat order. Seat j takes the previous deck X (seat 0: the
    deck points), draws one shuffle key s and a secret permutation π, and
    publishes ``Y[i] = s·X[π(i)]``, ``Γ = s·G`` and a shuffle proof.
-2. Lock pass, in seat order. Seat j takes the previous deck, strips its
-   shuffle key (``X′[i] = s⁻¹·X[i]``, no permutation) with a strip proof bound
-   to its Γ, publishes that *stripped* deck, then multiplies every position
-   by an independent *lock key* ``k[i]`` and publishes the *locked* deck. After
-   the last seat, position i holds ``F[i] = (Π_j k_j[i])·D[π(i)]``.
+2. Lock pass, in seat order. Seat j takes the previous deck X, multiplies
+   every position by an independent *lock key* (``L[i] = k[i]·X[i]``, the
+   *locked* deck), then strips its shuffle key (``X′[i] = s⁻¹·L[i]``, no
+   permutation; the *stripped* deck, passed on) with a strip proof bound to
+   its Γ. After the last seat, position i holds
+   ``F[i] = (Π_j k_j[i])·D[π(i)]``. Lock before strip, so that every
+   published point but F still carries the last seat's shuffle key: the other
+   way round, the last seat's stripped deck ``(Π_{j<N−1} k_j)·D`` was
+   readable by everyone as soon as the others revealed their keys to deal
+   that seat a card.
 3. Play. Every hidden value of a position is a stack of *layers*
    ``(seat, before, after)`` with ``after = key·before``: one lock layer per
-   seat (before = that seat's stripped point, after = its locked point) plus
+   seat (before = that seat's input point, after = its locked point) plus
    one *relock* layer whenever a hidden card changes hands (Bluff pile
    pick-up: the new holder puts its own fresh key over the current value,
    then the old holder reveals its keys). A revealed key is checked at once
@@ -481,18 +486,19 @@ def make_shuffle(
 def make_lock(
     setup: DealSetup, secrets: DealSecrets, deck_in: Sequence[bytes], rng: Rng | None = None
 ) -> LockPass:
-    """This seat's lock pass: strip the shuffle key, prove it, lock each position."""
+    """This seat's lock pass: lock each position, then strip the shuffle key
+    and prove the strip (the stripped deck is the next seat's input)."""
     secrets.check_belongs(setup)
+    keys = secrets.lock_keys
+    locked = tuple(pmap(lambda i: mul(keys[i], deck_in[i]), range(setup.size)))
     s_inv = inverse(secrets.shuffle_key)
-    stripped = tuple(pmap(lambda x: mul(s_inv, x), deck_in))
+    stripped = tuple(pmap(lambda x: mul(s_inv, x), locked))
     proof = None
     if setup.proven:
         ctx = setup.context.at("strip", secrets.seat)
         proof = prove_strip(
-            ctx, deck_in, stripped, base_mul(secrets.shuffle_key), secrets.shuffle_key, rng
+            ctx, locked, stripped, base_mul(secrets.shuffle_key), secrets.shuffle_key, rng
         )
-    keys = secrets.lock_keys
-    locked = tuple(pmap(lambda i: mul(keys[i], stripped[i]), range(setup.size)))
     return LockPass(secrets.seat, stripped, proof, locked)
 
 
@@ -588,7 +594,7 @@ class DealTable:
         if self.phase == "shuffle":
             return self.shuffles[-1].deck if self.shuffles else self.setup.deck.points
         if self.phase == "lock":
-            return self.locks[-1].locked if self.locks else self.shuffles[-1].deck
+            return self.locks[-1].stripped if self.locks else self.shuffles[-1].deck
         raise ProtocolError("both passes are over")
 
     @property
@@ -738,15 +744,19 @@ class DealTable:
         if msg.proof is not None and msg.seat != self.own_seat:
             ctx = self.setup.context.at("strip", msg.seat)
             gamma = self.shuffles[msg.seat].gamma
-            verify_strip(ctx, self.expected_input(), msg.stripped, gamma, msg.proof)
+            verify_strip(ctx, msg.locked, msg.stripped, gamma, msg.proof)
         self.locks.append(msg)
         self._advance("play")
         if self.phase == "play":
+            inputs = [self.shuffles[-1].deck, *(lock.stripped for lock in self.locks[:-1])]
             self.layers = [
-                [Layer(lock.seat, lock.stripped[i], lock.locked[i]) for lock in self.locks]
+                [
+                    Layer(lock.seat, deck_in[i], lock.locked[i])
+                    for lock, deck_in in zip(self.locks, inputs, strict=True)
+                ]
                 for i in range(n)
             ]
-            self.current = list(self.locks[-1].locked)
+            self.current = list(self.locks[-1].stripped)
         return Verdict.good()
 
     def _advance(self, next_phase: str) -> None:
@@ -874,12 +884,11 @@ class DealTable:
                     shuffle.seat, "shuffle output is not its input permuted under one key"
                 )
             deck_in = shuffle.deck
-        for lock in self.locks:
+        for lock in self.locks:  # each locked point was checked by its key
             s = self.shuffle_keys[lock.seat]
             redone = pmap(lambda x, s=s: mul(s, x), lock.stripped)
-            if list(redone) != list(deck_in):
-                return Verdict.cheat(lock.seat, "stripped deck is not its input without its key")
-            deck_in = lock.locked
+            if list(redone) != list(lock.locked):
+                return Verdict.cheat(lock.seat, "stripped deck is not its locked deck unkeyed")
         faces = pmap(lambda p: self.setup.deck.index_of(self.peeled(p)), range(self.setup.size))
         if None in faces or len(set(faces)) != len(faces):
             # unreachable once every check above passed; kept as a guard

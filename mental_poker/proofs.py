@@ -10,7 +10,8 @@ Theory of operation
    mix-nets) with the re-encryption relation replaced by "same scalar", and
    Γ added so that the key is pinned (and tied to the later strip proof).
 2. :func:`prove_strip` / :func:`verify_strip` — the lock pass removes the
-   shuffle key from every card, ``X[i] = s·Y[i]`` (X in, Y out), proven by one
+   shuffle key from every card, ``X[i] = s·Y[i]`` (X the seat's locked deck,
+   Y the stripped deck it passes on), proven by one
    Chaum–Pedersen proof on random linear combinations A = Σwᵢ·Xᵢ, B = Σwᵢ·Yᵢ:
    ``log_G Γ = log_B A``.
 3. :func:`prove_member` / :func:`verify_member` — a hidden card's identity

@@ -158,12 +158,15 @@ class TableSession:
         on_update: Callable[[Update], None] | None = None,
         final_wait: float = FINAL_WAIT,
     ) -> None:
-        if node.seat == 0 and game is None:
+        me = node.table.seat_of(node.identity.public)
+        if me is None:
+            raise SessionError(f"{node.fingerprint} holds no seat at {node.table}")
+        if me == 0 and game is None:
             raise SessionError("the host (seat 0) must say which game the table plays")
         if not time_scale > 0:
             raise SessionError("time_scale must be positive")
         self.node = node
-        self.me = node.seat
+        self.me = me
         self.game_name, self.config, self.proven = game, config, proven
         self.player = player
         self.time_scale = time_scale
@@ -180,6 +183,7 @@ class TableSession:
         self._own_fed = 0  # our own entries fed (they carry counters 0, 1, ...)
         self._timer_seen: dict[tuple[str, int], float] = {}
         self._finals_sent_at: float | None = None
+        self._finals_sent: set[int] = set()
         self._secrets_blob: bytes | None = None
         self._restored: tuple[dict[int, DealSecrets], dict[tuple[str, int], bytes]] | None = None
         self.result: SessionResult | None = None
@@ -369,6 +373,13 @@ class TableSession:
             return
         stopped = self.replay.stopped
         duties = await trio.to_thread.run_sync(seat.duties, stopped)
+        if table.over or stopped:
+            # a final reveal goes out once per deal: one the table refused
+            # stays refused (and named), it is not sent again and again
+            finals = [b for b in duties if b["t"] == "deal" and b["msg"]["type"] == "final"]
+            again = {b["deal"] for b in finals} & self._finals_sent
+            duties = [b for b in duties if not (b in finals and b["deal"] in again)]
+            self._finals_sent.update(b["deal"] for b in finals)
         if duties:
             await self._save_secrets()
             for body in duties:

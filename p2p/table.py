@@ -56,7 +56,7 @@ from __future__ import annotations
 import hashlib
 import secrets as _secrets
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engines.bomb import Prove
@@ -100,6 +100,7 @@ from mental_poker.deal import (
 )
 from mental_poker.deck import Deck
 from mental_poker.errors import MentalPokerError, Verdict
+from mental_poker.group import mul
 
 COMMIT_LABEL = b"nodealer/v1/draw-commit"
 DRAW_LABEL = b"nodealer/v1/draw"
@@ -596,11 +597,27 @@ class Seat:
             holders = {layer.seat for layer in deal.outstanding(local)}
             if self.seat == request.seat:
                 if self.seat not in holders:
-                    relock, self.secrets[number] = make_relock(deal, self.secrets[number], local)
+                    secrets = self._published_relocks(number, deal, local)
+                    relock, self.secrets[number] = make_relock(deal, secrets, local)
                     out.append(_deal_body(number, relock))
             elif self.seat in holders and request.seat in holders:
                 reveal.setdefault(number, set()).add(local)
         return out
+
+    def _published_relocks(self, number: int, deal: DealTable, local: int) -> DealSecrets:
+        """Our secrets without relock keys over ``local`` whose relock never
+        reached the log (a crash after keeping the key, before signing the
+        body): a new relock replaces them, so reveals hold only real layers."""
+        secrets = self.secrets[number]
+        mine = [layer for layer in deal.layers[local] if layer.seat == self.seat]
+        keep = tuple(
+            (p, k)
+            for p, k in secrets.relock_keys
+            if p != local or any(mul(k, layer.before) == layer.after for layer in mine)
+        )
+        if keep != secrets.relock_keys:
+            secrets = self.secrets[number] = replace(secrets, relock_keys=keep)
+        return secrets
 
     def _draw_duty(self, request: RandomDraw) -> dict[str, Any] | None:
         table = self._table

@@ -72,6 +72,7 @@ from p2p.envelope import (
 from p2p.identity import Identity
 from p2p.wire import MAX_BODY, MAX_FETCH
 
+MAX_TERM = (1 << 32) - 1
 MAX_AHEAD = 64  # submissions a sequencer buffers per author beyond the next counter
 FETCH_BYTES = 4 << 20  # about this many bytes of entries answer one fetch
 
@@ -206,7 +207,8 @@ class LogMachine:
         for proof in proofs:
             self.proofs[(proof.term, proof.seq)] = proof
             self.banned.add(proof.culprit(table))
-        self.acks: dict[int, Head] = {}
+        self.acks: dict[int, Head] = {}  # latest ack per seat (signature checked when counted)
+        self._verified_acks: dict[int, Head] = {}
         self.votes: dict[int, Head] = {}
         self.truncations = 0  # how many times the chain was cut back
         self.low_water = len(self.chain)  # lowest head since the node last looked
@@ -259,10 +261,19 @@ class LogMachine:
 
     @property
     def committed(self) -> int:
-        """Highest seq that a majority (this peer included) acknowledged."""
+        """Highest seq that a majority (this peer included) acknowledged, by
+        the acks we hold whose signatures verify (each checked once, when it
+        first counts: acks arrive often, this is asked rarely)."""
         held = [self.head]
-        for seat, ack in self.acks.items():
+        for seat, ack in list(self.acks.items()):
             if seat != self.me and ack.seq <= self.head and self.hashes[ack.seq] == ack.hash:
+                if self._verified_acks.get(seat) is not ack:
+                    try:
+                        ack.verify(self.table, seat)
+                    except EventError:
+                        del self.acks[seat]  # forged: never counted, never kept
+                        continue
+                    self._verified_acks[seat] = ack
                 held.append(ack.seq)
         held.sort(reverse=True)
         return held[self.table.majority - 1] if len(held) >= self.table.majority else 0
@@ -683,8 +694,8 @@ class LogMachine:
             if self.role is Role.SEQUENCER and term == self.term:
                 self._emit(Send(src, self._newterm))
             return
-        if term in self.led_terms or self.me in self.banned:
-            return
+        if term in self.led_terms or self.me in self.banned or term > MAX_TERM - 2 * self.table.n:
+            return  # (near the last term, the next elections would not fit on the wire)
         if self.election is None or term > self.election:
             self._become_candidate(term, now)
         if self.role is Role.CANDIDATE and self.election == term:
@@ -753,6 +764,8 @@ class LogMachine:
             term += 1
         else:
             return  # every seat is a proven equivocator: nobody left to follow
+        if term > MAX_TERM:
+            return  # terms are 32 bits on the wire; never reached honestly
         if self.table.sequencer_of(term) == self.me:
             self._become_candidate(term, now)
             self._count_votes(now)

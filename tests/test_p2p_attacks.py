@@ -392,3 +392,31 @@ def test_an_elected_sequencer_cannot_rewrite_acknowledged_entries_with_a_made_up
             m.receive(2, {**start.to_wire(), "votes": votes}, net.now)
         m.receive(2, {"k": "entry", "e": fake.to_wire()}, net.now)
         assert _snapshot(m) == before
+
+
+def test_only_genuinely_signed_acks_count_towards_what_a_majority_holds() -> None:
+    net = SimNet(5, timeout=1.0)
+    net.run()
+    net.tamper = lambda src, dst, msg: None if msg["k"] in ("entry", "ack") else msg
+    net.submit(0, "seen by the sequencer alone")
+    net.run()
+    m = net.machines[0]
+    assert m.head == 1 and m.committed == 0
+    for seat in (1, 2):  # acks "from" seats 1 and 2, injected by someone without their keys
+        forged = Head.create(net.table, net.ids[4], "ack", 0, 1, 0, m.hashes[1])
+        m.receive(seat, forged.to_wire(), net.now)
+    assert m.committed == 0
+    for seat in (1, 2):
+        real = Head.create(net.table, net.ids[seat], "ack", 0, 1, 0, m.hashes[1])
+        m.receive(seat, real.to_wire(), net.now)
+    assert m.committed == 1
+
+
+def test_a_vote_for_the_last_terms_does_not_push_a_seat_off_the_wire() -> None:
+    net = _committed_net(3, 1)
+    m = net.machines[1]
+    top = (1 << 32) - 1
+    term = top - (top - 1) % 3  # the last term seat 1 could lead
+    vote = Head.create(net.table, net.ids[2], "vote", term, 1, 0, m.hashes[1])
+    m.receive(2, vote.to_wire(), net.now)
+    assert m.role is Role.FOLLOWER and m.election is None

@@ -24,8 +24,10 @@ M1, or the face-up discard pile being reshuffled, Bomb K9 / Mao M26) into
    seat (before = that seat's input point, after = its locked point) plus
    one *relock* layer whenever a hidden card changes hands (Bluff pile
    pick-up: the new holder puts its own fresh key over the current value,
-   then the old holder reveals its keys). A revealed key is checked at once
-   against its layer, so it needs no proof.
+   then the old holder *hands over*: it takes its key off the value with a
+   Chaum–Pedersen proof, never revealing it, since a revealed key would open
+   every layer under the relock point to everyone). A revealed key is
+   checked at once against its layer, so it needs no proof.
 
    * deal position i to seat s: every other seat reveals its keys for i;
    * show to everyone: the holder reveals too;
@@ -87,12 +89,15 @@ from .group import (
     random_scalar,
 )
 from .proofs import (
+    HandoverProof,
     MemberProof,
     ShuffleProof,
     StripProof,
+    prove_handover,
     prove_member,
     prove_shuffle,
     prove_strip,
+    verify_handover,
     verify_member,
     verify_shuffle,
     verify_strip,
@@ -249,6 +254,29 @@ class Relock:
 
 
 @dataclass(frozen=True, slots=True)
+class Handover:
+    """The seat takes the key of its one closed layer off ``position``
+    without revealing it: ``point = key⁻¹·current``, with a proof that it is
+    that layer's key. How a hidden card changes hands once the new holder
+    relocked: revealing the key instead would open every layer under the
+    relock point to everyone."""
+
+    seat: int
+    position: int
+    point: bytes
+    proof: HandoverProof
+
+    def to_wire(self) -> dict:
+        return {
+            "type": "handover",
+            "seat": self.seat,
+            "position": self.position,
+            "point": self.point,
+            "proof": self.proof.to_wire(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class IdentityClaim:
     """The holder of ``position`` proves its card is one of ``members``."""
 
@@ -284,13 +312,14 @@ class FinalReveal:
         }
 
 
-Message = ShufflePass | LockPass | KeyReveal | Relock | IdentityClaim | FinalReveal
+Message = ShufflePass | LockPass | KeyReveal | Relock | Handover | IdentityClaim | FinalReveal
 
 _FIELDS = {
     "shuffle": {"type", "seat", "deck", "gamma", "proof"},
     "lock": {"type", "seat", "stripped", "proof", "locked"},
     "keys": {"type", "seat", "keys"},
     "relock": {"type", "seat", "position", "point"},
+    "handover": {"type", "seat", "position", "point", "proof"},
     "identity": {"type", "seat", "position", "members", "proof"},
     "final": {"type", "seat", "shuffle_key", "keys"},
 }
@@ -317,6 +346,10 @@ def decode_message(obj: object, setup: DealSetup) -> Message:
     if kind == "relock":
         position = _int(obj["position"], 0, n - 1, "position")
         return Relock(seat, position, decode_point(obj["point"]))
+    if kind == "handover":
+        position = _int(obj["position"], 0, n - 1, "position")
+        proof = HandoverProof.from_wire(obj["proof"])
+        return Handover(seat, position, decode_point(obj["point"]), proof)
     if kind == "identity":
         position = _int(obj["position"], 0, n - 1, "position")
         members = obj["members"]
@@ -517,10 +550,28 @@ def make_relock(
 ) -> tuple[Relock, DealSecrets]:
     """Take a hidden card over (Bluff pile pick-up): a fresh key over the
     position's current value. Persist the returned secrets, publish the
-    Relock, then the previous holder reveals its keys."""
+    Relock, then the previous holder makes its :func:`make_handover`."""
     key = random_scalar(rng)
     point = mul(key, table.ciphertext(position))
     return Relock(secrets.seat, position, point), secrets.with_relock(position, key)
+
+
+def make_handover(
+    table: DealTable, secrets: DealSecrets, position: int, rng: Rng | None = None
+) -> Handover:
+    """Hand a hidden card over after the new holder's relock: take this
+    seat's key off the position's current value, with a proof, without
+    revealing the key (it comes out in the final reveal)."""
+    secrets.check_belongs(table.setup)
+    layer = table.own_layer(position, secrets.seat)
+    key = next((k for k in secrets.keys_for(position) if mul(k, layer.before) == layer.after), None)
+    if key is None:
+        raise ProtocolError(f"own secrets do not open position {position}")
+    current = table.ciphertext(position)
+    point = mul(inverse(key), current)
+    ctx = table.setup.context.at("handover", secrets.seat)
+    proof = prove_handover(ctx, layer.before, layer.after, point, current, key, rng)
+    return Handover(secrets.seat, position, point, proof)
 
 
 def make_identity_claim(
@@ -552,10 +603,23 @@ def make_identity_claim(
 
 @dataclass(slots=True)
 class Layer:
+    """``after = key·before``. ``removed``: taken off the current value by a
+    handover (its key stays secret until the final reveal)."""
+
     seat: int
     before: bytes
     after: bytes
     key: int | None = None
+    removed: bool = False
+
+
+@dataclass
+class _Handover:
+    seat: int
+    position: int
+    layer: Layer
+    before: bytes
+    after: bytes
 
 
 @dataclass
@@ -586,6 +650,7 @@ class DealTable:
     known: dict[int, int] = field(default_factory=dict)
     shuffle_keys: dict[int, int] = field(default_factory=dict)
     claims: list[_Claim] = field(default_factory=list)
+    handovers: list[_Handover] = field(default_factory=list)
 
     # ------------------------------------------------------------ queries
 
@@ -609,7 +674,7 @@ class DealTable:
     def outstanding(self, position: int) -> list[Layer]:
         """Layers of this position whose key is still secret."""
         self._require_play(position)
-        return [layer for layer in self.layers[position] if layer.key is None]
+        return [layer for layer in self.layers[position] if layer.key is None and not layer.removed]
 
     def readers(self, position: int) -> frozenset[int]:
         """Seats that can decrypt this position now: every seat when all
@@ -635,12 +700,20 @@ class DealTable:
             raise NotDecryptable(f"position {position}: seat {seat} is not the only key holder")
         return out[0]
 
+    def own_layer(self, position: int, seat: int) -> Layer:
+        """The one outstanding layer of ``seat`` at a position (what a
+        handover takes off)."""
+        mine = [layer for layer in self.outstanding(position) if layer.seat == seat]
+        if len(mine) != 1:
+            raise NotDecryptable(f"position {position}: seat {seat} holds no single closed layer")
+        return mine[0]
+
     def peeled(self, position: int) -> bytes:
         """The position's value with every revealed key removed."""
         self._require_play(position)
         product = 1
         for layer in self.layers[position]:
-            if layer.key is not None:
+            if layer.key is not None and not layer.removed:
                 product = product * layer.key % L
         return mul(inverse(product), self.current[position])
 
@@ -666,6 +739,8 @@ class DealTable:
         own = secrets.keys_for(position)
         product = 1
         for layer in self.layers[position]:
+            if layer.removed:
+                continue
             key = layer.key
             if key is None:
                 key = next((k for k in own if mul(k, layer.before) == layer.after), None)
@@ -689,6 +764,7 @@ class DealTable:
                 LockPass: self._feed_lock,
                 KeyReveal: self._feed_keys,
                 Relock: self._feed_relock,
+                Handover: self._feed_handover,
                 IdentityClaim: self._feed_identity,
                 FinalReveal: self._feed_final,
             }[type(message)]
@@ -829,6 +905,19 @@ class DealTable:
         self.known.pop(msg.position, None)
         return Verdict.good()
 
+    def _feed_handover(self, msg: Handover) -> Verdict:
+        self._require_play(msg.position)
+        layer = self.own_layer(msg.position, msg.seat)
+        if all(other.seat == msg.seat for other in self.outstanding(msg.position)):
+            return Verdict.cheat(msg.seat, "handover with no new holder's relock over it")
+        before = self.current[msg.position]
+        ctx = self.setup.context.at("handover", msg.seat)
+        verify_handover(ctx, layer.before, layer.after, msg.point, before, msg.proof)
+        layer.removed = True
+        self.current[msg.position] = msg.point
+        self.handovers.append(_Handover(msg.seat, msg.position, layer, before, msg.point))
+        return Verdict.good()
+
     def _feed_identity(self, msg: IdentityClaim) -> Verdict:
         self._require_play()
         layer = self.sole_layer(msg.position, msg.seat)
@@ -889,6 +978,9 @@ class DealTable:
             redone = pmap(lambda x, s=s: mul(s, x), lock.stripped)
             if list(redone) != list(lock.locked):
                 return Verdict.cheat(lock.seat, "stripped deck is not its locked deck unkeyed")
+        for handover in self.handovers:
+            if mul(handover.layer.key, handover.after) != handover.before:
+                return Verdict.cheat(handover.seat, "handover took off another key than its own")
         faces = pmap(lambda p: self.setup.deck.index_of(self.peeled(p)), range(self.setup.size))
         if None in faces or len(set(faces)) != len(faces):
             # unreachable once every check above passed; kept as a guard

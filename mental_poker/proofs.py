@@ -14,6 +14,10 @@ Theory of operation
    Y the stripped deck it passes on), proven by one
    Chaum–Pedersen proof on random linear combinations A = Σwᵢ·Xᵢ, B = Σwᵢ·Yᵢ:
    ``log_G Γ = log_B A``.
+   :func:`prove_handover` / :func:`verify_handover` — the same
+   Chaum–Pedersen relation for one card: a seat takes the key of one of its
+   layers ``(V, W)`` off a position's current value P without revealing it,
+   ``P = k·Q`` with ``W = k·V`` (a hidden card handed to another seat).
 3. :func:`prove_member` / :func:`verify_member` — a hidden card's identity
    is in a public set S (Bomb K12 A; K12 B is membership in the complement):
    a Cramer–Damgård–Schoenmakers OR of Chaum–Pedersen proofs
@@ -69,6 +73,7 @@ from .group import (
 SHUFFLE_LABEL = b"nodealer/v1/shuffle-proof"
 STRIP_LABEL = b"nodealer/v1/strip-proof"
 IDENTITY_LABEL = b"nodealer/v1/identity-proof"
+HANDOVER_LABEL = b"nodealer/v1/handover-proof"
 GENERATOR_LABEL = b"nodealer/v1/generator"
 MAX_CARDS = 54 * 16
 
@@ -334,6 +339,49 @@ def verify_strip(
         raise ProofError("strip proof does not verify")
 
 
+# ---------------------------------------------------------------- handover
+
+
+@dataclass(frozen=True, slots=True)
+class HandoverProof:
+    """Compact Chaum–Pedersen proof ``log_V W = log_Q P``: ``e``, ``z``."""
+
+    e: int
+    z: int
+
+    def to_wire(self) -> dict:
+        return {"e": encode_scalar(self.e), "z": encode_scalar(self.z)}
+
+    @classmethod
+    def from_wire(cls, obj: object) -> HandoverProof:
+        f = _fields(obj, ("e", "z"), "handover proof")
+        return cls(decode_scalar(f["e"]), decode_scalar(f["z"]))
+
+
+def _handover_prefix(ctx: Context, v: bytes, w: bytes, q: bytes, p: bytes) -> bytes:
+    return hash_items(HANDOVER_LABEL, *ctx.items(), v, w, q, p)
+
+
+def prove_handover(
+    ctx: Context, v: bytes, w: bytes, q: bytes, p: bytes, key: int, rng: Rng | None = None
+) -> HandoverProof:
+    """Prove ``w == key·v`` and ``p == key·q`` (q: the value with the key taken off)."""
+    nonce = random_scalar(rng)
+    prefix = _handover_prefix(ctx, v, w, q, p)
+    e = hash_to_scalar(prefix, b"e", mul(nonce, v), mul(nonce, q))
+    return HandoverProof(e, (nonce + e * key) % L)
+
+
+def verify_handover(
+    ctx: Context, v: bytes, w: bytes, q: bytes, p: bytes, proof: HandoverProof
+) -> None:
+    """Raise :class:`ProofError` unless ``log_v w == log_q p``."""
+    a1 = sub(mul(proof.z, v), mul(proof.e, w))
+    a2 = sub(mul(proof.z, q), mul(proof.e, p))
+    if hash_to_scalar(_handover_prefix(ctx, v, w, q, p), b"e", a1, a2) != proof.e:
+        raise ProofError("handover proof does not verify")
+
+
 # ---------------------------------------------------------------- 3. identity
 
 
@@ -433,13 +481,16 @@ def verify_member(
 
 __all__ = [
     "G",
+    "HandoverProof",
     "MemberProof",
     "ShuffleProof",
     "StripProof",
     "generator",
+    "prove_handover",
     "prove_member",
     "prove_shuffle",
     "prove_strip",
+    "verify_handover",
     "verify_member",
     "verify_shuffle",
     "verify_strip",

@@ -26,6 +26,7 @@ from mental_poker.deal import (
     decode_message_bytes,
     encode_message,
     make_final_reveal,
+    make_handover,
     make_identity_claim,
     make_key_reveal,
     make_lock,
@@ -716,3 +717,48 @@ def test_a_card_dealt_to_the_last_locking_seat_stays_hidden(seats: int) -> None:
         assert _observer_reads(game.public, position) == set()
     game.send_ok(make_key_reveal(game.secrets[seats - 1], [0]))  # shown: now public
     assert _observer_reads(game.public, 0) == {cards[0]}
+
+
+def test_a_handed_over_card_stays_hidden_from_the_other_seats() -> None:
+    """Bluff pick-up: the old holder used to reveal its key after the new
+    holder relocked, which opened every layer under the relock point to all."""
+    game = Table(3, Deck.of(range(12)))
+    game.passes()
+    card = game.deal({0: [5]})[0][0]
+    relock, game.secrets[1] = make_relock(game.public, game.secrets[1], 5)
+    game.send_ok(relock)
+    game.send_ok(make_handover(game.public, game.secrets[0], 5))
+    assert all(t.readers(5) == {1} for t in game.tables)
+    assert game.tables[1].decrypt(5, 1, game.secrets[1]) == card
+    assert _observer_reads(game.public, 5) == set()
+    # and back again: seat 0 relocks, seat 1 hands over its relock layer
+    relock, game.secrets[0] = make_relock(game.public, game.secrets[0], 5)
+    game.send_ok(relock)
+    game.send_ok(make_handover(game.public, game.secrets[1], 5))
+    assert game.tables[0].decrypt(5, 0, game.secrets[0]) == card
+    assert _observer_reads(game.public, 5) == set()
+    assert all(game.finish())
+
+
+def test_bad_handovers_are_rejected_and_named() -> None:
+    game = Table(3, Deck.of(range(12)))
+    game.passes()
+    game.deal({0: [5]})
+    early = make_handover(game.public, game.secrets[0], 5)  # nobody relocked yet
+    assert all(not v.ok and v.seat == 0 for v in game.send(early))
+    relock, game.secrets[1] = make_relock(game.public, game.secrets[1], 5)
+    game.send_ok(relock)
+    honest = make_handover(game.public, game.secrets[0], 5)
+    assert decode_message_bytes(encode_message(honest), game.setup) == honest
+    other_key = replace(honest, point=mul(random_scalar(), game.public.ciphertext(5)))
+    not_holder = replace(honest, seat=2)  # seat 2's layer there is open
+    for bad, seat in ((other_key, 0), (not_holder, 2)):
+        before = (game.public.ciphertext(5), [layer.removed for layer in game.public.layers[5]])
+        assert all(not v.ok and v.seat == seat for v in game.send(bad))
+        after = (game.public.ciphertext(5), [layer.removed for layer in game.public.layers[5]])
+        assert after == before
+    game.send_ok(honest)
+    assert all(not v.ok and v.seat == 0 for v in game.send(honest))  # replayed
+    with pytest.raises(DecodeError):
+        decode_message(dict(honest.to_wire(), proof={"e": b"\x01" * 32}), game.setup)
+    assert all(game.finish())

@@ -4,19 +4,27 @@ Theory of operation
 -------------------
 The handshake is symmetric and sans-I/O. On a fresh TCP connection each side
 sends ``hello`` at once: protocol version, table id, its public key, a fresh
-32-byte nonce from ``secrets`` and the TCP port it listens on. On the other
-side's hello, a side checks that the version and table id are its own and
-that the key holds a seat, is not banned and is not its own; then it sends
-``auth``: its signature over
+32-byte nonce from ``secrets``, a fresh X25519 key for this connection only
+and the TCP port it listens on. On the other side's hello, a side checks that
+the version and table id are its own and that the key holds a seat, is not
+banned and is not its own; then it sends ``auth``: its signature over
 ``canonical("nodealer/handshake", version, table id, own key, peer key,
-peer nonce, own nonce)``. On the peer's auth it checks that signature with
-the peer's nonce - fresh, chosen by itself - so the peer holds the key now.
-Both keys are in the signed bytes, so an auth cannot be reflected back.
+peer nonce, own nonce, own X25519 key, peer X25519 key)``. On the peer's auth
+it checks that signature with the peer's nonce - fresh, chosen by itself - so
+the peer holds the key now. Both keys are in the signed bytes, so an auth
+cannot be reflected back.
+
+A relay (someone who forwards each side's hello and auth to the other) would
+pass that check, so the connection is bound to the handshake: both sides
+derive two keys (one per direction) from the X25519 exchange and seal every
+later frame with ChaCha20-Poly1305 (:class:`Channel`). The relay knows
+neither ephemeral secret: it can pass ciphertext on unchanged, or drop it,
+but not read, inject, replay or reorder anything - and a relay that swaps in
+its own X25519 keys breaks the signatures. Messages that change state are
+still signed themselves (§3), which is what a saved log is checked with.
 
 Any failure raises :class:`HandshakeError` with the reason; the node logs it
-and closes the connection. The handshake does not encrypt or MAC the
-connection: every message that changes state is itself signed (§3), so a
-connection only needs to know whose messages to expect.
+and closes the connection.
 """
 
 from __future__ import annotations
@@ -25,11 +33,45 @@ import secrets
 from collections.abc import Collection
 from typing import Any
 
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
 from p2p.envelope import TableSpec
 from p2p.identity import Identity, PeerKey
-from p2p.wire import WireError, canonical, message
+from p2p.wire import MalformedFrame, WireError, canonical, message
 
 HANDSHAKE_TAG = "nodealer/handshake"
+CHANNEL_TAG = "nodealer/channel"
+
+
+class Channel:
+    """Seals the frames we send and opens the peer's, after a handshake: one
+    ChaCha20-Poly1305 key per direction, the frame's number as the nonce."""
+
+    def __init__(self, send_key: bytes, receive_key: bytes) -> None:
+        self._send = ChaCha20Poly1305(send_key)
+        self._receive = ChaCha20Poly1305(receive_key)
+        self._sent = 0
+        self._received = 0
+
+    def seal(self, payload: bytes) -> bytes:
+        nonce = self._sent.to_bytes(12, "big")
+        self._sent += 1
+        return self._send.encrypt(nonce, payload, None)
+
+    def open(self, sealed: bytes) -> bytes:
+        """The payload, or :class:`MalformedFrame` if it is not the peer's next frame."""
+        try:
+            payload = self._receive.decrypt(self._received.to_bytes(12, "big"), sealed, None)
+        except InvalidTag:
+            raise MalformedFrame(
+                "frame failed authentication: not sealed by the peer of this handshake"
+            ) from None
+        self._received += 1
+        return payload
 
 
 class HandshakeError(WireError):
@@ -51,6 +93,13 @@ class Handshake:
         self.listen_port = listen_port
         self.banned = frozenset(banned)
         self.nonce = secrets.token_bytes(32)
+        self._ephemeral = X25519PrivateKey.generate()
+        self.ephemeral = self._ephemeral.public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw
+        )
+        self.channel: Channel | None = None  # once done
+        self._peer_ephemeral = b""
+        self._keys: tuple[bytes, bytes] | None = None
         self.peer_key: PeerKey | None = None
         self.peer_seat: int | None = None
         self.peer_port: int = 0
@@ -65,10 +114,19 @@ class Handshake:
             table=self.table.table_id,
             key=self.identity.public.raw,
             nonce=self.nonce,
+            eph=self.ephemeral,
             port=self.listen_port,
         )
 
-    def _transcript(self, signer: PeerKey, verifier: PeerKey, v_nonce: bytes, s_nonce: bytes):
+    def _transcript(
+        self,
+        signer: PeerKey,
+        verifier: PeerKey,
+        v_nonce: bytes,
+        s_nonce: bytes,
+        s_eph: bytes,
+        v_eph: bytes,
+    ) -> bytes:
         return canonical(
             HANDSHAKE_TAG,
             self.table.version,
@@ -77,7 +135,22 @@ class Handshake:
             verifier.raw,
             v_nonce,
             s_nonce,
+            s_eph,
+            v_eph,
         )
+
+    def _derive_keys(self, peer: PeerKey, peer_nonce: bytes, peer_eph: bytes) -> None:
+        try:
+            shared = self._ephemeral.exchange(X25519PublicKey.from_public_bytes(peer_eph))
+        except ValueError as exc:  # a low-order point: no shared secret
+            raise HandshakeError(f"peer {peer} sent an unusable X25519 key") from exc
+        mine = (self.identity.public.raw, self.nonce, self.ephemeral)
+        theirs = (peer.raw, peer_nonce, peer_eph)
+        low, high = sorted([mine, theirs])
+        info = canonical(CHANNEL_TAG, self.table.version, self.table.table_id, *low, *high)
+        okm = HKDF(algorithm=hashes.SHA256(), length=64, salt=None, info=info).derive(shared)
+        low_to_high, high_to_low = okm[:32], okm[32:]
+        self._keys = (low_to_high, high_to_low) if mine == low else (high_to_low, low_to_high)
 
     def receive(self, msg: dict[str, Any]) -> dict[str, Any] | None:
         """Take the peer's next message; return what to send back (or None).
@@ -109,10 +182,18 @@ class Handshake:
         seat = self.table.seat_of(key)
         if seat is None:
             raise HandshakeError(f"peer {key} holds no seat at this table")
+        self._derive_keys(key, msg["nonce"], msg["eph"])
         self.peer_key, self.peer_seat, self.peer_port = key, seat, msg["port"]
-        self._peer_nonce = msg["nonce"]
+        self._peer_nonce, self._peer_ephemeral = msg["nonce"], msg["eph"]
         sig = self.identity.sign(
-            self._transcript(self.identity.public, key, self._peer_nonce, self.nonce)
+            self._transcript(
+                self.identity.public,
+                key,
+                self._peer_nonce,
+                self.nonce,
+                self.ephemeral,
+                self._peer_ephemeral,
+            )
         )
         return message("auth", s=sig)
 
@@ -120,8 +201,17 @@ class Handshake:
         if msg["k"] != "auth":
             raise HandshakeError(f"expected auth, got {msg['k']!r}")
         assert self.peer_key is not None and self._peer_nonce is not None
-        data = self._transcript(self.peer_key, self.identity.public, self.nonce, self._peer_nonce)
+        assert self._keys is not None
+        data = self._transcript(
+            self.peer_key,
+            self.identity.public,
+            self.nonce,
+            self._peer_nonce,
+            self._peer_ephemeral,
+            self.ephemeral,
+        )
         if not self.peer_key.verify(msg["s"], data):
             raise HandshakeError(f"peer {self.peer_key} did not prove possession of its key")
+        self.channel = Channel(*self._keys)
         self.done = True
         return None

@@ -46,11 +46,21 @@ import msgpack
 import trio
 
 from p2p.envelope import Entry, EquivocationProof, EventError, TableSpec
-from p2p.handshake import Handshake, HandshakeError
+from p2p.handshake import Channel, Handshake, HandshakeError
 from p2p.identity import Identity, PeerKey
 from p2p.log import Effect, LogMachine, Persist, Role, Send
 from p2p.store import Store
-from p2p.wire import FrameDecoder, WireError, decode_message, encode_frame, message
+from p2p.wire import (
+    MAX_FRAME,
+    SEAL_OVERHEAD,
+    FrameDecoder,
+    WireError,
+    decode_message,
+    encode_frame,
+    encode_payload,
+    frame_of,
+    message,
+)
 
 log = logging.getLogger("nodealer.p2p")
 
@@ -106,15 +116,17 @@ class Connection:
         self.dialed = dialed  # did we open it?
         self.label = label
         self.seat: int | None = None
-        self.decoder = FrameDecoder()
+        self.decoder = FrameDecoder(MAX_FRAME + SEAL_OVERHEAD)
+        self.channel: Channel | None = None  # seals frames once the handshake is done
         self.outbox_send, self.outbox_recv = trio.open_memory_channel[bytes](SEND_QUEUE)
         self.queued = 0  # bytes in the outbox, not yet handed to the socket
         self.scope: trio.CancelScope | None = None  # its reader and writer, once running
         self.closed = False
 
     def send(self, frame: bytes) -> None:
-        """Queue ``frame`` without waiting: a peer that does not read is
-        dropped (bounded memory) rather than stalling the others."""
+        """Queue a message's msgpack bytes (the writer seals and frames them)
+        without waiting: a peer that does not read is dropped (bounded
+        memory) rather than stalling the others."""
         if self.closed:
             return
         if self.queued + len(frame) > MAX_QUEUED:
@@ -330,7 +342,7 @@ class Node:
         changed = False
         for effect in effects:
             if isinstance(effect, Send):
-                frame = encode_frame(effect.msg)
+                frame = encode_payload(effect.msg)
                 if effect.to is None:
                     for conn in list(self._conns.values()):
                         conn.send(frame)
@@ -458,6 +470,7 @@ class Node:
                         await conn.stream.send_all(encode_frame(reply))
         except trio.TooSlowError:
             raise HandshakeError(f"no handshake within {HANDSHAKE_TIMEOUT} s") from None
+        conn.channel = shake.channel
         conn.seat = shake.peer_seat
         assert conn.seat is not None
         conn.label = self.peer_name(conn.seat)
@@ -470,6 +483,8 @@ class Node:
         while True:
             payload = conn.decoder.next_frame()
             if payload is not None:
+                if conn.channel is not None:
+                    payload = conn.channel.open(payload)
                 return decode_message(payload)
             data = await conn.stream.receive_some(RECV_CHUNK)
             if not data:
@@ -553,9 +568,10 @@ class Node:
                         batch.append(conn.outbox_recv.receive_nowait())
                     except (trio.WouldBlock, trio.EndOfChannel):
                         break
-                data = b"".join(batch)
+                assert conn.channel is not None
+                data = b"".join(frame_of(conn.channel.seal(p)) for p in batch)
                 await conn.stream.send_all(data)
-                conn.queued -= len(data)
+                conn.queued -= sum(map(len, batch))
         except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             log.info("sending to %s failed: %s", conn.label, exc)
         scope.cancel()  # the writer ends when the connection is closed or broken
@@ -568,10 +584,11 @@ class Node:
         ]
         new_conn = self._conns[new_seat]
         if known:
-            new_conn.send(encode_frame(message("addrs", peers=known)))
+            new_conn.send(encode_payload(message("addrs", peers=known)))
         if new_seat in self.addresses:
             h, p = self.addresses[new_seat]
-            frame = encode_frame(message("addrs", peers=[{"seat": new_seat, "host": h, "port": p}]))
+            peers = [{"seat": new_seat, "host": h, "port": p}]
+            frame = encode_payload(message("addrs", peers=peers))
             for seat, conn in self._conns.items():
                 if seat != new_seat:
                     conn.send(frame)

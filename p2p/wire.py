@@ -5,13 +5,16 @@ Theory of operation
 A connection carries *frames*: a 4-byte big-endian length, then that many
 bytes of msgpack. A length above :data:`MAX_FRAME` is refused as soon as the
 prefix arrives, before any body is buffered. :class:`FrameDecoder` is sans-I/O:
-feed it whatever ``recv`` returned and take whole frames out.
+feed it whatever ``recv`` returned and take whole frames out. After the
+handshake every frame's bytes are sealed (:class:`p2p.handshake.Channel`);
+the msgpack inside is what follows here.
 
 Every frame decodes to one *message*: a msgpack map whose ``"k"`` names its
 kind. :func:`decode_message` accepts a message only if it is exactly one of the
 shapes in :data:`SCHEMAS` - every field present, no extra field, every value of
 the right type and size (bools are not integers, text is valid UTF-8, no
-msgpack extension types, no trailing bytes). Anything else raises a
+msgpack extension types, no trailing bytes; map keys are text or bytes, and a
+message's own maps only have the text keys of their schema). Anything else raises a
 :class:`WireError` subclass saying what was wrong; the caller logs it and
 closes that one connection. Nothing here knows about keys or the log; the
 meaning of the messages is in :mod:`p2p.handshake` and :mod:`p2p.log`, their
@@ -37,6 +40,7 @@ SIG_LEN = 64
 KEY_LEN = 32
 NONCE_LEN = 32
 MAX_FETCH = 4096
+SEAL_OVERHEAD = 16  # a sealed frame (after the handshake) carries a 16-byte tag
 
 _LENGTH = struct.Struct(">I")
 
@@ -60,12 +64,22 @@ class SchemaError(WireError):
 # --------------------------------------------------------------------- frames
 
 
-def encode_frame(message: dict[str, Any]) -> bytes:
-    """One length-prefixed frame carrying ``message``."""
+def encode_payload(message: dict[str, Any]) -> bytes:
+    """The msgpack bytes of ``message`` (at most :data:`MAX_FRAME`)."""
     payload = msgpack.packb(message, use_bin_type=True)
     if len(payload) > MAX_FRAME:
         raise FrameTooLarge(f"outgoing frame of {len(payload)} bytes exceeds {MAX_FRAME}")
+    return payload
+
+
+def frame_of(payload: bytes) -> bytes:
+    """``payload`` with its length prefix."""
     return _LENGTH.pack(len(payload)) + payload
+
+
+def encode_frame(message: dict[str, Any]) -> bytes:
+    """One length-prefixed frame carrying ``message`` (unsealed: the handshake)."""
+    return frame_of(encode_payload(message))
 
 
 class FrameDecoder:
@@ -107,8 +121,8 @@ def _no_ext(code: int, data: bytes) -> Any:
 
 
 def unpack_strict(payload: bytes) -> Any:
-    """One msgpack value, strictly: UTF-8 text, str map keys, no extensions,
-    nothing after it."""
+    """One msgpack value, strictly: UTF-8 text, map keys only str or bytes,
+    no extensions, nothing after it, at most 1024 levels deep."""
     try:
         return msgpack.unpackb(
             payload,
@@ -205,6 +219,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
         "table": _bin(1, MAX_TABLE_ID),
         "key": _bin(KEY_LEN, KEY_LEN),
         "nonce": _bin(NONCE_LEN, NONCE_LEN),
+        "eph": _bin(KEY_LEN, KEY_LEN),
         "port": _int(0, 0xFFFF),
     },
     "auth": {"s": SIG},

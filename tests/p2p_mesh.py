@@ -14,7 +14,15 @@ from p2p.envelope import TableSpec
 from p2p.handshake import Handshake
 from p2p.identity import Identity
 from p2p.node import Node
-from p2p.wire import FrameDecoder, decode_message, encode_frame
+from p2p.wire import (
+    MAX_FRAME,
+    SEAL_OVERHEAD,
+    FrameDecoder,
+    decode_message,
+    encode_frame,
+    encode_payload,
+    frame_of,
+)
 
 
 def make_table(n: int, table_id: bytes = b"test-table") -> tuple[list[Identity], TableSpec]:
@@ -61,11 +69,14 @@ def same_chain(nodes: Sequence[Node]) -> bool:
 
 
 class RawPeer:
-    """A hand-driven connection to a node: send any bytes, see if it closes."""
+    """A hand-driven connection to a node: send any bytes, see if it closes.
+    After :meth:`handshake` it seals what it sends (like a node) unless told
+    to send raw bytes."""
 
     def __init__(self, stream: trio.SocketStream) -> None:
         self.stream = stream
-        self.decoder = FrameDecoder()
+        self.decoder = FrameDecoder(MAX_FRAME + SEAL_OVERHEAD)
+        self.channel = None
 
     @classmethod
     async def connect(cls, node: Node) -> RawPeer:
@@ -75,12 +86,23 @@ class RawPeer:
         await self.stream.send_all(data)
 
     async def send(self, msg: dict[str, Any]) -> None:
-        await self.stream.send_all(encode_frame(msg))
+        if self.channel is None:
+            await self.stream.send_all(encode_frame(msg))
+        else:
+            await self.send_payload(encode_payload(msg))
+
+    async def send_payload(self, payload: bytes) -> None:
+        """Any bytes as one frame's content, sealed after the handshake."""
+        if self.channel is not None:
+            payload = self.channel.seal(payload)
+        await self.stream.send_all(frame_of(payload))
 
     async def receive(self) -> dict[str, Any] | None:
         while True:
             payload = self.decoder.next_frame()
             if payload is not None:
+                if self.channel is not None:
+                    payload = self.channel.open(payload)
                 return decode_message(payload)
             data = await self.stream.receive_some(1 << 16)
             if not data:
@@ -96,6 +118,7 @@ class RawPeer:
             reply = shake.receive(msg)
             if reply is not None:
                 await self.send(reply)
+        self.channel = shake.channel
 
     async def closed_by_peer(self, timeout: float = 5.0) -> bool:
         """True once the node closes the connection (reading past any frames)."""

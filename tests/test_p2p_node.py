@@ -13,7 +13,16 @@ from p2p.handshake import HandshakeError
 from p2p.log import ReplayedEvent, Send
 from p2p.node import LogItem, Node, Rewound, open_node
 from p2p.store import read_log
-from p2p.wire import MAX_FRAME, FrameTooLarge, MalformedFrame, SchemaError, encode_frame, message
+from p2p.wire import (
+    MAX_FRAME,
+    SEAL_OVERHEAD,
+    FrameTooLarge,
+    MalformedFrame,
+    SchemaError,
+    encode_frame,
+    encode_payload,
+    message,
+)
 from tests.p2p_mesh import RawPeer, make_table, mesh, same_chain, wait_until
 
 
@@ -83,14 +92,19 @@ async def test_malformed_input_drops_only_that_connection(tmp_path) -> None:
             if handshake:
                 await raw.handshake(identity, tbl)
             count = len(target.errors)
-            await raw.send_raw(payload)
+            if isinstance(payload, Sealed):
+                await raw.send_payload(payload)  # sealed like a node's own frames
+            else:
+                await raw.send_raw(payload)
             assert await raw.closed_by_peer(), f"connection not closed after {error}"
             await wait_until(lambda: len(target.errors) > count)
             assert isinstance(target.errors[-1].error, error), target.errors[-1]
             await raw.aclose()
             return target.errors[-1]
 
-        frame = encode_frame
+        def frame(msg) -> Sealed:
+            return Sealed(encode_payload(msg))
+
         submit_other = message("submit", ev=first.to_wire())
         other_table = TableSpec(b"other-table", table.seats)
         foreign = Event.create(other_table, mallory, 3, 0, msgpack.packb("x"))
@@ -98,8 +112,9 @@ async def test_malformed_input_drops_only_that_connection(tmp_path) -> None:
         bad_entry = Entry.create(table, mallory, 7, 0, b"\x00" * 32, foreign)
         cases = [
             (os.urandom(64), (MalformedFrame, FrameTooLarge, SchemaError)),
-            (b"\x00\x00\x00\x05\xc1\xc1\xc1\xc1\xc1", MalformedFrame),
-            ((MAX_FRAME + 1).to_bytes(4, "big") + b"x" * 100, FrameTooLarge),
+            (Sealed(b"\xc1\xc1\xc1\xc1\xc1"), MalformedFrame),
+            ((MAX_FRAME + SEAL_OVERHEAD + 1).to_bytes(4, "big") + b"x" * 100, FrameTooLarge),
+            (encode_frame(submit_other), MalformedFrame),  # not sealed: not from this peer
             (frame({"k": "fetch", "from": "1", "n": 2}), SchemaError),
             (frame({"k": "teleport"}), SchemaError),
             (frame(message("submit", ev=forged.to_wire())), BadSignature),
@@ -113,14 +128,14 @@ async def test_malformed_input_drops_only_that_connection(tmp_path) -> None:
         # truncated frame, then the peer hangs up: nothing happens at all
         raw = await RawPeer.connect(target)
         await raw.handshake(mallory, table)
-        await raw.send_raw(frame(submit_other)[:-3])
+        await raw.send_raw(encode_frame(submit_other)[:-3])
         await raw.aclose()
         # a wrong handshake: other table, unknown key, garbage instead of hello
         stranger, _ = make_table(1)
         for bad_hello in (
-            frame({**_hello_for(mallory, other_table)}),
-            frame({**_hello_for(stranger[0], table)}),
-            frame(message("auth", s=b"\x00" * 64)),
+            encode_frame({**_hello_for(mallory, other_table)}),
+            encode_frame({**_hello_for(stranger[0], table)}),
+            encode_frame(message("auth", s=b"\x00" * 64)),
         ):
             await attack(bad_hello, HandshakeError, handshake=False)
         await attack(
@@ -133,6 +148,10 @@ async def test_malformed_input_drops_only_that_connection(tmp_path) -> None:
         await _burst(nodes, 6)
         await wait_until(lambda: all(x.head == 12 for x in nodes))
         assert same_chain(nodes)
+
+
+class Sealed(bytes):
+    """A frame's content that the raw peer seals before sending."""
 
 
 def _hello_for(identity, table):
@@ -163,7 +182,7 @@ class EquivocatingNode(Node):
                 fake = Entry.create(self.table, self.identity, real.seq, real.term, real.prev, ev)
                 for seat, conn in self._conns.items():
                     chosen = fake if seat in self.victims else real
-                    conn.send(encode_frame({"k": "entry", "e": chosen.to_wire()}))
+                    conn.send(encode_payload({"k": "entry", "e": chosen.to_wire()}))
                 continue
             rest.append(effect)
         super()._execute(rest)

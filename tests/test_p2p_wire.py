@@ -27,7 +27,8 @@ from p2p.wire import (
 
 
 def _hello(**over):
-    fields = {"v": 1, "table": b"t", "key": b"k" * 32, "nonce": b"n" * 32, "port": 4000}
+    fields = {"v": 1, "table": b"t", "key": b"k" * 32, "nonce": b"n" * 32, "eph": b"e" * 32}
+    fields["port"] = 4000
     fields.update(over)
     return {"k": "hello", **fields}
 
@@ -119,7 +120,7 @@ def test_arbitrary_msgpack_values_never_crash_the_schema(value) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(["v", "table", "key", "nonce", "port"]), msgpack_values)
+@given(st.sampled_from(["v", "table", "key", "nonce", "eph", "port"]), msgpack_values)
 def test_a_hello_with_any_wrong_field_is_a_schema_error(name: str, value) -> None:
     good = _hello()
     candidate = {**good, name: value}

@@ -400,9 +400,7 @@ class LogMachine:
             head.verify(self.table, src)
             getattr(self, f"_on_{kind}")(src, head, now)
         elif kind == "newterm":
-            head = Head.from_wire(msg)
-            head.verify(self.table, src)
-            self._on_newterm(src, head, msg["votes"], now)
+            self._on_newterm(src, Head.from_wire(msg), msg["votes"], now)
         else:
             raise LogError(f"message kind {kind!r} does not belong to the log")
         return self.take_effects()
@@ -613,6 +611,12 @@ class LogMachine:
     def _on_newterm(self, src: int, head: Head, votes: list[dict[str, Any]], now: float) -> None:
         if src != self.table.sequencer_of(head.term):
             raise LogError(f"seat {src} announced term {head.term}, which is not its to lead")
+        if head.term < self.term or src in self.banned:
+            return  # stale (it comes again on every connect): no signatures to check
+        if head.term == self.term and self.term_start is not None:
+            self._hear_from_sequencer(now)  # from its sealed connection: it is alive
+            return
+        head.verify(self.table, src)
         self._check_certificate(head, votes)
         if head.seq <= self.head and head.hash == self.hashes[head.seq]:
             true_term = self.chain[head.seq - 1].term if head.seq else 0
@@ -621,11 +625,6 @@ class LogMachine:
                     f"newterm {head.term} says seq {head.seq} is of term {head.hterm}; "
                     f"that entry is of term {true_term}"
                 )
-        if head.term < self.term or src in self.banned:
-            return
-        if head.term == self.term and self.term_start is not None:
-            self._hear_from_sequencer(now)
-            return
         self._check_keeps_committed(head)
         self._enter_term(head.term, now, start=head.seq)
         if head.seq < self.head and self.hashes[head.seq] == head.hash:

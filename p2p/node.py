@@ -266,7 +266,8 @@ class Node:
 
     async def connect(self, host: str, port: int) -> int:
         """Dial HOST:PORT, run the handshake, return the peer's seat (raises
-        :class:`HandshakeError` or ``OSError``)."""
+        :class:`HandshakeError` or ``OSError``, ``TimeoutError`` after
+        ``HANDSHAKE_TIMEOUT`` seconds for each of the two steps)."""
         if self._nursery is None:
             raise RuntimeError("the node is not running")
         return await self._nursery.start(self._dial, host, port)
@@ -421,7 +422,10 @@ class Node:
         *,
         task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
     ) -> None:
-        stream = await trio.open_tcp_stream(host, port)
+        with trio.move_on_after(HANDSHAKE_TIMEOUT) as connecting:
+            stream = await trio.open_tcp_stream(host, port)
+        if connecting.cancelled_caught:  # an address that drops our SYNs
+            raise TimeoutError(f"no TCP connection to {host}:{port} within {HANDSHAKE_TIMEOUT} s")
         conn = Connection(stream, dialed=True, label=f"{host}:{port}")
         try:
             await self._handshake(conn, expect)

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2p.envelope import Entry, Event, EventError, Head
+from p2p.identity import PeerKey
 from p2p.log import LogError, LogMachine, Role, verify_chain
 from p2p.store import Store, StoreError, read_log
 from p2p.wire import MAX_BODY
@@ -420,3 +421,15 @@ def test_a_vote_for_the_last_terms_does_not_push_a_seat_off_the_wire() -> None:
     vote = Head.create(net.table, net.ids[2], "vote", term, 1, 0, m.hashes[1])
     m.receive(2, vote.to_wire(), net.now)
     assert m.role is Role.FOLLOWER and m.election is None
+
+
+def test_a_repeated_newterm_costs_no_signature_checks(monkeypatch) -> None:
+    net = _committed_net()
+    m = net.machines[3]
+    start = _newterm(net, 0, 0, 0)  # seat 0's term-0 announcement, again and again
+    checks = []
+    real_verify = PeerKey.verify
+    monkeypatch.setattr(PeerKey, "verify", lambda *a: checks.append(a) or real_verify(*a))
+    for _ in range(20):
+        m.receive(0, start, net.now)
+    assert checks == []

@@ -87,3 +87,23 @@ async def test_a_body_too_big_for_the_wire_is_refused_by_submit(tmp_path) -> Non
         await wait_until(lambda: all(x.head == 1 for x in nodes))
         assert not any(x.errors for x in nodes)
         assert msgpack.unpackb(nodes[0].chain[0].event.body) == {"ok": 1}
+
+
+@pytest.mark.trio
+async def test_dialling_an_address_that_never_answers_gives_up_in_time(tmp_path) -> None:
+    import socket
+
+    ids, table = make_table(2)
+    sink = socket.socket()
+    sink.bind(("127.0.0.1", 0))
+    sink.listen(0)  # one connection fills the queue; later SYNs go unanswered
+    port = sink.getsockname()[1]
+    first = socket.create_connection(("127.0.0.1", port))
+    try:
+        async with mesh(ids, table, tmp_path, seats=[0]) as (node,):
+            with trio.fail_after(p2p.node.HANDSHAKE_TIMEOUT + 3):
+                with pytest.raises(OSError):
+                    await node.connect("127.0.0.1", port)
+    finally:
+        first.close()
+        sink.close()

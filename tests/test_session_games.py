@@ -9,6 +9,9 @@ import msgpack
 import pytest
 import trio
 
+from engines.bomb import BombConfig
+from engines.core import to_data
+from engines.mao_events import MaoConfig
 from p2p.session import SECRETS_NAME, play_bot_table
 from p2p.store import read_log
 from p2p.verify import verify_log
@@ -17,19 +20,26 @@ from p2p.verify import verify_log
 @pytest.mark.trio
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("game", "seats", "proven"),
-    [("bluff", 2, True), ("bluff", 3, False), ("bomb", 4, False), ("mao", 3, False)],
+    ("game", "seats", "proven", "config"),
+    [
+        ("bluff", 2, True, None),
+        ("bluff", 3, False, None),
+        # K25: a game the bots cannot decide ends at the time limit (6 s here)
+        ("bomb", 4, False, to_data(BombConfig(time_limit=300))),
+        ("mao", 3, False, to_data(MaoConfig(hand_size=3))),  # shorter rounds
+    ],
 )
 async def test_whole_game_between_real_peers_verifies_clean(
-    tmp_path, game: str, seats: int, proven: bool
+    tmp_path, game: str, seats: int, proven: bool, config: object
 ) -> None:
     seen: list[tuple[int, str]] = []
-    with trio.fail_after(150):
+    with trio.fail_after(180):
         peers = await play_bot_table(
             game,
             seats,
             tmp_path,
             proven=proven,
+            config=config,
             seed=5,
             time_scale=0.02,
             on_update=lambda seat, update: seen.append((seat, update.kind)),
@@ -41,7 +51,7 @@ async def test_whole_game_between_real_peers_verifies_clean(
     for peer in peers:
         result = peer.result
         assert result.clean, result
-        assert result.outcome is not None and result.outcome.winners
+        assert result.outcome is not None and result.outcome.reason
         assert not result.faults and result.audit.ok and not result.missing_finals
         # every seat saw the setup, the outcome and the audit
         kinds = {kind for seat, kind in seen if seat == peer.seat}
@@ -55,7 +65,7 @@ async def test_whole_game_between_real_peers_verifies_clean(
         assert report.exit_code == 0, report.lines()
         assert str(report.outcome) == str(peers[0].result.outcome)
         assert report.setup is not None and report.setup.game == game
-        assert report.setup.proven is proven
+        assert report.setup.proven is proven and report.setup.config == config
         assert report.entries == peer.result.entries == len(chains[0])
     # the seats' deal secrets were kept on disk (crash safety)
     from p2p.store import Store

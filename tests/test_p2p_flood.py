@@ -3,13 +3,16 @@ memory stays bounded, a stuck connection ends, nobody is redirected."""
 
 from __future__ import annotations
 
+import random
+
 import msgpack
 import pytest
 import trio
 
 import p2p.node
+from p2p.envelope import Entry, Event, EventError, Head
 from p2p.handshake import HandshakeError
-from p2p.wire import MAX_BODY, message
+from p2p.wire import MAX_BODY, WireError, message
 from tests.p2p_mesh import RawPeer, make_table, mesh, wait_until
 
 
@@ -107,3 +110,64 @@ async def test_dialling_an_address_that_never_answers_gives_up_in_time(tmp_path)
     finally:
         first.close()
         sink.close()
+
+
+def _nonsense(rng, table, me, node) -> dict:
+    """A schema-valid message signed (where signed) by seat ``me``."""
+    kind = rng.choice(["entry", "ack", "beat", "vote", "newterm", "fetch", "submit", "proof"])
+    seq = rng.randint(0, node.head + 3)
+    h = rng.choice([*node.log.hashes, bytes(32)])
+    term = rng.choice([0, 1, 2, me, me + table.n, 2**32 - 1])
+    if kind == "fetch":
+        return message("fetch", **{"from": max(seq, 1), "n": rng.randint(1, 4096)})
+    if kind in ("ack", "beat", "vote", "newterm"):
+        head = Head.create(table, node_ids[me], kind, term, seq, rng.randint(0, 3), h)
+        msg = head.to_wire()
+        if kind == "newterm":
+            msg["votes"] = []
+        return msg
+    ev = Event.create(table, node_ids[me], me, rng.randint(0, 3), msgpack.packb(rng.random()))
+    if kind == "submit":
+        return {"k": "submit", "ev": ev.to_wire()}
+    entry = Entry.create(table, node_ids[me], max(seq, 1), me + table.n * rng.randint(0, 2), h, ev)
+    if kind == "entry":
+        return {"k": "entry", "e": entry.to_wire()}
+    other = Entry.create(table, node_ids[me], entry.seq, entry.term, h, ev)
+    return {"k": "proof", "a": entry.to_wire(), "b": other.to_wire()}
+
+
+node_ids: list = []
+
+
+@pytest.mark.trio
+async def test_a_seat_sending_signed_nonsense_never_breaks_the_others(tmp_path) -> None:
+    rng = random.Random(7)
+    ids, table = make_table(4)
+    node_ids[:] = ids
+    async with mesh(ids, table, tmp_path, seats=[0, 1, 2]) as nodes:
+
+        async def chaos() -> None:
+            for _ in range(30):
+                target = rng.choice(nodes)
+                raw = await RawPeer.connect(target)
+                try:
+                    await raw.handshake(ids[3], table)
+                    for _ in range(rng.randint(1, 15)):
+                        await raw.send(_nonsense(rng, table, 3, target))
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    pass  # dropped for it, as it should be
+                await raw.aclose()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(chaos)
+            for k in range(30):
+                await nodes[k % 3].submit({"k": k})
+                await trio.sleep(0.01)
+        await wait_until(lambda: len({x.head for x in nodes}) == 1 and nodes[0].head >= 30)
+        await wait_until(lambda: all(x.chain == nodes[0].chain for x in nodes))
+        honest = [msgpack.unpackb(e.event.body) for e in nodes[0].chain if e.event.author != 3]
+        assert sorted(b["k"] for b in honest) == list(range(30))
+        for node in nodes:
+            for error in node.errors:
+                assert isinstance(error.error, (WireError, EventError)), error
+        assert all(len(x.connected) >= 2 for x in nodes)

@@ -65,6 +65,7 @@ import msgpack
 import trio
 
 from engines.bots import Bot
+from engines.cards import Card
 from engines.core import EngineError, Event, Outcome, Timer
 from mental_poker.deal import DealSecrets
 from mental_poker.errors import MentalPokerError, Verdict
@@ -135,12 +136,15 @@ class SessionResult:
 
 
 @dataclass(frozen=True)
-class _Snapshot:
-    """What the trio side may read while the loop works in a thread."""
+class Snapshot:
+    """What the player's side may read while the loop works in a thread:
+    the table after ``count`` table bodies, the engine state, this seat's
+    view and the faces it knows (deck position -> card)."""
 
     count: int
     state: Any
     view: dict[str, Any] | None
+    known: dict[int, Card] = field(default_factory=dict)
 
 
 class TableSession:
@@ -175,7 +179,7 @@ class TableSession:
         self.replay = Replay(node.table)
         self.seat: Seat | None = None
         self.updates: list[Update] = []
-        self._snapshot = _Snapshot(0, None, None)
+        self._snapshot = Snapshot(0, None, None)
         self._shown = 0  # engine events already reported
         self._faults_shown = 0
         self._stale_shown = 0
@@ -198,6 +202,11 @@ class TableSession:
     def view(self) -> dict[str, Any] | None:
         """This seat's view of the game (only what it may know), once set up."""
         return self._snapshot.view
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The table as last fed: state, view and known faces, consistent."""
+        return self._snapshot
 
     @property
     def faults(self) -> list[Fault]:
@@ -223,6 +232,8 @@ class TableSession:
             raise MoveRefused("the game was stopped: a seat cheated")
         if event.SYSTEM or event.author != self.me:
             raise MoveRefused(f"seat {self.me} cannot make {event}")
+        if self.node.log.next_own_counter > self._own_fed:
+            raise MoveRefused("your last move is still on its way to the table")
         try:
             table.game.apply(snap.state, event)
         except EngineError as exc:
@@ -355,10 +366,11 @@ class TableSession:
     def _refresh_snapshot(self) -> None:
         table, seat = self.replay.table, self.seat
         if table is None or seat is None:
-            self._snapshot = _Snapshot(0, None, None)
+            self._snapshot = Snapshot(0, None, None)
             return
-        view = table.game.view(table.state, self.me, seat.knowledge())
-        self._snapshot = _Snapshot(table.count, table.state, view)
+        known = seat.knowledge()
+        view = table.game.view(table.state, self.me, known)
+        self._snapshot = Snapshot(table.count, table.state, view, known)
 
     # ---------------------------------------------------------------- acting
 
@@ -620,6 +632,7 @@ __all__ = [
     "PeerResult",
     "SessionError",
     "SessionResult",
+    "Snapshot",
     "TableSession",
     "Update",
     "play_bot_table",

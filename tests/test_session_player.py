@@ -1,0 +1,88 @@
+"""A seat played from outside the session, the way the TUI will: it reads the
+seat's snapshot (state, view, known faces) and sends intents through
+``submit_move``, which refuses what the seat may not do without sending it."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from engines.bluff import Challenge
+from engines.bots import sensible_bots
+from p2p.node import Node
+from p2p.session import MoveRefused, TableSession
+from p2p.verify import verify_log
+from tests.p2p_mesh import make_table
+
+
+@pytest.mark.trio
+@pytest.mark.slow
+async def test_a_seat_played_through_submit_move(tmp_path) -> None:
+    ids, spec = make_table(2, b"human-seat")
+    nodes = [
+        Node(ids[s], spec, home=tmp_path / f"peer{s}", host="127.0.0.1", timeout=2.0)
+        for s in range(2)
+    ]
+    bots = sensible_bots("bluff", 2, 8)
+    changed = trio.Event()
+
+    def note(update) -> None:
+        nonlocal changed
+        changed.set()
+        changed = trio.Event()
+
+    host = TableSession(nodes[0], game="bluff", proven=False, player=bots[0], time_scale=0.02)
+    guest = TableSession(nodes[1], game="bluff", time_scale=0.02, on_update=note)
+    refused: list[str] = []
+    made = 0
+
+    async def person() -> None:
+        """Seat 1's player: decides from the snapshot only, like a TUI."""
+        nonlocal made
+        while guest.result is None:
+            wait = changed
+            snap = guest.snapshot
+            if snap.state is not None and guest.legal_kinds():
+                assert snap.view is not None and set(snap.known) <= set(range(54))
+                event = bots[1].act(guest.table.game, snap.state, 1, snap.known)
+                if event is not None:
+                    try:
+                        await guest.submit_move(event)
+                        made += 1
+                    except MoveRefused as exc:
+                        refused.append(str(exc))
+            with trio.move_on_after(0.2):
+                await wait.wait()
+
+    try:
+        async with trio.open_nursery() as nursery:
+            for node in nodes:
+                await nursery.start(node.run)
+            await nodes[1].connect(*nodes[0].listen_address)
+            with pytest.raises(MoveRefused, match="not been set up"):
+                await guest.submit_move(Challenge(1))
+            with trio.fail_after(60):
+                async with trio.open_nursery() as players:
+                    players.start_soon(host.run)
+                    players.start_soon(guest.run)
+                    players.start_soon(person)
+                    # intents the seat may not make are refused, nothing is sent
+                    while guest.snapshot.state is None:
+                        await trio.sleep(0.01)
+                    sent = nodes[1].log.next_own_counter
+                    with pytest.raises(MoveRefused, match="cannot make"):
+                        await guest.submit_move(Challenge(0))
+                    with pytest.raises(MoveRefused):
+                        await guest.submit_move(Challenge(1))  # nothing to challenge yet
+                    assert nodes[1].log.next_own_counter == sent
+            nursery.cancel_scope.cancel()
+    finally:
+        for node in nodes:
+            node.store.close()
+    assert made > 0, "seat 1's moves came through submit_move"
+    assert host.result is not None and guest.result is not None
+    assert host.result.clean and guest.result.clean
+    assert str(host.result.outcome) == str(guest.result.outcome)
+    assert verify_log(nodes[1].store.log_path).exit_code == 0
+    with pytest.raises(MoveRefused):
+        await guest.submit_move(Challenge(1))  # the game is over

@@ -65,11 +65,17 @@ class Child:
 
 @pytest.mark.trio
 @pytest.mark.slow
-async def test_killed_peer_restarts_and_the_game_ends_clean(tmp_path) -> None:
-    ids = [Identity.load_or_create(tmp_path / f"peer{s}") for s in range(2)]
+@pytest.mark.parametrize("child_seat", [2, 0], ids=["follower", "host-and-sequencer"])
+async def test_killed_peer_restarts_and_the_game_ends_clean(tmp_path, child_seat: int) -> None:
+    """Seat 2: a follower. Seat 0: the host and sequencer of term 0 - the
+    others elect a new sequencer while it is down, entries it alone held are
+    cut back (the sessions rebuild their tables), and it rejoins as follower."""
+    mine = [s for s in range(SEATS) if s != child_seat]  # seats played in this process
+    ids = {s: Identity.load_or_create(tmp_path / f"peer{s}") for s in mine}
     child_home = tmp_path / "child"
-    child_key = Identity.load_or_create(child_home).public
-    spec = TableSpec(secrets.token_bytes(16), (ids[0].public, ids[1].public, child_key))
+    keys = {s: i.public for s, i in ids.items()}
+    keys[child_seat] = Identity.load_or_create(child_home).public
+    spec = TableSpec(secrets.token_bytes(16), tuple(keys[s] for s in range(SEATS)))
     table_file = tmp_path / "table.json"
     table_file.write_text(
         json.dumps(
@@ -85,12 +91,11 @@ async def test_killed_peer_restarts_and_the_game_ends_clean(tmp_path) -> None:
     )
     bots = sensible_bots(GAME, SEATS, SEED)
     nodes = [
-        Node(ids[s], spec, home=tmp_path / f"peer{s}", host="127.0.0.1", timeout=2.0)
-        for s in range(2)
+        Node(ids[s], spec, home=tmp_path / f"peer{s}", host="127.0.0.1", timeout=2.0) for s in mine
     ]
     sessions = [
-        TableSession(nodes[s], game=GAME, proven=False, player=bots[s], time_scale=SCALE)
-        for s in range(2)
+        TableSession(node, game=GAME, proven=False, player=bots[s], time_scale=SCALE)
+        for s, node in zip(mine, nodes, strict=True)
     ]
     results: list[SessionResult] = []
     child: Child | None = None
@@ -120,6 +125,10 @@ async def test_killed_peer_restarts_and_the_game_ends_clean(tmp_path) -> None:
                 killed_at = sessions[0].replay.items[-1].seq
                 assert sessions[0].outcome is None, "killed before the game ended"
                 child.stop()
+                if child_seat == 0:  # the others fail over to a new sequencer
+                    with trio.fail_after(30):
+                        while not any(node.is_sequencer for node in nodes):
+                            await trio.sleep(0.05)
                 # restarted with the same home and no address: it redials
                 # the peers its store remembers and continues the same game
                 child = Child(child_home, table_file, None)
@@ -136,6 +145,8 @@ async def test_killed_peer_restarts_and_the_game_ends_clean(tmp_path) -> None:
     outcome = str(results[0].outcome)
     assert str(results[1].outcome) == outcome and outcome in done["text"]
     assert results[0].entries > killed_at, "the game went on after the kill"
+    if child_seat == 0:
+        assert all(node.log.term > 0 for node in nodes), "a failover happened"
     logs = [nodes[0].store.log_path, nodes[1].store.log_path]
     logs.append(table_dir(spec.table_id, child_home) / "log")
     for log in logs:

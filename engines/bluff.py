@@ -404,6 +404,9 @@ class Bluff(Game[BluffState, BluffConfig]):
             turn=challenger,  # B10: the challenger plays next, whatever the outcome
         )
         if claim_stands and not state.hands[last.seat]:
+            # the game ends before the pile's hidden cards reach the taker:
+            # they stay unknown to it (view keeps them hidden)
+            state = replace(state, transfer_to=taker, transfer=hidden)
             return _win(state, last.seat, "B11/B12: hand empty, challenge failed")
         if hidden:
             return replace(state, phase=Phase.TRANSFER, transfer_to=taker, transfer=hidden)
@@ -489,7 +492,7 @@ def _add(seats: tuple[int, ...], seat: int | None) -> tuple[int, ...]:
 
 
 def _win(state: BluffState, seat: int, reason: str) -> BluffState:
-    return replace(state, phase=Phase.OVER, winner=seat, reason=reason, transfer=())
+    return replace(state, phase=Phase.OVER, winner=seat, reason=reason)
 
 
 def _check_b12(state: BluffState) -> BluffState:

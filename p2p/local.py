@@ -87,7 +87,7 @@ class LocalTable:
         for s in order:
             event: Event | None = self.bots[s].act(game, state, s, self.seats[s].knowledge())
             if event is not None:
-                self.feed(s, {"t": "move", "event": event.to_data()})
+                self.feed(s, self.seats[s].move_body(event))
                 self.clock += self.seconds_per_move
                 return True
         if not self._fire_timer(force=True):

@@ -238,7 +238,10 @@ class TableSession:
             table.game.apply(snap.state, event)
         except EngineError as exc:
             raise MoveRefused(str(exc)) from None
-        await self.node.submit({"t": "move", "event": event.to_data(), "at": snap.count})
+        seat = self.seat
+        if seat is None:
+            raise MoveRefused("the game has not been set up yet")
+        await self.node.submit(seat.move_body(event, at=snap.count))
 
     # ---------------------------------------------------------------- running
 
@@ -408,7 +411,7 @@ class TableSession:
         if self.player is not None:
             event = await trio.to_thread.run_sync(self._ask_player, table, seat)
             if event is not None:
-                await self._publish({"t": "move", "event": event.to_data(), "at": table.count})
+                await self._publish(seat.move_body(event, at=table.count))
 
     def _ask_player(self, table: Table, seat: Seat) -> Event | None:
         assert self.player is not None

@@ -78,12 +78,14 @@ from engines.core import (
     Transfer,
     game,
 )
+from engines.mao_events import Play as MaoPlay
 from mental_poker.context import Context
 from mental_poker.deal import (
     DealSecrets,
     DealSetup,
     DealTable,
     FinalReveal,
+    Handover,
     IdentityClaim,
     KeyReveal,
     LockPass,
@@ -92,6 +94,7 @@ from mental_poker.deal import (
     ShufflePass,
     decode_message,
     make_final_reveal,
+    make_handover,
     make_identity_claim,
     make_key_reveal,
     make_lock,
@@ -100,7 +103,7 @@ from mental_poker.deal import (
 )
 from mental_poker.deck import Deck
 from mental_poker.errors import MentalPokerError, Verdict
-from mental_poker.group import mul
+from mental_poker.group import L, inverse, mul
 
 COMMIT_LABEL = b"nodealer/v1/draw-commit"
 DRAW_LABEL = b"nodealer/v1/draw"
@@ -284,6 +287,13 @@ class Table:
             return Verdict.cheat(author, f"signed a deal message of seat {message.seat}")
         if isinstance(message, FinalReveal) and not (self.over or self.faults):
             return Verdict.cheat(author, "final reveal before the game is over")
+        if isinstance(message, Relock | Handover) and not self._transfer_pending(
+            number, message.position, author, isinstance(message, Relock)
+        ):
+            what = "relock" if isinstance(message, Relock) else "handover"
+            return Verdict.cheat(
+                author, f"{what} of position {message.position} with no transfer pending for it"
+            )
         verdict = deal.feed(message)
         if verdict.ok and isinstance(message, IdentityClaim):
             self.claims[(message.seat, message.position, message.members)] = True
@@ -294,9 +304,19 @@ class Table:
             self._settle()
         return verdict
 
+    def _transfer_pending(self, number: int, local: int, author: int, to_author: bool) -> bool:
+        """Is a transfer of this card pending to ``author`` (a relock may be
+        put on it) or, for a handover, to another seat?"""
+        for request in self.pending():
+            if not isinstance(request, Transfer) or (request.seat == author) != to_author:
+                continue
+            if any(self.where.get(p) == (number, local) for p in request.positions):
+                return True
+        return False
+
     def _feed_move(self, author: int, body: Mapping[str, Any]) -> Verdict:
-        if set(body) - {"at"} != {"t", "event"}:
-            return Verdict.cheat(author, "move body: expected t, event (and at)")
+        if set(body) - {"at", "keys"} != {"t", "event"}:
+            return Verdict.cheat(author, "move body: expected t, event (and at, keys)")
         at = self._seen(body)
         if at is None:
             return Verdict.cheat(author, f"move body: 'at' must be 0…{self.count}")
@@ -306,13 +326,74 @@ class Table:
             return Verdict.cheat(author, f"malformed move: {exc}")
         if event.SYSTEM or event.author != author:
             return Verdict.cheat(author, f"seat {author} may not submit {event}")
+        shown: tuple[DealTable, KeyReveal] | None = None
+        if isinstance(event, MaoPlay):
+            checked = self._check_shown(author, body.get("keys"), event.position, event.card)
+            if isinstance(checked, Verdict):
+                return checked
+            shown = checked
+        elif "keys" in body:
+            return Verdict.cheat(author, f"{event} shows no card: it takes no keys")
         try:
             self._apply(event)
         except EngineError as exc:
             if at < self.count and self._legal_at(at, event):
                 return self._stale(author, f"{event} (too late: {exc})")
             return Verdict.cheat(author, f"illegal move {event}: {exc}")
+        if shown is not None:
+            deal, keys = shown
+            verdict = deal.feed(keys)
+            assert verdict.ok, verdict  # checked before the move was applied
         return Verdict.good()
+
+    def _check_shown(
+        self, author: int, keys: Any, position: int, card: Card
+    ) -> tuple[DealTable, KeyReveal] | Verdict | None:
+        """A card played face up (Mao M4) is proven by its holder's keys,
+        sent with the move: check, without changing anything, that they open
+        the position to exactly ``card``. Returns the keys to apply (None if
+        the face was already public) or the verdict refusing the move."""
+
+        def refuse(reason: str) -> Verdict:
+            return Verdict.cheat(author, f"plays {card} at #{position}: {reason}")
+
+        if position in self.open_faces or position not in self.where:
+            face = self.open_faces.get(position)
+            if keys is not None or face is None:
+                return refuse("no such hidden card" if face is None else "the card is face up")
+            return None if face == card.index else refuse(f"the card is {Card(face)}")
+        deal, local = self.locate(position)
+        if not deal.dealt:
+            return refuse("the deck is not dealt yet")
+        public = deal.public_card(local)
+        if public is not None:
+            if keys is not None:
+                return refuse("the card is face up: no keys")
+            return None if public == card.index else refuse(f"the card is {Card(public)}")
+        layers = deal.outstanding(local)
+        if any(layer.seat != author for layer in layers):
+            return refuse("the card is not in that seat's hand alone")
+        if keys is None:
+            return refuse("a card played face up comes with its holder's keys")
+        try:
+            message = decode_message(keys, deal.setup)
+        except MentalPokerError as exc:
+            return refuse(f"malformed keys: {exc}")
+        if not isinstance(message, KeyReveal) or message.seat != author:
+            return refuse("the keys must be its holder's key reveal")
+        if {p for p, _ in message.keys} != {local} or len(message.keys) != len(layers):
+            return refuse("the keys must open exactly that card")
+        product = 1
+        for layer in layers:
+            key = next((k for _, k in message.keys if mul(k, layer.before) == layer.after), None)
+            if key is None:
+                return refuse("a key does not open its layer")
+            product = product * key % L
+        face = deal.setup.deck.index_of(mul(inverse(product), deal.peeled(local)))
+        if face != card.index:
+            shown = "no card" if face is None else str(Card(face))
+            return refuse(f"its keys open {shown}")
+        return deal, message
 
     def _legal_at(self, at: int, event: Event) -> bool:
         try:
@@ -517,8 +598,26 @@ class Seat:
             if public is not None:
                 self.known[position] = Card(public)
             elif number in self.secrets:
-                self.known[position] = Card(deal.decrypt(local, self.seat, self.secrets[number]))
+                try:
+                    card = deal.decrypt(local, self.seat, self.secrets[number])
+                except MentalPokerError:
+                    continue  # a cheat in an unproven deal: the audit names it
+                self.known[position] = Card(card)
         return dict(self.known)
+
+    # ------------------------------------------------------------ moves
+    def move_body(self, event: Event, at: int | None = None) -> dict[str, Any]:
+        """The ``move`` body for one of this seat's events; a card played face
+        up (Mao M4) carries this seat's keys for it (§6)."""
+        body: dict[str, Any] = {"t": "move", "event": event.to_data()}
+        if at is not None:
+            body["at"] = at
+        if isinstance(event, MaoPlay) and event.position in self._table.where:
+            number, local = self._table.where[event.position]
+            deal = self._table.deals[number]
+            if deal.dealt and deal.public_card(local) is None and number in self.secrets:
+                body["keys"] = make_key_reveal(self.secrets[number], [local]).to_wire()
+        return body
 
     # ------------------------------------------------------------ duties
     def duties(self, stopped: bool = False) -> list[dict[str, Any]]:
@@ -601,7 +700,10 @@ class Seat:
                     relock, self.secrets[number] = make_relock(deal, secrets, local)
                     out.append(_deal_body(number, relock))
             elif self.seat in holders and request.seat in holders:
-                reveal.setdefault(number, set()).add(local)
+                # take our key off under the new holder's relock, with a
+                # proof, never revealing it: a revealed key would open the
+                # card for everyone (protocol.md §1.5 handover)
+                out.append(_deal_body(number, make_handover(deal, self.secrets[number], local)))
         return out
 
     def _published_relocks(self, number: int, deal: DealTable, local: int) -> DealSecrets:

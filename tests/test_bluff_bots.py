@@ -4,10 +4,11 @@ identical bytes; 1000 bot games finish without error."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engines.bluff import GAME, Accept, BluffConfig, Challenge, Claim, Play, Show, Start
@@ -57,6 +58,14 @@ def stray_event(rng: random.Random, t: Table):
     seed=st.integers(0, 2**32),
     stray_rate=st.floats(0, 0.5),
 )
+# B11/B7: a failed challenge ends the game while the pile's hidden cards are
+# still on their way to the challenger: they must stay hidden in its view
+@example(
+    config=BluffConfig(jokers=True, twos_reset=True, start=Start.ACE_OF_SPADES),
+    seats=4,
+    seed=132,
+    stray_rate=0.34375,
+)
 def test_random_event_sequences_keep_cards_hide_faces_and_replay(
     config: BluffConfig, seats: int, seed: int, stray_rate: float
 ) -> None:
@@ -101,3 +110,20 @@ def test_1000_bot_games_finish() -> None:
     assert max(lengths) < 20_000
     # counting and truth-telling should beat random play clearly (~50% seats each)
     assert sensible_wins > 600, sensible_wins
+
+
+def test_b5_sensible_bot_beats_a_four_of_a_kind_claim_with_one_card_left() -> None:
+    # B5: with 4 × K standing, only a larger count beats it; a bot holding one
+    # card it cannot claim truthfully must still make a legal (lying) claim.
+    for seed in range(30):
+        t = Table(GAME, BluffConfig(), 2, deck_seed=seed)
+        while t.serve():
+            pass
+        state = t.state
+        bot = SensibleBluffBot(random.Random(seed), lie_rate=1.0)
+        seat = 0
+        standing = Claim(4, 13)
+        hands = (state.hands[0][:1], *state.hands[1:])
+        state = dataclasses.replace(state, claim=standing, hands=hands)
+        event = bot._play(state, seat, t.known[seat])
+        assert event.claim.beats(standing), f"{event.claim} does not beat {standing}"

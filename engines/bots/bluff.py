@@ -135,7 +135,9 @@ class SensibleBluffBot:
             claim, placed = min(truthful, key=lambda t: (t[0].count, t[0].rank))
             # claim only what beats the standing claim, keep the rest of the set
             return Play(seat, tuple(placed), claim)
-        claims = _next_claims(state.claim, twos) or [Claim(min(len(hand) + 1, 54), 13)]
+        # past four of a kind only a larger count beats the standing claim (B5)
+        above = Claim(min((state.claim.count if state.claim else 0) + 1, 54), 1)
+        claims = _next_claims(state.claim, twos) or [above]
         claim = claims[0] if self.rng.random() < 0.7 else self.rng.choice(claims[:6])
         # get rid of the cards least likely to make a true claim later
         lonely = sorted(hand, key=lambda p: len(by_rank.get(getattr(faces.get(p), "rank", 0), [])))

@@ -55,6 +55,7 @@ Pure functions for the offline verifier: :func:`verify_chain`, :func:`verify_pre
 
 from __future__ import annotations
 
+import bisect
 import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -73,6 +74,7 @@ from p2p.identity import Identity
 from p2p.wire import MAX_BODY, MAX_FETCH
 
 MAX_TERM = (1 << 32) - 1
+ACK_FLOORS = 4  # acks kept per seat: its latest for each of its last vote floors
 MAX_AHEAD = 64  # submissions a sequencer buffers per author beyond the next counter
 FETCH_BYTES = 4 << 20  # about this many bytes of entries answer one fetch
 
@@ -183,6 +185,7 @@ class LogMachine:
         own_events: Iterable[Event] = (),
         led_terms: Iterable[int] = (),
         proofs: Iterable[EquivocationProof] = (),
+        voted: int = 0,
     ) -> None:
         seat = table.seat_of(identity.public)
         if seat is None:
@@ -207,8 +210,10 @@ class LogMachine:
         for proof in proofs:
             self.proofs[(proof.term, proof.seq)] = proof
             self.banned.add(proof.culprit(table))
-        self.acks: dict[int, Head] = {}  # latest ack per seat (signature checked when counted)
-        self._verified_acks: dict[int, Head] = {}
+        self.acks: dict[int, Head] = {}  # latest ack per seat (a hint; see committed)
+        self._acks_by_floor: dict[int, dict[int, Head]] = {}  # seat -> vote floor -> ack
+        self._verified_acks: set[Head] = set()
+        self.voted = max(voted, 0)  # highest term we voted in or stood for (durable)
         self.votes: dict[int, Head] = {}
         self.truncations = 0  # how many times the chain was cut back
         self.low_water = len(self.chain)  # lowest head since the node last looked
@@ -261,22 +266,35 @@ class LogMachine:
 
     @property
     def committed(self) -> int:
-        """Highest seq that a majority (this peer included) acknowledged, by
-        the acks we hold whose signatures verify (each checked once, when it
-        first counts: acks arrive often, this is asked rarely)."""
-        held = [self.head]
-        for seat, ack in list(self.acks.items()):
-            if seat != self.me and ack.seq <= self.head and self.hashes[ack.seq] == ack.hash:
-                if self._verified_acks.get(seat) is not ack:
+        """Highest seq that a majority (this peer included) acknowledged, the
+        way Raft counts: an entry of term t is committed when a majority acked
+        it with vote floor t (in term t, having voted in no later term), and
+        so is everything before it. Only acks whose signatures verify count
+        (each checked once, when it first counts: acks arrive often, this is
+        asked rarely)."""
+        by_floor: dict[int, list[int]] = {}
+        for seat, floors in self._acks_by_floor.items():
+            for floor, ack in list(floors.items()):
+                if ack.seq > self.head or self.hashes[ack.seq] != ack.hash:
+                    continue
+                if seat != self.me and ack not in self._verified_acks:
                     try:
                         ack.verify(self.table, seat)
                     except EventError:
-                        del self.acks[seat]  # forged: never counted, never kept
+                        del floors[floor]  # forged: never counted, never kept
                         continue
-                    self._verified_acks[seat] = ack
-                held.append(ack.seq)
-        held.sort(reverse=True)
-        return held[self.table.majority - 1] if len(held) >= self.table.majority else 0
+                    self._verified_acks.add(ack)
+                by_floor.setdefault(floor, []).append(ack.seq)
+        best = 0
+        terms = [e.term for e in self.chain]
+        for floor, seqs in by_floor.items():
+            if len(seqs) < self.table.majority:
+                continue
+            reach = sorted(seqs, reverse=True)[self.table.majority - 1]
+            k = bisect.bisect_right(terms, floor, 0, reach)  # last entry of term <= floor
+            if k and terms[k - 1] == floor:
+                best = max(best, k)
+        return best
 
     def entry(self, seq: int) -> Entry:
         return self.chain[seq - 1]
@@ -288,6 +306,23 @@ class LogMachine:
 
     def _emit(self, effect: Effect) -> None:
         self._pending_effects.append(effect)
+
+    @property
+    def vote_floor(self) -> int:
+        """The highest term we follow or have voted in (stood for): our acks
+        say it, and count only towards entries of that very term."""
+        return max(self.term, self.voted)
+
+    def _ack(self) -> Head:
+        ack = self._head_statement("ack", self.vote_floor)
+        self._keep_ack(self.me, ack)
+        return ack
+
+    def _keep_ack(self, seat: int, ack: Head) -> None:
+        floors = self._acks_by_floor.setdefault(seat, {})
+        floors[ack.term] = ack
+        if len(floors) > ACK_FLOORS:
+            del floors[min(floors)]
 
     def _head_statement(self, kind: str, term: int | None = None) -> Head:
         return Head.create(
@@ -334,7 +369,7 @@ class LogMachine:
 
     def peer_connected(self, seat: int, now: float) -> list[Effect]:
         """A connection to ``seat`` finished its handshake: tell it our head."""
-        self._emit(Send(seat, self._head_statement("ack").to_wire()))
+        self._emit(Send(seat, self._ack().to_wire()))
         for proof in self.proofs.values():
             self._emit(Send(seat, {"k": "proof", **proof.to_wire()}))
         if self.role is Role.SEQUENCER:
@@ -348,7 +383,7 @@ class LogMachine:
     def flushed(self, seq: int, seq_hash: bytes) -> list[Effect]:
         """The chain up to ``seq`` is on disk: acknowledge it if still our head."""
         if seq == self.head and seq_hash == self.head_hash:
-            self._emit(Send(None, self._head_statement("ack").to_wire()))
+            self._emit(Send(None, self._ack().to_wire()))
         return self.take_effects()
 
     def tick(self, now: float) -> list[Effect]:
@@ -591,6 +626,7 @@ class LogMachine:
 
     def _on_ack(self, src: int, head: Head, now: float) -> None:
         self.acks[src] = head
+        self._keep_ack(src, head)
         if self.role is Role.SEQUENCER and head.term < self.term:
             self._emit(Send(src, self._newterm))  # it follows an older term still
         self._compare_head(src, head, now)
@@ -603,7 +639,7 @@ class LogMachine:
         if head.term > self.term:
             # we missed its newterm: our ack shows the sequencer our term, and
             # it sends the newterm again (a term is entered only with one)
-            self._emit(Send(src, self._head_statement("ack").to_wire()))
+            self._emit(Send(src, self._ack().to_wire()))
             return
         self._hear_from_sequencer(now)
         self._compare_head(src, head, now)
@@ -774,11 +810,20 @@ class LogMachine:
         self.votes = {}
         self._sync_from = None
         self._heard = now
+        self._promise(term)
         self._emit(
             Send(self.table.sequencer_of(term), self._head_statement("vote", term).to_wire())
         )
 
+    def _promise(self, term: int) -> None:
+        """We vote in ``term``: from now on our acks say so (they no longer
+        count for older terms' entries), even after a restart."""
+        if term > self.voted:
+            self.voted = term
+            self._emit(Persist("own", {"t": "vote", "term": term}, sync=True))
+
     def _become_candidate(self, term: int, now: float) -> None:
+        self._promise(term)
         self.election = term
         self.role = Role.CANDIDATE
         self.votes = {self.me: self._head_statement("vote", term)}

@@ -236,6 +236,7 @@ class Node:
             own_events=self.store.own_events,
             led_terms=self.store.led_terms,
             proofs=self.store.proofs,
+            voted=self.store.voted,
         )
         self._delivered_hwm = self.machine.head
         try:

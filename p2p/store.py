@@ -13,8 +13,9 @@ A table's files live in ``<data dir>/tables/<table id hex>/`` (the data dir is
 ``own``
     This peer's outbox: every event it signed (before it is sent, so a crash
     can never make it sign a different event with the same counter), every
-    term it led (so it never sequences a term twice), and where it and its
-    peers listened (so a restarted peer finds the table again).
+    term it led (so it never sequences a term twice) or voted in (so its acks
+    keep that promise), and where it and its peers listened (so a restarted
+    peer finds the table again).
 ``secrets``
     Values the table session asks us to keep (its keys for the deal), mode
     0600, latest value per name wins.
@@ -217,6 +218,7 @@ class Store:
         self.proofs: list[EquivocationProof] = []
         self.own_events: list[Event] = []
         self.led_terms: set[int] = set()
+        self.voted = 0  # the highest term this peer voted in
         self.addresses: dict[int, tuple[str, int]] = {}  # where each seat listened last
         self.listen_port: int | None = None  # where we listened last
         self._secrets: dict[str, bytes] = {}
@@ -262,8 +264,10 @@ class Store:
         for record in own_records:
             if record["t"] == "submit" and _valid(EVENT, record.get("ev")):
                 self.own_events.append(Event.from_wire(record["ev"]))
-            elif record["t"] == "lead" and type(record.get("term")) is int:
+            elif record["t"] == "lead" and _valid(_TERM, record):
                 self.led_terms.add(record["term"])
+            elif record["t"] == "vote" and _valid(_TERM, record):
+                self.voted = max(self.voted, record["term"])
             elif record["t"] == "addr" and _valid(_ADDR, record):
                 self.addresses[record["seat"]] = (record["host"], record["port"])
             elif record["t"] == "listen" and _valid(_LISTEN, record):
@@ -350,6 +354,7 @@ class Store:
 _PORT = _int(1, 0xFFFF)
 _ADDR = _map({"t": _str(8), "seat": SEAT, "host": _str(255), "port": _PORT})
 _LISTEN = _map({"t": _str(8), "port": _PORT})
+_TERM = _map({"t": _str(8), "term": _int(0, (1 << 32) - 1)})
 
 
 def _valid(check: Any, value: Any) -> bool:

@@ -345,7 +345,8 @@ def test_signed_nonsense_from_a_seat_raises_only_typed_errors(data) -> None:
         net.table, ids[0], timeout=1.0, entries=net.machines[0].chain, led_terms=[0]
     )
     acknowledged = list(victim.chain)
-    honest = 3 - src  # its ack: with the victim's own head, a majority holds all four
+    victim.flushed(victim.head, victim.head_hash)  # on its disk: it acks its head
+    honest = 3 - src  # its ack: with the victim's own, a majority holds all four
     ack = Head.create(net.table, ids[honest], "ack", 0, 4, 0, victim.hashes[4])
     victim.receive(honest, ack.to_wire(), 0.0)
     assert victim.committed == 4
@@ -433,3 +434,48 @@ def test_a_repeated_newterm_costs_no_signature_checks(monkeypatch) -> None:
     for _ in range(20):
         m.receive(0, start, net.now)
     assert checks == []
+
+
+def test_a_voter_that_hears_the_old_sequencer_again_cannot_split_the_table() -> None:
+    net = SimNet(5, timeout=1.0)
+    net.run()
+    for i in range(3):
+        net.submit(1 + i, i)
+    net.run()
+    # seats 1, 2, 3 stop hearing seat 0 and elect seat 1 for term 1; its
+    # newterm is held back while seat 0 gets two more entries acknowledged by
+    # seat 4 and by seat 2, which hears seat 0 again right after voting
+    held = []
+
+    def partition(src, dst, msg):
+        if src == 0 and dst in (1, 2, 3):
+            return None
+        if msg["k"] == "newterm" and src == 1:
+            held.append((dst, msg))
+            return None
+        return msg
+
+    net.tamper = partition
+    net.advance(1.5, ticks=15)
+    assert held and net.machines[1].role is Role.SEQUENCER
+    net.tamper = lambda src, dst, msg: (
+        partition(src, dst, msg)
+        if dst != 2
+        else (None if msg["k"] == "newterm" and src == 1 else msg)
+    )
+    net.submit(4, "late 1")
+    net.submit(4, "late 2")
+    net.run()
+    assert net.machines[2].head == 5 and net.machines[0].head == 5
+    net.tamper = None
+    for dst, msg in held:
+        net.queues.setdefault((1, dst), []).append(msg)
+    net.run()
+    net.advance(2.0, ticks=20)
+    net.submit(3, "after")
+    net.run()
+    net.advance(1.0, ticks=10)
+    chains = net.chains()
+    assert all(c == chains[0] for c in chains), [len(c) for c in chains]
+    bodies = sorted(str(msgpack.unpackb(e.event.body)) for e in chains[0])
+    assert bodies == sorted(["0", "1", "2", "late 1", "late 2", "after"])

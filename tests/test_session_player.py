@@ -86,3 +86,31 @@ async def test_a_seat_played_through_submit_move(tmp_path) -> None:
     assert verify_log(nodes[1].store.log_path).exit_code == 0
     with pytest.raises(MoveRefused):
         await guest.submit_move(Challenge(1))  # the game is over
+
+
+@pytest.mark.trio
+async def test_a_peer_expecting_another_game_names_the_host(tmp_path) -> None:
+    ids, spec = make_table(2, b"wrong-game")
+    nodes = [
+        Node(ids[s], spec, home=tmp_path / f"peer{s}", host="127.0.0.1", timeout=2.0)
+        for s in range(2)
+    ]
+    host = TableSession(nodes[0], game="bluff", proven=False, time_scale=0.02)
+    guest = TableSession(nodes[1], game="mao", time_scale=0.02)
+    try:
+        async with trio.open_nursery() as nursery:
+            for node in nodes:
+                await nursery.start(node.run)
+            await nodes[1].connect(*nodes[0].listen_address)
+            nursery.start_soon(host.run)
+            with trio.fail_after(20):
+                result = await guest.run()
+            nursery.cancel_scope.cancel()
+    finally:
+        for node in nodes:
+            node.store.close()
+    (fault,) = result.faults
+    assert (fault.seat, fault.seq) == (0, 1) and "set up bluff, not mao" in fault.reason
+    assert fault.fingerprint == ids[0].fingerprint and not result.clean
+    with pytest.raises(MoveRefused):
+        await guest.submit_move(Challenge(1))

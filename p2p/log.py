@@ -163,6 +163,10 @@ def _check_link(entry: Entry, prev_hash: bytes, prev_term: int, next_counter: li
         )
 
 
+def _term(entry: Entry) -> int:
+    return entry.term
+
+
 def _verifies(event: Event, table: TableSpec) -> bool:
     try:
         event.verify(table)
@@ -286,13 +290,13 @@ class LogMachine:
                     self._verified_acks.add(ack)
                 by_floor.setdefault(floor, []).append(ack.seq)
         best = 0
-        terms = [e.term for e in self.chain]
         for floor, seqs in by_floor.items():
             if len(seqs) < self.table.majority:
                 continue
             reach = sorted(seqs, reverse=True)[self.table.majority - 1]
-            k = bisect.bisect_right(terms, floor, 0, reach)  # last entry of term <= floor
-            if k and terms[k - 1] == floor:
+            # the last entry up to reach whose term is at most floor (terms never decrease)
+            k = bisect.bisect_right(self.chain, floor, 0, reach, key=_term)
+            if k and self.chain[k - 1].term == floor:
                 best = max(best, k)
         return best
 
@@ -320,9 +324,12 @@ class LogMachine:
 
     def _keep_ack(self, seat: int, ack: Head) -> None:
         floors = self._acks_by_floor.setdefault(seat, {})
+        old = floors.get(ack.term)
+        if old is not None:
+            self._verified_acks.discard(old)
         floors[ack.term] = ack
         if len(floors) > ACK_FLOORS:
-            del floors[min(floors)]
+            self._verified_acks.discard(floors.pop(min(floors)))
 
     def _head_statement(self, kind: str, term: int | None = None) -> Head:
         return Head.create(

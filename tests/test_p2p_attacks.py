@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from p2p.envelope import Entry, Event, EventError, Head
 from p2p.identity import PeerKey
-from p2p.log import LogError, LogMachine, Role, verify_chain
+from p2p.log import ACK_FLOORS, LogError, LogMachine, Role, verify_chain
 from p2p.store import Store, StoreError, read_log
 from p2p.wire import MAX_BODY
 from tests.p2p_sim import SimNet
@@ -479,3 +479,15 @@ def test_a_voter_that_hears_the_old_sequencer_again_cannot_split_the_table() -> 
     assert all(c == chains[0] for c in chains), [len(c) for c in chains]
     bodies = sorted(str(msgpack.unpackb(e.event.body)) for e in chains[0])
     assert bodies == sorted(["0", "1", "2", "late 1", "late 2", "after"])
+
+
+def test_acks_kept_stay_bounded_however_many_arrive() -> None:
+    net = SimNet(3, timeout=1.0)
+    net.run()
+    for i in range(200):
+        net.submit(i % 3, i)
+        net.run()
+        assert net.machines[0].committed == i + 1  # asked often, as a status line would
+    for m in net.machines:
+        kept = sum(len(floors) for floors in m._acks_by_floor.values())
+        assert kept <= 3 * ACK_FLOORS and len(m._verified_acks) <= kept

@@ -36,19 +36,31 @@ proof is persisted, broadcast to everyone, and its culprit never sequences
 again: the honest peers move to the next term at once.
 
 Failover. A follower that hears nothing from the sequencer for ``timeout``
-seconds (the sequencer beats every ``timeout/4``) moves to the next term and
-sends its signed head as a ``vote`` to that term's sequencer (skipping
-proven equivocators); if that one is silent too, the next timeout moves on
-again, so the next live seat in seat order takes over. The new sequencer
-waits for votes from a majority (itself included), adopts the most
-up-to-date voted chain - highest (term of head entry, seq), fetching what it
-lacks from that voter - which contains every entry a majority acknowledged,
-persists that it leads the term and announces ``newterm`` (term, seq, hash).
-Followers then truncate anything beyond that head (entries of older terms no
-majority had) and fetch anything they lack; entries from the current term's
-sequencer overwrite entries of older terms, or of a proven equivocator's
-term (Raft-style log matching). A truncation below what the session already
-consumed is reported, never silent.
+seconds (the sequencer beats every ``timeout/4``) sends its signed head as a
+``vote`` for the next term to that term's sequencer (skipping proven
+equivocators) and keeps following the old one meanwhile; if that one is
+silent too, the next timeout moves on again, so the next live seat in seat
+order takes over. The new sequencer waits for votes from a majority (itself
+included), adopts the most up-to-date voted chain - highest (term of head
+entry, seq), fetching what it lacks from that voter (one that goes quiet
+loses its vote: a candidate never leads with less than a vote it counts) -
+persists that it leads the term and announces ``newterm`` with the votes as
+its *certificate*. A term is entered only through a certificate that checks
+(a majority of validly signed votes for that term, none ahead of the start),
+never through an entry or a beat, so a seat nobody elected cannot start one.
+Followers then drop the older terms' entries beyond that start and fetch
+what they lack; entries from the current term's sequencer overwrite
+conflicting entries of older terms, or of a proven equivocator's term, but
+only up to the term's start (Raft-style log matching).
+
+Commitment. Votes are durable promises: an ack carries the sender's *vote
+floor* (the highest term it follows or voted in) and counts only towards
+entries of that term (:attr:`LogMachine.committed`, Raft's rule), so a voter
+that hears the old sequencer again after voting cannot make the old term's
+later entries look committed. Whatever a peer knows a majority acknowledged
+it never cuts, whoever asks: an honest failover never needs to, and it stops
+an elected sequencer that makes up its start. A truncation below what the
+session already consumed is reported, never silent.
 
 Pure functions for the offline verifier: :func:`verify_chain`, :func:`verify_prefix`.
 """

@@ -10,12 +10,19 @@ drives it through trio guest mode (p2p/guest.py).
 
 The log itself is the sans-I/O :class:`~p2p.log.LogMachine`; the node only
 moves bytes. Each connection: TCP, the handshake (:mod:`p2p.handshake`, at
-most ``HANDSHAKE_TIMEOUT`` seconds), then frames decoded and schema-checked
-(:mod:`p2p.wire`) and handed to the machine; the machine's effects are carried
-out in order - records appended to the store, frames queued on connections.
-A frame or message that fails any check is a typed error: it is logged,
-kept in :attr:`Node.errors`, and that one connection is closed; the machine's
+most ``HANDSHAKE_TIMEOUT`` seconds), then frames sealed with the handshake's
+keys, opened, decoded and schema-checked (:mod:`p2p.wire`) and handed to the
+machine; the machine's effects are carried out in order - records appended
+to the store, frames queued on connections. A frame or message that fails
+any check is a typed error: it is logged, kept in :attr:`Node.errors` (the
+latest ``MAX_ERRORS``), and that one connection is closed; the machine's
 state is untouched and every other connection goes on.
+
+One peer cannot cost the others much: sending never waits (each connection
+has its own writer; one that has ``MAX_QUEUED`` bytes it does not read is
+dropped), a fetch is answered with a few MiB at most, at most
+``PENDING_PER_HOST`` handshakes run for one remote host, and a dropped
+connection's tasks end at once.
 
 Durability: accepted entries are appended to the log file at once and
 delivered to the session at once; a flusher task fsyncs the files (in a

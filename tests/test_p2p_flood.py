@@ -171,3 +171,24 @@ async def test_a_seat_sending_signed_nonsense_never_breaks_the_others(tmp_path) 
             for error in node.errors:
                 assert isinstance(error.error, (WireError, EventError)), error
         assert all(len(x.connected) >= 2 for x in nodes)
+
+
+@pytest.mark.trio
+async def test_connections_that_never_say_hello_cannot_pile_up(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(p2p.node, "HANDSHAKE_TIMEOUT", 1.5)
+    ids, table = make_table(2)
+    async with mesh(ids, table, tmp_path, seats=[0]) as (node,):
+        silent = [await RawPeer.connect(node) for _ in range(p2p.node.PENDING_PER_HOST)]
+        await trio.sleep(0.1)
+        extra = await RawPeer.connect(node)  # one too many from this host: closed at once
+        with trio.fail_after(2):
+            assert await extra.closed_by_peer()
+        for raw in silent:  # the silent ones are cut off by the handshake timeout
+            with trio.fail_after(p2p.node.HANDSHAKE_TIMEOUT + 2):
+                assert await raw.closed_by_peer(timeout=p2p.node.HANDSHAKE_TIMEOUT + 2)
+            await raw.aclose()
+        honest = await RawPeer.connect(node)
+        await honest.handshake(ids[1], table)
+        await wait_until(lambda: 1 in node.connected)
+        await honest.aclose()
+        await extra.aclose()

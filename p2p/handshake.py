@@ -9,7 +9,8 @@ and the TCP port it listens on. On the other side's hello, a side checks that
 the version and table id are its own and that the key holds a seat, is not
 banned and is not its own; then it sends ``auth``: its signature over
 ``canonical("nodealer/handshake", version, table id, own key, peer key,
-peer nonce, own nonce, own X25519 key, peer X25519 key)``. On the peer's auth
+peer nonce, own nonce, own X25519 key, peer X25519 key, own port, peer
+port)`` - every field of both hellos. On the peer's auth
 it checks that signature with the peer's nonce - fresh, chosen by itself - so
 the peer holds the key now. Both keys are in the signed bytes, so an auth
 cannot be reflected back.
@@ -126,6 +127,8 @@ class Handshake:
         s_nonce: bytes,
         s_eph: bytes,
         v_eph: bytes,
+        s_port: int,
+        v_port: int,
     ) -> bytes:
         return canonical(
             HANDSHAKE_TAG,
@@ -137,6 +140,8 @@ class Handshake:
             s_nonce,
             s_eph,
             v_eph,
+            s_port,
+            v_port,
         )
 
     def _derive_keys(self, peer: PeerKey, peer_nonce: bytes, peer_eph: bytes) -> None:
@@ -193,6 +198,8 @@ class Handshake:
                 self.nonce,
                 self.ephemeral,
                 self._peer_ephemeral,
+                self.listen_port,
+                self.peer_port,
             )
         )
         return message("auth", s=sig)
@@ -209,6 +216,8 @@ class Handshake:
             self._peer_nonce,
             self._peer_ephemeral,
             self.ephemeral,
+            self.peer_port,
+            self.listen_port,
         )
         if not self.peer_key.verify(msg["s"], data):
             raise HandshakeError(f"peer {self.peer_key} did not prove possession of its key")

@@ -216,3 +216,14 @@ def test_handshake_refuses_a_key_the_peer_cannot_sign_for() -> None:
     second.receive(honest_b.hello())
     with pytest.raises(HandshakeError, match="possession"):
         second.receive(old_reply)
+
+
+def test_a_hello_altered_on_the_way_fails_the_handshake() -> None:
+    x, y = Identity.generate(), Identity.generate()
+    table = _table(x, y)
+    for field, value in [("port", 6666), ("nonce", b"\x01" * 32), ("eph", b"\x09" * 32)]:
+        a, b = Handshake(x, table, 1000), Handshake(y, table, 2000)
+        reply_b = b.receive({**a.hello(), field: value})  # b saw a changed hello
+        a.receive(b.hello())
+        with pytest.raises(HandshakeError, match="possession"):
+            a.receive(reply_b)

@@ -511,7 +511,7 @@ class TableSession:
         missing = replay.finals_missing()
         if not missing:
             return True
-        if self.me in missing or self._finals_sent_at is None:
+        if self._finals_sent_at is None:  # ours are in (or refused): wait for the rest
             return False
         return trio.current_time() >= self._finals_sent_at + self.final_wait
 

@@ -146,3 +146,34 @@ async def test_timer_from_a_non_sequencer_is_named(tmp_path) -> None:
     # Mao's turn timer (M23) runs throughout play: the cheater sees it pending
     peers = await play_with_cheater(tmp_path, "mao", 3, 2, TimerFromNonSequencer)
     assert_named_everywhere(peers, 2, "only the sequencer")
+
+
+class KeepsItsKeys(TableSession):
+    """Plays fair but never makes its final reveal (the audit cannot run)."""
+
+    async def _publish(self, body: dict[str, Any]) -> None:
+        if body["t"] == "deal" and body["msg"]["type"] == "final":
+            return
+        await super()._publish(body)
+
+
+@pytest.mark.trio
+@pytest.mark.slow
+async def test_a_seat_refusing_its_final_reveal_is_named(tmp_path) -> None:
+    with trio.fail_after(60):
+        peers = await play_bot_table(
+            "bluff",
+            2,
+            tmp_path,
+            proven=False,
+            time_scale=0.02,
+            make_session=cheating_at(1, KeepsItsKeys),
+            final_wait=1.0,
+        )
+    honest = peers[0].result
+    assert honest.outcome is not None and honest.missing_finals == [1] and not honest.clean
+    report = verify_log(peers[0].log_path)
+    assert report.exit_code == 1
+    (fault,) = report.faults
+    assert (fault.seat, fault.fingerprint) == (1, peers[1].fingerprint)
+    assert "final reveal" in fault.reason

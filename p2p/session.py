@@ -148,7 +148,17 @@ class Snapshot:
 
 
 class TableSession:
-    """One seat's play at one table (see the module docstring)."""
+    """One seat's play at one table (see the module docstring).
+
+    ``game``/``config``/``proven``: the host (seat 0) sets the table up with
+    them; another seat may pass ``game`` to refuse a table of another game.
+    ``player``: a bot that plays this seat, or None when a person plays it
+    through :meth:`submit_move` (reading :attr:`snapshot`). ``time_scale``:
+    real seconds per game second for the timers this peer times out as
+    sequencer. ``on_update``: called on the trio thread with every
+    :class:`Update`; it must neither block nor raise. ``final_wait``: how
+    long to wait, after our own final reveal, for a seat that never makes
+    its own (it is then named)."""
 
     def __init__(
         self,

@@ -246,3 +246,46 @@ def test_arbitrary_bodies_never_crash_the_replay(setup, bodies) -> None:
 
 
 SPEC2 = TableSpec(b"fuzz", tuple(Identity.generate().public for _ in range(2)))
+
+
+def test_session_rebuilds_its_table_when_the_log_is_cut_back(tmp_path) -> None:
+    """A failover may cut entries the session already played (Rewound): it
+    replays the kept ones, keeps its secrets, and reads the new branch."""
+    from p2p.node import LogItem, Node, Rewound
+    from p2p.session import TableSession
+
+    local = bluff(2, b"cut-back")
+    while local.step():
+        pass
+    ids = [Identity.generate() for _ in range(2)]
+    spec = TableSpec(b"cut-back", tuple(i.public for i in ids))
+    node = Node(ids[1], spec, home=tmp_path)
+    try:
+        session = TableSession(node, time_scale=1.0)
+        log = [(0, setup_body("bluff", 2, None, False)), *local.log]
+        counters = [0, 0]
+        items = []
+        for seq, (author, body) in enumerate(log, start=1):
+            items.append(LogItem(seq, 0, author, counters[author], body))
+            counters[author] += 1
+        session._feed_batch(items[:60])
+        session.seat.secrets = secrets = dict(local.seats[1].secrets)
+        session.seat.draw_values = dict(local.seats[1].draw_values)
+        session._refresh_snapshot()
+        snap = session.snapshot
+        assert snap.known, "seat 1 reads its own hand with its secrets"
+        session._feed_batch(items[60:90])
+        assert session.snapshot.count == 89
+        updates = session._feed_batch([Rewound(60), *items[60:]])
+        assert updates[0].kind == "rewound" and updates[0].seq == 60
+        assert session.replay.items == [
+            type(session.replay.items[0])(i.seq, i.term, i.author, i.body) for i in items
+        ]
+        assert session.seat.secrets == secrets, "the seat's secrets survive the rebuild"
+        assert session._own_fed == counters[1]
+        assert session.outcome is not None and not session.faults
+        assert str(session.outcome) == str(local.table.game.outcome(local.table.state))
+        # the snapshot taken before the cut is still a consistent earlier table
+        assert snap.count == 59 and snap.state is not None
+    finally:
+        node.store.close()

@@ -750,6 +750,8 @@ class LogMachine:
             return
         if term in self.led_terms or self.me in self.banned or term > MAX_TERM - 2 * self.table.n:
             return  # (near the last term, the next elections would not fit on the wire)
+        if term > max(self.term, self.election or 0) + 2 * self.table.n:
+            return  # far beyond any election we see: a voter out of step, or pushing us
         if self.election is None or term > self.election:
             self._become_candidate(term, now)
         if self.role is Role.CANDIDATE and self.election == term:
@@ -842,7 +844,8 @@ class LogMachine:
             self._emit(Persist("own", {"t": "vote", "term": term}, sync=True))
 
     def _become_candidate(self, term: int, now: float) -> None:
-        self._promise(term)
+        # no promise yet: our own vote is our head when we lead, and leading
+        # moves our term (so our floor) anyway
         self.election = term
         self.role = Role.CANDIDATE
         self.votes = {self.me: self._head_statement("vote", term)}

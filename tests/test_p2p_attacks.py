@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from p2p.envelope import Entry, Event, EventError, Head
 from p2p.identity import PeerKey
-from p2p.log import ACK_FLOORS, LogError, LogMachine, Role, verify_chain
+from p2p.log import ACK_FLOORS, LogError, LogMachine, Persist, Role, verify_chain
 from p2p.store import Store, StoreError, read_log
 from p2p.wire import MAX_BODY
 from tests.p2p_sim import SimNet
@@ -491,3 +491,14 @@ def test_acks_kept_stay_bounded_however_many_arrive() -> None:
     for m in net.machines:
         kept = sum(len(floors) for floors in m._acks_by_floor.values())
         assert kept <= 3 * ACK_FLOORS and len(m._verified_acks) <= kept
+
+
+def test_votes_from_one_seat_cost_no_fsync_and_cannot_inflate_a_term() -> None:
+    net = _committed_net(5, 3)
+    m = net.machines[1]
+    for term in (1 + 5 * 50, 1):  # a term far ahead, then the next one
+        vote = Head.create(net.table, net.ids[2], "vote", term, m.head, 0, m.head_hash)
+        effects = m.receive(2, vote.to_wire(), net.now)
+        assert not any(isinstance(e, Persist) for e in effects)
+        assert m.vote_floor == 0  # our acks still count for term 0
+    assert m.role is Role.CANDIDATE and m.election == 1  # the far one was ignored

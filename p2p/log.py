@@ -88,7 +88,11 @@ from p2p.wire import MAX_BODY, MAX_FETCH
 MAX_TERM = (1 << 32) - 1
 ACK_FLOORS = 4  # acks kept per seat: its latest for each of its last vote floors
 MAX_AHEAD = 64  # submissions a sequencer buffers per author beyond the next counter
-FETCH_BYTES = 4 << 20  # about this many bytes of entries answer one fetch
+FETCH_BATCH = 64  # entries we ask for at once (the next fetch goes out when they are in)
+# an answer stops after about this many bytes of bodies: never before a whole
+# batch of ours, however big its bodies, but a peer asking for MAX_FETCH at
+# once (and not reading) fills its outbox in a few requests and is dropped
+FETCH_BYTES = FETCH_BATCH * (MAX_BODY + 1024)
 
 
 class LogError(EventError):
@@ -608,8 +612,8 @@ class LogMachine:
         if not force and now < self._fetch_busy_until:
             return
         self._fetch_busy_until = now + min(0.5, self.timeout / 4)
-        self._fetch_end = start + MAX_FETCH - 1
-        self._emit(Send(src, {"k": "fetch", "from": start, "n": MAX_FETCH}))
+        self._fetch_end = start + FETCH_BATCH - 1
+        self._emit(Send(src, {"k": "fetch", "from": start, "n": FETCH_BATCH}))
 
     def _after_progress(self, now: float) -> None:
         if self.role is Role.CANDIDATE and self._sync_from is not None:

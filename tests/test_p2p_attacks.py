@@ -502,3 +502,17 @@ def test_votes_from_one_seat_cost_no_fsync_and_cannot_inflate_a_term() -> None:
         assert not any(isinstance(e, Persist) for e in effects)
         assert m.vote_floor == 0  # our acks still count for term 0
     assert m.role is Role.CANDIDATE and m.election == 1  # the far one was ignored
+
+
+def test_a_peer_far_behind_on_a_big_log_catches_up_without_waiting_for_beats() -> None:
+    net = SimNet(3, timeout=1.0)
+    net.run()
+    net.kill(2)
+    for i in range(40):  # ~6 MB: more than one fetch answer carries
+        net.submit(i % 2, {"i": i, "pad": bytes(150_000)})
+    net.run()
+    net.down.discard(2)
+    net.apply(2, net.machines[2].peer_connected(0, net.now))
+    net.apply(0, net.machines[0].peer_connected(2, net.now))
+    net.run()  # no time passes: no beat, no resubmission, no timeout
+    assert net.machines[2].chain == net.machines[0].chain

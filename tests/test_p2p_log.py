@@ -234,7 +234,7 @@ def test_a_premature_timeout_does_not_strand_the_follower() -> None:
 def test_a_peer_far_behind_catches_up_in_several_fetches(monkeypatch) -> None:
     import p2p.log
 
-    monkeypatch.setattr(p2p.log, "MAX_FETCH", 7)
+    monkeypatch.setattr(p2p.log, "FETCH_BATCH", 7)
     net = SimNet(3)
     net.run()
     net.kill(2)

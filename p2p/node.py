@@ -20,7 +20,7 @@ state is untouched and every other connection goes on.
 
 One peer cannot cost the others much: sending never waits (each connection
 has its own writer; one that has ``MAX_QUEUED`` bytes it does not read is
-dropped), a fetch is answered with a few MiB at most, at most
+dropped), a fetch answer is bounded (``FETCH_BYTES``), at most
 ``PENDING_PER_HOST`` handshakes run for one remote host, and a dropped
 connection's tasks end at once.
 

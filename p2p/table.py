@@ -637,11 +637,18 @@ class Seat:
                     out.append(_deal_body(number, make_final_reveal(self.secrets[number])))
             return out
         reveal: dict[int, set[int]] = {}
+        dealt_to_me: set[int] = set()  # positions an earlier pending deal gives us
         for request in table.pending():
             if isinstance(request, Deal):
                 self._give_keys(request.positions, reveal, unless=request.seat)
+                if request.seat == self.seat:
+                    dealt_to_me.update(request.positions)
             elif isinstance(request, Reveal | Reshuffle):
-                self._give_keys(request.positions, reveal, unless=None)
+                # our key for a card still being dealt to us waits for that
+                # deal: out early, the card would be everyone's and the deal
+                # (answered first, in order) could never be answered
+                keep = [p for p in request.positions if p not in dealt_to_me]
+                self._give_keys(tuple(keep), reveal, unless=None)
             elif isinstance(request, Transfer):
                 out.extend(self._transfer_duty(request, reveal))
             elif isinstance(request, RandomDraw):

@@ -289,3 +289,26 @@ def test_session_rebuilds_its_table_when_the_log_is_cut_back(tmp_path) -> None:
         assert snap.count == 59 and snap.state is not None
     finally:
         node.store.close()
+
+
+def test_a_card_being_dealt_to_a_seat_is_not_revealed_before_that_deal() -> None:
+    """Mao: a penalty draw ("draw 2") pending ahead of the round-end reveal of
+    the same cards. The drawing seat keeps its key until the draw is dealt;
+    had it revealed early, the draw could never be answered (a stall)."""
+    from engines.core import Deal, Reveal
+
+    local = bluff(2, b"draw-then-reveal")
+    until(local, lambda: local.table.deals[0].dealt)
+    table = local.table
+    number, local_pos = 0, 51
+    position = next(p for p, w in table.where.items() if w == (number, local_pos))
+    assert {layer.seat for layer in table.deals[0].outstanding(local_pos)} == {0, 1}
+    requests = (Deal(1, (position,), "rule"), Reveal((position,), "round end"))
+    table.pending = lambda: requests  # the engine's order: the draw first
+
+    def keys(seat: int) -> set[int]:
+        bodies = [b for b in local.seats[seat].duties() if b["msg"]["type"] == "keys"]
+        return {p for b in bodies for p, _ in b["msg"]["keys"]}
+
+    assert local_pos not in keys(1), "the drawing seat keeps its key"
+    assert local_pos in keys(0), "the other seat reveals for the deal"

@@ -47,9 +47,10 @@ nothing again; it only waits for them, as after a restart.
 *Faults.* A refused body is a :class:`~p2p.verify.Fault` naming the seat. The
 session reports it (``on_update``), stops playing - no moves, no timers, no
 further crypto work - but still makes its final reveal of every dealt deal so
-the audit can run. It finishes once every final reveal is in (or, with a seat
-refusing its own, ``final_wait`` seconds after ours), audits every deal and
-returns a :class:`SessionResult`.
+the audit can run. It finishes once it has made its own final reveals and
+every other seat's are in - or, with a seat refusing its own, once the log
+has not moved for ``final_wait`` seconds (that seat is then named) - audits
+every deal and returns a :class:`SessionResult`.
 """
 
 from __future__ import annotations
@@ -156,9 +157,9 @@ class TableSession:
     through :meth:`submit_move` (reading :attr:`snapshot`). ``time_scale``:
     real seconds per game second for the timers this peer times out as
     sequencer. ``on_update``: called on the trio thread with every
-    :class:`Update`; it must neither block nor raise. ``final_wait``: how
-    long to wait, after our own final reveal, for a seat that never makes
-    its own (it is then named)."""
+    :class:`Update`; it must neither block nor raise. ``final_wait``: once
+    the game is over and our own final reveals are made, how long the log
+    may stand still before a seat that never makes its own is named."""
 
     def __init__(
         self,
@@ -196,7 +197,7 @@ class TableSession:
         self._over_shown = False
         self._own_fed = 0  # our own entries fed (they carry counters 0, 1, ...)
         self._timer_seen: dict[tuple[str, int], float] = {}
-        self._finals_sent_at: float | None = None
+        self._last_progress = 0.0  # when the log last brought us anything
         self._finals_sent: set[int] = set()
         self._secrets_blob: bytes | None = None
         self._restored: tuple[dict[int, DealSecrets], dict[tuple[str, int], bytes]] | None = None
@@ -286,6 +287,7 @@ class TableSession:
             if batch:
                 updates = await trio.to_thread.run_sync(self._feed_batch, batch)
                 self._report(updates)
+                self._last_progress = trio.current_time()
             if self._finished():
                 result = await trio.to_thread.run_sync(self._finish)
                 self.result = result
@@ -409,12 +411,8 @@ class TableSession:
             await self._save_secrets()
             for body in duties:
                 await self._publish(body)
-            if table.over or stopped:
-                self._finals_sent_at = trio.current_time()
             return
         if table.over or stopped:
-            if self._finals_sent_at is None:
-                self._finals_sent_at = trio.current_time()
             return
         if await self._time_out_timer(table):
             return
@@ -479,8 +477,9 @@ class TableSession:
                 wake = min(wake, min(deadlines.values()))
             else:
                 wake = min(wake, now + 0.25)  # a failover may make us the sequencer
-        if self._finals_sent_at is not None:
-            wake = min(wake, self._finals_sent_at + self.final_wait)
+        table = self.replay.table
+        if table is not None and (table.over or self.replay.stopped):
+            wake = min(wake, self._last_progress + self.final_wait)
         return max(wake, now + 0.005)
 
     # ---------------------------------------------------------------- secrets
@@ -518,12 +517,18 @@ class TableSession:
             return True
         if table is None or not (table.over or replay.stopped) or not self._caught_up():
             return False
-        missing = replay.finals_missing()
-        if not missing:
+        owed = [
+            number
+            for number, deal in enumerate(table.deals)
+            if deal.dealt and self.me in deal.missing_final() and number not in self._finals_sent
+        ]
+        if owed:
+            return False  # our own final reveals first (one refused is not sent again)
+        unfinished = not replay.stopped and any(d.phase in ("shuffle", "lock") for d in table.deals)
+        if not replay.finals_missing() and not unfinished:
             return True
-        if self._finals_sent_at is None:  # ours are in (or refused): wait for the rest
-            return False
-        return trio.current_time() >= self._finals_sent_at + self.final_wait
+        # a seat still owes a pass or its final reveal: wait while the table moves
+        return trio.current_time() >= self._last_progress + self.final_wait
 
     def _finish(self) -> SessionResult:
         replay = self.replay

@@ -384,7 +384,7 @@ class LogMachine:
             return
         if self.role is Role.SEQUENCER:
             for event in events:
-                self._on_submit(self.me, event, now)
+                self._on_submit(self.me, event)
         else:  # to the sequencer we follow; resent after a newterm anyway
             for event in events:
                 self._emit(Send(self.sequencer, {"k": "submit", "ev": event.to_wire()}))
@@ -440,7 +440,7 @@ class LogMachine:
         the state unchanged; the node then drops that connection."""
         kind = msg["k"]
         if kind == "submit":
-            self._on_submit(src, Event.from_wire(msg["ev"]), now)
+            self._on_submit(src, Event.from_wire(msg["ev"]))
         elif kind == "entry":
             self._on_entry(src, Entry.from_wire(msg["e"]), now)
         elif kind == "fetch":
@@ -463,7 +463,7 @@ class LogMachine:
             raise LogError(f"message kind {kind!r} does not belong to the log")
         return self.take_effects()
 
-    def _on_submit(self, src: int, event: Event, now: float) -> None:
+    def _on_submit(self, src: int, event: Event) -> None:
         if event.author != src:
             raise ReplayedEvent(
                 f"seat {src} submitted seat {event.author}'s event #{event.counter}"

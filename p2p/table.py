@@ -650,7 +650,7 @@ class Seat:
                 keep = [p for p in request.positions if p not in dealt_to_me]
                 self._give_keys(tuple(keep), reveal, unless=None)
             elif isinstance(request, Transfer):
-                out.extend(self._transfer_duty(request, reveal))
+                out.extend(self._transfer_duty(request))
             elif isinstance(request, RandomDraw):
                 body = self._draw_duty(request)
                 if body is not None:
@@ -689,9 +689,7 @@ class Seat:
             if deal.dealt and self._own_layer_open(deal, local):
                 reveal.setdefault(number, set()).add(local)
 
-    def _transfer_duty(
-        self, request: Transfer, reveal: dict[int, set[int]]
-    ) -> list[dict[str, Any]]:
+    def _transfer_duty(self, request: Transfer) -> list[dict[str, Any]]:
         out = []
         for position in request.positions:
             if position not in self._table.where:

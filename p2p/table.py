@@ -268,10 +268,6 @@ class Table:
         self.stale.append((author, self.count, what))
         return Verdict.good()
 
-    def _fault(self, verdict: Verdict) -> Verdict:
-        self.faults.append(verdict)
-        return verdict
-
     def _feed_deal(self, author: int, body: Mapping[str, Any]) -> Verdict:
         number = body.get("deal")
         if set(body) != {"t", "deal", "msg"} or not isinstance(number, int):

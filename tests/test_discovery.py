@@ -405,8 +405,21 @@ def test_parse_hostport_errors(text: str, message: str) -> None:
         parse_hostport(text)
 
 
+# HOST:PORT-shaped text, so some of it parses (arbitrary text never did:
+# the round-trip branch was never reached)
+_HOSTPORT_LIKE = st.builds(
+    "{}{}{}".format,
+    st.sampled_from(["", " "])
+    | st.ip_addresses(v=4).map(str)
+    | st.ip_addresses(v=6).map(lambda ip: f"[{ip}]")
+    | st.from_regex(r"[a-z0-9][a-z0-9.-]{0,20}", fullmatch=True),
+    st.sampled_from(["", ":", "::"]),
+    st.integers(-5, 70_000).map(str) | st.text("0123456789x", max_size=6),
+)
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.text(max_size=80))
+@given(st.text(max_size=80) | _HOSTPORT_LIKE)
 def test_parse_hostport_never_crashes(text: str) -> None:
     try:
         parsed = parse_hostport(text)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from engines.bluff import GAME, Accept, BluffConfig, Challenge, Claim, Play, Show, Start
 from engines.bots import Table
 from engines.bots.bluff import RandomBluffBot, SensibleBluffBot
-from engines.core import IllegalMove
+from tests.engine_walk import assert_replays, walk_with_strays
 
 configs = st.builds(
     BluffConfig,
@@ -73,22 +73,8 @@ def test_random_event_sequences_keep_cards_hide_faces_and_replay(
     t = Table(GAME, config, seats, deck_seed=seed)
     bots = [RandomBluffBot(random.Random(f"{seed}/{s}")) for s in range(seats)]
     order = random.Random(seed + 1)
-    for _ in range(400):
-        if GAME.is_over(t.state):
-            break
-        if rng.random() < stray_rate:
-            before = GAME.encode(t.state)
-            try:
-                t.submit(stray_event(rng, t))
-            except IllegalMove:
-                assert GAME.encode(t.state) == before
-        else:
-            t.step(bots, order)
-        check_invariants(t)
-    replay = GAME.new(config, seats)
-    for event in t.events:
-        replay = GAME.apply(replay, GAME.decode_event(event.to_data()))
-    assert GAME.encode(replay) == GAME.encode(t.state)
+    walk_with_strays(t, bots, rng, order, 400, stray_rate, stray_event, check_invariants)
+    assert_replays(t)
 
 
 @pytest.mark.slow

@@ -15,7 +15,8 @@ from engines.bomb import GAME, BombConfig, Detonate, Kind, Pass, PlaceBomb, Play
 from engines.bots import Table
 from engines.bots.bomb import RandomBombBot, SensibleBombBot, legal_plays
 from engines.cards import Card
-from engines.core import IllegalMove, Reshuffle, Revealed
+from engines.core import Reshuffle, Revealed
+from tests.engine_walk import assert_replays, walk_with_strays
 
 
 def check_invariants(t: Table) -> None:
@@ -56,22 +57,8 @@ def test_random_event_sequences_keep_cards_hide_faces_and_replay(
     t = Table(GAME, config, seats, deck_seed=seed)
     bots = [RandomBombBot(random.Random(f"{seed}/{s}"), 0.01) for s in range(seats)]
     order = random.Random(seed + 1)
-    for _ in range(300):
-        if GAME.is_over(t.state):
-            break
-        if rng.random() < stray_rate:
-            before = GAME.encode(t.state)
-            try:
-                t.submit(stray_event(rng, t))
-            except IllegalMove:
-                assert GAME.encode(t.state) == before
-        else:
-            t.step(bots, order)
-        check_invariants(t)
-    replay = GAME.new(config, seats)
-    for event in t.events:
-        replay = GAME.apply(replay, GAME.decode_event(event.to_data()))
-    assert GAME.encode(replay) == GAME.encode(t.state)
+    walk_with_strays(t, bots, rng, order, 300, stray_rate, stray_event, check_invariants)
+    assert_replays(t)
     # K2: no identity position is ever revealed before the game ends
     for event in t.events:
         if isinstance(event, Revealed) and set(event.positions) & set(range(seats)):

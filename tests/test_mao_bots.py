@@ -18,6 +18,7 @@ from engines.cards import Card, full_deck
 from engines.core import EngineError, Event
 from engines.mao import GAME, MaoState
 from engines.mao_events import Call, Draw, MaoConfig, Play, Say
+from tests.engine_walk import assert_replays, walk_with_strays
 
 STRAY_SAYS = ["last card", "Mao", "point of order", "point taken", "hearts", "hello", "damn",
               "thank you", "have a nice day", "two fat ladies", '"point of order"']  # fmt: skip
@@ -91,24 +92,8 @@ def test_random_event_sequences_keep_cards_hide_faces_and_replay(
     bots = [SensibleBot(seed + s, rounds=2) if s % 2 else LegalBot(seed + s, rounds=2)
             for s in range(seats)]  # fmt: skip
     rng = random.Random(seed)
-    refused = 0
-    for _ in range(300):
-        if GAME.is_over(t.state):
-            break
-        if rng.random() < stray_rate:
-            before = GAME.encode(t.state)
-            try:
-                t.submit(stray(rng, t))
-            except EngineError:
-                refused += 1
-                assert GAME.encode(t.state) == before, "a refused event changed the state"
-        else:
-            t.step(bots, rng)
-        check_invariants(t)
-    replay = GAME.new(config, seats)
-    for event in t.events:
-        replay = GAME.apply(replay, GAME.decode_event(event.to_data()))
-    assert GAME.encode(replay) == GAME.encode(t.state)
+    walk_with_strays(t, bots, rng, rng, 300, stray_rate, stray, check_invariants)
+    assert_replays(t)
 
 
 def play_bot_game(seed: int, rounds: int = 5) -> tuple[Table, Counter]:

@@ -6,9 +6,12 @@ Prints
 1. the raw cost of each group operation kind in a plain loop (PyNaCl
    bindings called directly, one thread);
 2. a proven shuffle + lock pass of 54 cards for 2, 4 and 9 peers, every
-   message encoded to bytes and decoded + checked (points validated, proofs
-   verified) by every other peer, all in this one process;
-3. the same deal unproven (points still validated by every peer);
+   message encoded to bytes and decoded + checked (proofs verified, which
+   validates every point they hold) by every other peer, all in this one
+   process;
+3. the same deal unproven: every peer's tracker still decodes every message
+   and checks what protocol.md §1.1 asks of it (the last stripped deck, Γ);
+   every other point is validated by the multiplication that first uses it;
 4. the PyPI package ``mentalpoker`` 0.5.0 (``pip install 'nodealer[bench]'``)
    doing its unproven shuffle + deal for 4 players on 52 cards with its
    fastest dealer (``DealerEC``, secp256k1 through the pure-Python ``ecdsa``
@@ -78,8 +81,9 @@ def raw_costs(n: int = 2000) -> dict[str, float]:
 
 def our_deal(seats: int, proven: bool) -> None:
     """Shuffle + lock pass. Every peer keeps its own tracker and decodes
-    (validates every point of) every message from bytes, its own included;
-    each proof is checked by every peer but its author (``own_seat``)."""
+    every message from bytes, its own included; each proof (and with it
+    every point it covers) is checked by every peer but its author
+    (``own_seat``)."""
     setup = DealSetup(Context(b"bench-table", 0), seats, Deck.of(range(CARDS)), proven)
     secrets = [DealSecrets.generate(setup, s) for s in range(seats)]
     tables = [DealTable(setup, own_seat=s) for s in range(seats)]
@@ -216,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         h2h = {k: statistics.median(v) for k, v in rounds.items()}
         labels = {
             "proven": "ours proven, every proof checked by every other peer",
-            "unproven": "ours unproven, every point validated by every peer",
+            "unproven": "ours unproven, every point validated before use",
             "bare": "ours unproven passes alone (no trackers)",
             "theirs": "mentalpoker DealerEC, unproven, nothing checked",
         }

@@ -69,6 +69,7 @@ from .deck import Deck, check_card_index
 from .errors import (
     CheatDetected,
     DecodeError,
+    InvalidPoint,
     MentalPokerError,
     NotDecryptable,
     ProtocolError,
@@ -83,7 +84,9 @@ from .group import (
     decode_scalar,
     encode_scalar,
     inverse,
+    is_valid_point,
     mul,
+    parse_point,
     pmap,
     random_permutation,
     random_scalar,
@@ -165,9 +168,11 @@ class DealSetup:
 
 
 def _points(value: object, n: int, what: str) -> tuple[bytes, ...]:
+    """A deck: parsed only; the tracker validates each point when it is
+    first used (or a complaint points at it), naming its author."""
     if not isinstance(value, list | tuple) or len(value) != n:
         raise DecodeError(f"{what}: expected a list of {n} points")
-    return tuple(pmap(decode_point, value))
+    return tuple(parse_point(p) for p in value)
 
 
 def _keys(value: object, setup: DealSetup, what: str) -> tuple[tuple[int, int], ...]:
@@ -312,7 +317,24 @@ class FinalReveal:
         }
 
 
-Message = ShufflePass | LockPass | KeyReveal | Relock | Handover | IdentityClaim | FinalReveal
+@dataclass(frozen=True, slots=True)
+class Complaint:
+    """Instead of its pass: the point at ``position`` of the deck this seat
+    must transform (``DealTable.expected_input``) is not a valid point, so
+    the seat cannot multiply it. Every tracker checks that one point and
+    names either the deck's author or, if the point is valid, the
+    complainer. Either way the deal stops there."""
+
+    seat: int
+    position: int
+
+    def to_wire(self) -> dict:
+        return {"type": "complaint", "seat": self.seat, "position": self.position}
+
+
+Message = (
+    ShufflePass | LockPass | KeyReveal | Relock | Handover | IdentityClaim | FinalReveal | Complaint
+)
 
 _FIELDS = {
     "shuffle": {"type", "seat", "deck", "gamma", "proof"},
@@ -322,12 +344,16 @@ _FIELDS = {
     "handover": {"type", "seat", "position", "point", "proof"},
     "identity": {"type", "seat", "position", "members", "proof"},
     "final": {"type", "seat", "shuffle_key", "keys"},
+    "complaint": {"type", "seat", "position"},
 }
 
 
 def decode_message(obj: object, setup: DealSetup) -> Message:
     """Strictly decode one message of this deal from plain data (raises a
-    :class:`DecodeError`; every point and scalar is validated)."""
+    :class:`DecodeError`). Every scalar is validated here, and so is every
+    single point (Γ, a relock's, a handover's); the points of decks and of
+    shuffle proofs are only parsed, and validated by the tracker before
+    first use."""
     kind = obj.get("type") if isinstance(obj, dict) else None
     if not isinstance(kind, str) or kind not in _FIELDS:
         raise DecodeError("not a mental-poker message (unknown or missing type)")
@@ -360,6 +386,8 @@ def decode_message(obj: object, setup: DealSetup) -> Message:
             raise DecodeError("identity claim: members must be ascending and distinct")
         proof = MemberProof.from_wire(obj["proof"], len(members_t))
         return IdentityClaim(seat, position, members_t, proof)
+    if kind == "complaint":
+        return Complaint(seat, _int(obj["position"], 0, n - 1, "position"))
     shuffle_key = decode_scalar(obj["shuffle_key"], nonzero=True)
     return FinalReveal(seat, shuffle_key, _keys(obj["keys"], setup, "final reveal"))
 
@@ -535,6 +563,19 @@ def make_lock(
     return LockPass(secrets.seat, stripped, proof, locked)
 
 
+def make_complaint(table: DealTable, seat: int) -> Complaint:
+    """What a seat sends instead of its pass when :func:`make_shuffle` or
+    :func:`make_lock` raised InvalidPoint: a complaint about the first
+    invalid point of its input."""
+    if table.phase not in ("shuffle", "lock") or table.next_seat != seat:
+        raise ProtocolError(f"it is not seat {seat}'s pass")
+    deck = table.expected_input()
+    valid = pmap(is_valid_point, deck)
+    if all(valid):
+        raise ProtocolError("every point of the input deck is valid: nothing to complain about")
+    return Complaint(seat, valid.index(False))
+
+
 def make_key_reveal(secrets: DealSecrets, positions: Iterable[int]) -> KeyReveal:
     """Reveal every key this seat holds over these positions."""
     return KeyReveal(secrets.seat, tuple((p, k) for p in positions for k in secrets.keys_for(p)))
@@ -651,6 +692,9 @@ class DealTable:
     shuffle_keys: dict[int, int] = field(default_factory=dict)
     claims: list[_Claim] = field(default_factory=list)
     handovers: list[_Handover] = field(default_factory=list)
+    authors: dict[bytes, int] = field(default_factory=dict)
+    """The seat that first sent each point of an accepted message: points
+    of decks are validated on first use, and an invalid one names it."""
 
     # ------------------------------------------------------------ queries
 
@@ -767,6 +811,7 @@ class DealTable:
                 Handover: self._feed_handover,
                 IdentityClaim: self._feed_identity,
                 FinalReveal: self._feed_final,
+                Complaint: self._feed_complaint,
             }[type(message)]
         except KeyError:
             raise DecodeError(f"not a mental-poker message: {message!r:.60}") from None
@@ -776,8 +821,20 @@ class DealTable:
             return handler(message)
         except CheatDetected as exc:
             return exc.verdict
+        except InvalidPoint as exc:
+            return self._invalid(exc, message.seat)
         except MentalPokerError as exc:
             return Verdict.cheat(message.seat, str(exc))
+
+    def _invalid(self, exc: InvalidPoint, default: int | None) -> Verdict:
+        """An invalid point met on first use names the seat that sent it
+        (``default``: the point came with the message being checked)."""
+        seat = self.authors.get(exc.point, default) if exc.point is not None else default
+        return Verdict.cheat(seat, f"sent a point that is not valid: {exc}")
+
+    def _sent(self, seat: int, points: Iterable[bytes]) -> None:
+        for point in points:
+            self.authors.setdefault(point, seat)
 
     def _turn(self, phase: str, seat: int) -> None:
         if self.phase != phase or seat != self.next_seat:
@@ -803,6 +860,7 @@ class DealTable:
             ctx = self.setup.context.at("shuffle", msg.seat)
             verify_shuffle(ctx, self.expected_input(), msg.deck, msg.gamma, msg.proof)
         self.shuffles.append(msg)
+        self._sent(msg.seat, (*msg.deck, msg.gamma))
         self._advance("lock")
         return Verdict.good()
 
@@ -821,7 +879,18 @@ class DealTable:
             ctx = self.setup.context.at("strip", msg.seat)
             gamma = self.shuffles[msg.seat].gamma
             verify_strip(ctx, msg.locked, msg.stripped, gamma, msg.proof)
+        if not self.setup.proven and msg.seat == self.setup.seats - 1 and msg.seat != self.own_seat:
+            # The last stripped deck is what every later step multiplies
+            # (reads, relocks, handovers). In a proven deal the strip proof
+            # has already checked it; here it is checked at once, so that
+            # an honest seat never meets an invalid point after the passes.
+            valid = pmap(is_valid_point, msg.stripped)
+            if not all(valid):
+                return Verdict.cheat(
+                    msg.seat, f"point {valid.index(False)} of its stripped deck is not valid"
+                )
         self.locks.append(msg)
+        self._sent(msg.seat, (*msg.stripped, *msg.locked))
         self._advance("play")
         if self.phase == "play":
             inputs = [self.shuffles[-1].deck, *(lock.stripped for lock in self.locks[:-1])]
@@ -901,6 +970,7 @@ class DealTable:
             return Verdict.cheat(msg.seat, "relock with the unit key")
         self.layers[msg.position].append(Layer(msg.seat, before, msg.point))
         self.current[msg.position] = msg.point
+        self._sent(msg.seat, (msg.point,))
         self.public.pop(msg.position, None)
         self.known.pop(msg.position, None)
         return Verdict.good()
@@ -915,6 +985,7 @@ class DealTable:
         verify_handover(ctx, layer.before, layer.after, msg.point, before, msg.proof)
         layer.removed = True
         self.current[msg.position] = msg.point
+        self._sent(msg.seat, (msg.point,))
         self.handovers.append(_Handover(msg.seat, msg.position, layer, before, msg.point))
         return Verdict.good()
 
@@ -929,6 +1000,21 @@ class DealTable:
         verify_member(ctx, pts, layer.before, layer.after, self.peeled(msg.position), msg.proof)
         self.claims.append(_Claim(msg.seat, msg.position, msg.members))
         return Verdict.good()
+
+    def _feed_complaint(self, msg: Complaint) -> Verdict:
+        """Always a verdict: against the deck's author if the point is
+        invalid, against the complainer if it is valid."""
+        if self.phase not in ("shuffle", "lock") or msg.seat != self.next_seat:
+            return Verdict.cheat(msg.seat, "complaint when it is not its pass")
+        if is_valid_point(self.expected_input()[msg.position]):
+            return Verdict.cheat(
+                msg.seat, f"false complaint: point {msg.position} of its input deck is valid"
+            )
+        previous = self.shuffles if self.phase == "shuffle" or not self.locks else self.locks
+        # the deck points (seat 0's shuffle input) are always valid
+        return Verdict.cheat(
+            previous[-1].seat, f"point {msg.position} of its deck is not a valid point"
+        )
 
     def _feed_final(self, msg: FinalReveal) -> Verdict:
         self._require_play()
@@ -953,8 +1039,15 @@ class DealTable:
         """After every final reveal: re-check the whole deal from keys alone
         (each shuffle is a permutation under one key, each strip removes that
         key, every position opens to a distinct card, every identity claim
-        holds). Names the first cheater in seat order."""
+        holds). Names the first cheater in seat order; an invalid point
+        names the seat that sent it."""
         self._require_play()
+        try:
+            return self._audit()
+        except InvalidPoint as exc:
+            return self._invalid(exc, None)
+
+    def _audit(self) -> Verdict:
         missing = self.missing_final()
         if missing:
             return Verdict.cheat(missing[0], "has not made its final reveal")

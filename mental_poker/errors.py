@@ -24,7 +24,13 @@ class DecodeError(MentalPokerError, ValueError):
 
 
 class InvalidPoint(DecodeError):
-    """32 bytes that are not a canonical, prime-order, non-identity point."""
+    """32 bytes that are not a canonical, prime-order, non-identity point.
+    ``point``: the offending bytes when known (the deal tracker uses it to
+    name the seat that sent them)."""
+
+    def __init__(self, message: str, point: bytes | None = None) -> None:
+        super().__init__(message)
+        self.point = point
 
 
 class NonCanonicalScalar(DecodeError):

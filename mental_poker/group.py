@@ -13,11 +13,21 @@ would change the scalar and break commutativity), through PyNaCl's public
 bindings. Scalar arithmetic (sums, products, inverses mod L) is done with
 Python integers, which is faster than a libsodium call for one operation.
 
-Every point received from another peer must go through :func:`decode_point`
-(``crypto_core_ed25519_is_valid_point``: canonical encoding, on the curve,
-in the prime-order subgroup, not of small order). ``add``/``sub`` accept
-torsioned points silently, so that check is never skipped. Every scalar
-received goes through :func:`decode_scalar` (exactly 32 bytes, value < L).
+Every point received from another peer is validated before anything
+depends on it: canonical encoding, on the curve, in the prime-order
+subgroup, not of small order (``crypto_core_ed25519_is_valid_point``).
+Either at once, by :func:`decode_point`, or when it is first used: libsodium's
+``crypto_scalarmult_ed25519_noclamp`` runs exactly that check on its input
+point, so :func:`mul` (and :func:`msm`) raise :class:`InvalidPoint` (carrying
+the point) instead of multiplying an invalid one. A point that arrives in
+bulk (a deck, a proof) is only *parsed* (:func:`parse_point`: 32 bytes) and
+validated by the first multiplication that uses it; whoever parses it keeps
+track of its author so that the error names that seat (``deal.DealTable``).
+This avoids a second, separate check of every point before the
+multiplication that checks it anyway (a check costs half a multiplication).
+``add``/``sub`` only check that a point is on the curve, so a parsed point
+must never reach a result through additions alone. Every scalar received
+goes through :func:`decode_scalar` (exactly 32 bytes, value < L).
 
 Randomness comes only from :mod:`secrets` (64 bytes reduced mod L, so the
 bias is below 2**-250). Functions that draw randomness accept an ``rng``
@@ -156,25 +166,38 @@ def is_valid_point(p: bytes) -> bool:
     return _sodium.crypto_core_ed25519_is_valid_point(p)
 
 
-def decode_point(data: object) -> bytes:
-    """Strictly decode a point received from anyone (raises InvalidPoint)."""
+def parse_point(data: object) -> bytes:
+    """Shape check only (exactly 32 bytes): for points that will be
+    validated by the first :func:`mul` that uses them (see the module
+    docstring). Raises InvalidPoint."""
     if not isinstance(data, bytes) or len(data) != POINT_BYTES:
         raise InvalidPoint(f"a point is exactly {POINT_BYTES} bytes, got {data!r:.80}")
-    if not is_valid_point(data):
-        raise InvalidPoint(f"not a valid prime-order point: {data.hex()}")
     return data
 
 
+def decode_point(data: object) -> bytes:
+    """Strictly decode and validate a point received from anyone at once
+    (raises InvalidPoint)."""
+    point = parse_point(data)
+    if not is_valid_point(point):
+        raise InvalidPoint(f"not a valid prime-order point: {point.hex()}", point)
+    return point
+
+
 def mul(k: int, p: bytes) -> bytes:
-    """``k·p`` for a valid point ``p`` (or the identity)."""
+    """``k·p``; raises InvalidPoint (naming ``p``) unless ``p`` is a valid
+    point: libsodium checks it as part of the multiplication, and a zero
+    scalar (which never calls libsodium) still gets the check."""
     k %= L
-    if k == 0 or p == IDENTITY:
+    if k == 0:
+        if not is_valid_point(p):
+            raise InvalidPoint(f"not a valid prime-order point: {p.hex()}", p)
         return IDENTITY
     _tick("var")
     try:
         return _sodium.crypto_scalarmult_ed25519_noclamp(k.to_bytes(32, "little"), p)
     except nacl.exceptions.RuntimeError as exc:  # libsodium rejected the point
-        raise InvalidPoint(f"scalar multiplication rejected point {p.hex()}") from exc
+        raise InvalidPoint(f"scalar multiplication rejected point {p.hex()}", p) from exc
 
 
 def base_mul(k: int) -> bytes:
@@ -186,14 +209,24 @@ def base_mul(k: int) -> bytes:
     return _sodium.crypto_scalarmult_ed25519_base_noclamp(k.to_bytes(32, "little"))
 
 
+def _on_curve(op: Callable[[bytes, bytes], bytes], p: bytes, q: bytes) -> bytes:
+    try:
+        return op(p, q)
+    except nacl.exceptions.RuntimeError as exc:  # libsodium: not on the curve
+        bad = q if _sodium.crypto_core_ed25519_is_valid_point(p) else p
+        raise InvalidPoint(f"not a point of the curve: {bad.hex()}", bad) from exc
+
+
 def add(p: bytes, q: bytes) -> bytes:
+    """``p + q``. Only checks that both are on the curve (see module docstring)."""
     _tick("add")
-    return _sodium.crypto_core_ed25519_add(p, q)
+    return _on_curve(_sodium.crypto_core_ed25519_add, p, q)
 
 
 def sub(p: bytes, q: bytes) -> bytes:
+    """``p − q``. Only checks that both are on the curve (see module docstring)."""
     _tick("add")
-    return _sodium.crypto_core_ed25519_sub(p, q)
+    return _on_curve(_sodium.crypto_core_ed25519_sub, p, q)
 
 
 def hash_to_point(domain: bytes, *items: bytes) -> bytes:

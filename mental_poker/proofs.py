@@ -55,7 +55,6 @@ from .group import (
     Rng,
     add,
     base_mul,
-    decode_point,
     decode_scalar,
     encode_scalar,
     hash_items,
@@ -63,6 +62,7 @@ from .group import (
     hash_to_scalar,
     msm,
     mul,
+    parse_point,
     pmap,
     point_sum,
     random_scalar,
@@ -84,7 +84,9 @@ MAX_CARDS = 54 * 16
 def _points(value: object, n: int, what: str) -> tuple[bytes, ...]:
     if not isinstance(value, list | tuple) or len(value) != n:
         raise DecodeError(f"{what}: expected a list of {n} points")
-    return tuple(pmap(decode_point, value))
+    # parsed only: verification multiplies every one of them, which
+    # validates it (group.py), so an invalid point fails the proof
+    return tuple(parse_point(p) for p in value)
 
 
 def _scalars(value: object, n: int, what: str) -> tuple[int, ...]:
@@ -233,7 +235,8 @@ def verify_shuffle(
 ) -> None:
     """Raise :class:`ProofError` unless ``proof`` shows that ``ys`` is ``xs``
     permuted with every card multiplied by the scalar behind ``gamma``.
-    All points must already be validated (decoded)."""
+    Points need not be validated beforehand: each of them is multiplied
+    here, and an invalid one raises InvalidPoint."""
     n = len(xs)
     if n == 0:
         raise ProofError("shuffle proof: empty deck")
@@ -250,9 +253,9 @@ def verify_shuffle(
     prod_u = 1
     for uj in u:
         prod_u = prod_u * uj % L
-    c_sum = point_sum(run_chunked(lambda part: point_sum(list(part)), c))
-    t1 = sub(base_mul(proof.s1), mul(e, sub(c_sum, h_sum)))
-    t2 = sub(base_mul(proof.s2), mul(e, sub(chain[-1], mul(prod_u, h0))))
+    # Terms that multiply each received point come first: that validates
+    # every point (group.py), so an invalid one raises InvalidPoint naming
+    # itself before any sum of points is formed.
     t3 = add(
         base_mul(proof.s3),
         msm(
@@ -271,6 +274,9 @@ def verify_shuffle(
         lambda i: sub(add(base_mul(proof.s_hat[i]), mul(sp[i], prev[i])), mul(e, chain[i])),
         range(n),
     )
+    c_sum = point_sum(run_chunked(lambda part: point_sum(list(part)), c))
+    t1 = sub(base_mul(proof.s1), mul(e, sub(c_sum, h_sum)))
+    t2 = sub(base_mul(proof.s2), mul(e, sub(chain[-1], mul(prod_u, h0))))
     if _shuffle_challenge(prefix, chain, [t1, t2, t3, t4, t5, *t_hat]) != e:
         raise ProofError("shuffle proof does not verify")
 

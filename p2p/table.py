@@ -93,6 +93,7 @@ from mental_poker.deal import (
     Relock,
     ShufflePass,
     decode_message,
+    make_complaint,
     make_final_reveal,
     make_handover,
     make_identity_claim,
@@ -102,7 +103,7 @@ from mental_poker.deal import (
     make_shuffle,
 )
 from mental_poker.deck import Deck
-from mental_poker.errors import MentalPokerError, Verdict
+from mental_poker.errors import InvalidPoint, MentalPokerError, Verdict
 from mental_poker.group import L, inverse, mul
 
 COMMIT_LABEL = b"nodealer/v1/draw-commit"
@@ -666,7 +667,13 @@ class Seat:
         if secrets is None:
             secrets = self.secrets[number] = DealSecrets.generate(deal.setup, self.seat)
         make = make_shuffle if deal.phase == "shuffle" else make_lock
-        message: Message = make(deal.setup, secrets, deal.expected_input())
+        message: Message
+        try:
+            message = make(deal.setup, secrets, deal.expected_input())
+        except InvalidPoint:
+            # the previous seat's deck holds a point we cannot multiply:
+            # a complaint instead of the pass names it (protocol.md §1.7)
+            message = make_complaint(deal, self.seat)
         return _deal_body(number, message)
 
     def _own_layer_open(self, deal: DealTable, local: int) -> bool:

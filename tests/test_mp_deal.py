@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from mental_poker.context import Context
 from mental_poker.deal import (
+    Complaint,
     DealSecrets,
     DealSetup,
     DealTable,
@@ -25,6 +26,7 @@ from mental_poker.deal import (
     decode_message,
     decode_message_bytes,
     encode_message,
+    make_complaint,
     make_final_reveal,
     make_handover,
     make_identity_claim,
@@ -36,11 +38,12 @@ from mental_poker.deal import (
 from mental_poker.deck import Deck
 from mental_poker.errors import (
     DecodeError,
+    InvalidPoint,
     NotDecryptable,
     ProtocolError,
     Verdict,
 )
-from mental_poker.group import base_mul, inverse, mul, random_scalar
+from mental_poker.group import add, base_mul, inverse, is_valid_point, mul, random_scalar
 from mental_poker.proofs import prove_member, prove_shuffle, prove_strip
 
 HAND = 5
@@ -337,6 +340,100 @@ def test_audit_names_a_seat_that_withholds_its_final_reveal() -> None:
     game.send_ok(make_final_reveal(game.secrets[0]))
     verdict = game.public.audit()
     assert not verdict.ok and verdict.seat == 1
+
+
+# ------------------------------------------- invalid points (validated on use)
+
+ORDER_8 = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
+"""A point of order 8: adding it to a card leaves the prime-order subgroup."""
+
+
+def _torsioned(out: list, xs: tuple, s: int, perm: tuple) -> None:
+    out[2] = add(out[2], ORDER_8)
+
+
+def test_invalid_point_in_a_proven_shuffle_is_rejected_and_named() -> None:
+    game = started()
+    bad = cheat_shuffle(game, 1, _torsioned)
+    assert not is_valid_point(bad.deck[2])
+    assert_cheater(game, bad, seat=1)  # the proof's multiplications refuse the point
+
+
+def test_invalid_point_in_an_unproven_pass_draws_a_complaint_naming_its_author() -> None:
+    game = started(proven=False)
+    game.send_ok(cheat_shuffle(game, 1, _torsioned))  # decks are only parsed ...
+    with pytest.raises(InvalidPoint):  # ... the next seat cannot multiply it
+        make_shuffle(game.setup, game.secrets[2], game.public.expected_input())
+    complaint = make_complaint(game.public, 2)
+    assert complaint == Complaint(2, 2)
+    assert_cheater(game, complaint, seat=1)
+
+
+def test_false_or_out_of_turn_complaints_name_the_complainer() -> None:
+    game = started(proven=False)
+    assert_cheater(game, Complaint(1, 0), seat=1)  # the point is valid
+    assert_cheater(game, Complaint(2, 0), seat=2)  # not its pass
+    with pytest.raises(ProtocolError):
+        make_complaint(game.public, 1)  # an honest seat finds nothing to complain about
+    first = Table(2, Deck.of(range(6)), proven=False)
+    assert_cheater(first, Complaint(0, 3), seat=0)  # the deck points are always valid
+    first.passes()
+    assert_cheater(first, Complaint(0, 3), seat=0)  # no complaint once dealt
+
+
+def test_unproven_last_stripped_deck_is_checked_at_once() -> None:
+    # every later step multiplies it, so an honest seat must never meet an
+    # invalid point there: the last lock pass is refused and its seat named
+    game = Table(2, Deck.of(range(8)), proven=False)
+    for seat in range(2):
+        game.send_ok(make_shuffle(game.setup, game.secrets[seat], game.public.expected_input()))
+    game.send_ok(make_lock(game.setup, game.secrets[0], game.public.expected_input()))
+    honest = make_lock(game.setup, game.secrets[1], game.public.expected_input())
+    stripped = list(honest.stripped)
+    stripped[4] = add(stripped[4], ORDER_8)
+    bad = replace(honest, stripped=tuple(stripped))
+    verdicts = game.send(bad)
+    assert all(not v.ok and v.seat == 1 and "point 4" in v.reason for v in verdicts), verdicts
+    game.send_ok(honest)
+
+
+def test_invalid_point_met_later_names_its_author_not_the_key_revealer() -> None:
+    # Seat 0 passes on an invalid stripped point; seat 1 (colluding) locks
+    # over it without complaining. Seat 1's key reveal for that position is
+    # correct, but opening its layer multiplies the invalid point: the
+    # verdict names seat 0, who sent it. (An honest seat never has a layer
+    # over an invalid point: it would have complained instead of locking.)
+    game = Table(3, Deck.of(range(9)), proven=False)
+    for seat in range(3):
+        game.send_ok(make_shuffle(game.setup, game.secrets[seat], game.public.expected_input()))
+    honest = make_lock(game.setup, game.secrets[0], game.public.expected_input())
+    stripped = list(honest.stripped)
+    stripped[6] = bad_point = add(stripped[6], ORDER_8)
+    game.send_ok(replace(honest, stripped=tuple(stripped)))
+    # the colluder locks the clean deck: its layer still has the invalid
+    # point as its input, since every tracker takes seat 0's published deck
+    game.send_ok(make_lock(game.setup, game.secrets[1], honest.stripped))
+    game.send_ok(make_lock(game.setup, game.secrets[2], game.public.expected_input()))
+    assert game.public.layers[6][1].before == bad_point
+    verdicts = game.send(make_key_reveal(game.secrets[1], [6]))
+    assert all(not v.ok and v.seat == 0 for v in verdicts), verdicts
+    finals = game.send(make_final_reveal(game.secrets[1]))
+    assert all(not v.ok and v.seat == 0 for v in finals), finals
+
+
+def test_unproven_invalid_shuffle_point_ignored_by_a_colluder_is_named_by_the_audit() -> None:
+    game = started(proven=False)
+    game.send_ok(cheat_shuffle(game, 1, _torsioned))
+    # seat 2 colludes: it shuffles as if the point were fine (a made-up point)
+    xs = list(game.public.expected_input())
+    xs[2] = base_mul(random_scalar())
+    game.send_ok(make_shuffle(game.setup, game.secrets[2], xs))
+    for seat in range(3):
+        game.send_ok(make_lock(game.setup, game.secrets[seat], game.public.expected_input()))
+    for seat in range(3):
+        game.send(make_final_reveal(game.secrets[seat]))
+    audits = [t.audit() for t in game.tables]
+    assert all(not v.ok and v.seat == 1 for v in audits), audits
 
 
 # ---------------------------------------------------------------- decoding

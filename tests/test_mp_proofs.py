@@ -145,15 +145,18 @@ def test_every_single_changed_point_or_scalar_is_rejected() -> None:
     assert rejected(SHUFFLE, xs, list(reversed(ys)), gamma, wire)
 
 
-def test_non_canonical_scalar_and_small_order_point_are_rejected_on_decode() -> None:
+def test_non_canonical_scalar_is_rejected_on_decode_small_order_point_on_verify() -> None:
     xs, ys, gamma, s, perm = shuffled(3)
     wire = prove_shuffle(SHUFFLE, xs, ys, gamma, s, perm).to_wire()
     e = int.from_bytes(wire["e"], "little")
     with pytest.raises(NonCanonicalScalar):  # same value mod L, not canonical
         ShuffleProof.from_wire(dict(wire, e=(e + L).to_bytes(32, "little")), 3)
     torsioned = add(wire["c"][0], ORDER_8)
-    with pytest.raises(InvalidPoint):
-        ShuffleProof.from_wire(dict(wire, c=[torsioned, *wire["c"][1:]]), 3)
+    # proof points are only parsed; the verification's multiplication refuses it
+    parsed = ShuffleProof.from_wire(dict(wire, c=[torsioned, *wire["c"][1:]]), 3)
+    with pytest.raises(InvalidPoint) as caught:
+        verify_shuffle(SHUFFLE, xs, ys, gamma, parsed)
+    assert caught.value.point == torsioned
     with pytest.raises(DecodeError):
         ShuffleProof.from_wire(dict(wire, c=wire["c"][:2]), 3)
     with pytest.raises(DecodeError):
@@ -425,3 +428,28 @@ def test_shuffle_proof_over_an_empty_deck_is_a_typed_error() -> None:
     proof = ShuffleProof((), (), 1, 1, 1, 1, 1, (), ())
     with pytest.raises(ProofError):
         verify_shuffle(SHUFFLE, [], [], base_mul(5), proof)
+
+
+@pytest.mark.parametrize("field", ["c", "chain", "ys"])
+def test_every_parsed_point_is_validated_by_the_verification(field: str) -> None:
+    # Lazy validation (group.py): whichever point of a proof or an output
+    # deck carries a torsion component, verifying refuses exactly that point.
+    xs, ys, gamma, s, perm = shuffled(4)
+    wire = prove_shuffle(SHUFFLE, xs, ys, gamma, s, perm).to_wire()
+    for j in range(4):
+        points = list(ys) if field == "ys" else list(wire[field])
+        points[j] = torsioned = add(points[j], ORDER_8)
+        proof = ShuffleProof.from_wire(wire if field == "ys" else {**wire, field: points}, 4)
+        with pytest.raises(InvalidPoint) as caught:
+            verify_shuffle(SHUFFLE, xs, points if field == "ys" else ys, gamma, proof)
+        assert caught.value.point == torsioned
+    stripped = [mul(inverse(s), y) for y in ys]
+    strip = prove_strip(STRIP, ys, stripped, gamma, s)
+    for deck in ("locked", "stripped"):
+        for j in range(4):
+            a, b = list(ys), list(stripped)
+            target = a if deck == "locked" else b
+            target[j] = torsioned = add(target[j], ORDER_8)
+            with pytest.raises(InvalidPoint) as caught:
+                verify_strip(STRIP, a, b, gamma, strip)
+            assert caught.value.point == torsioned

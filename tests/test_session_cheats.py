@@ -12,7 +12,7 @@ import pytest
 import trio
 
 from engines.core import Timer
-from mental_poker.group import encode_scalar, random_scalar
+from mental_poker.group import add, encode_scalar, random_scalar
 from p2p.session import PeerResult, TableSession, play_bot_table
 from p2p.table import Table
 from p2p.verify import verify_log
@@ -146,6 +146,34 @@ async def test_timer_from_a_non_sequencer_is_named(tmp_path) -> None:
     # Mao's turn timer (M23) runs throughout play: the cheater sees it pending
     peers = await play_with_cheater(tmp_path, "mao", 3, 2, TimerFromNonSequencer)
     assert_named_everywhere(peers, 2, "only the sequencer")
+
+
+ORDER_8 = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
+
+
+class TorsionedShuffle(TableSession):
+    """Adds a point of order 8 to one card of its first shuffle pass: the
+    deck leaves the prime-order group, and decks are validated on first use
+    (protocol.md §1.1)."""
+
+    cheated = False
+
+    async def _publish(self, body: dict[str, Any]) -> None:
+        if not self.cheated and body["t"] == "deal" and body["msg"]["type"] == "shuffle":
+            body = copy.deepcopy(body)
+            deck = body["msg"]["deck"]
+            deck[3] = add(deck[3], ORDER_8)
+            self.cheated = True
+        await super()._publish(body)
+
+
+@pytest.mark.trio
+@pytest.mark.slow
+async def test_an_invalid_point_draws_a_complaint_that_names_its_author(tmp_path) -> None:
+    # unproven deal: nobody checks the deck on arrival; seat 2 cannot
+    # multiply it, complains instead of shuffling, and everyone names seat 1
+    peers = await play_with_cheater(tmp_path, "bluff", 3, 1, TorsionedShuffle)
+    assert_named_everywhere(peers, 1, "point 3 of its deck is not a valid point")
 
 
 class KeepsItsKeys(TableSession):

@@ -923,17 +923,30 @@ class DealTable:
                 Verdict.cheat(seat, f"{len(unique)} keys revealed for {owned} layers")
             )
 
-        def find(pair: tuple[int, int]) -> Layer | None:
+        def find(pair: tuple[int, int]) -> Layer | InvalidPoint | None:
+            """The seat's oldest layer at the position that the key opens;
+            a layer over an invalid point opens with no key (protocol.md
+            §1.1): if none opens, the first such point, else None."""
             position, key = pair
+            invalid = None
             for layer in self.layers[position]:
                 if layer.seat != seat:
                     continue
-                if layer.key == key or mul(key, layer.before) == layer.after:
-                    return layer
-            return None
+                if layer.key is not None:
+                    if layer.key == key:
+                        return layer
+                    continue
+                try:
+                    if mul(key, layer.before) == layer.after:
+                        return layer
+                except InvalidPoint as exc:
+                    invalid = invalid or exc
+            return invalid
 
         found = pmap(find, unique)
-        for (position, _), layer in zip(unique, found, strict=True):
+        for (position, _), layer in zip(unique, found, strict=True):  # in message order
+            if isinstance(layer, InvalidPoint):
+                raise layer
             if layer is None:
                 raise CheatDetected(
                     Verdict.cheat(
@@ -941,6 +954,29 @@ class DealTable:
                     )
                 )
         return list(zip(unique, found, strict=True))  # type: ignore[arg-type]
+
+    def shown_card(self, message: KeyReveal, position: int) -> int | None:
+        """The card ``position`` opens to with the keys of ``message`` added
+        to the revealed ones, checked as :meth:`feed` checks a key reveal
+        but applying nothing (a card played face up with its holder's keys,
+        Mao M4). None: it opens to no card of the deal. Raises CheatDetected
+        with the verdict ``feed`` would give, NotDecryptable if a key is
+        still missing."""
+        self._require_play(position)
+        try:
+            matched = self._match_keys(message.seat, message.keys)
+            opened = {id(layer): key for (_, key), layer in matched}
+            product = 1
+            for layer in self.layers[position]:
+                if layer.removed:
+                    continue
+                key = layer.key if layer.key is not None else opened.get(id(layer))
+                if key is None:
+                    raise NotDecryptable(f"position {position} still has a closed layer")
+                product = product * key % L
+            return self.setup.deck.index_of(mul(inverse(product), self.current[position]))
+        except InvalidPoint as exc:
+            raise CheatDetected(self._invalid(exc, message.seat)) from exc
 
     def _apply_keys(self, matched: Sequence[tuple[tuple[int, int], Layer]]) -> Verdict:
         touched = set()
@@ -1006,6 +1042,8 @@ class DealTable:
         invalid, against the complainer if it is valid."""
         if self.phase not in ("shuffle", "lock") or msg.seat != self.next_seat:
             return Verdict.cheat(msg.seat, "complaint when it is not its pass")
+        if not 0 <= msg.position < self.setup.size:
+            return Verdict.cheat(msg.seat, f"complaint about position {msg.position}: no such")
         if is_valid_point(self.expected_input()[msg.position]):
             return Verdict.cheat(
                 msg.seat, f"false complaint: point {msg.position} of its input deck is valid"

@@ -3,8 +3,11 @@
 Two kinds of failure exist and are kept apart:
 
 * A value that cannot even be decoded (wrong type or length, a scalar that is
-  not canonical, a point that is not a valid prime-order group element) raises
-  a :class:`DecodeError` subclass. Nothing was changed.
+  not canonical, a single point that is not a valid prime-order group
+  element) raises a :class:`DecodeError` subclass. Nothing was changed.
+  Points of decks and proofs are validated later, by the multiplication that
+  first uses them; the :class:`InvalidPoint` raised there carries the point
+  so that the tracker can name the seat that sent it.
 * A well-formed message that fails a check (a proof, a revealed key, a deck
   that decrypts to a non-card) is the author's fault; the deal tracker returns
   a :class:`Verdict` naming the responsible seat, and changes nothing.

@@ -167,11 +167,13 @@ def is_valid_point(p: bytes) -> bool:
 
 
 def parse_point(data: object) -> bytes:
-    """Shape check only (exactly 32 bytes): for points that will be
-    validated by the first :func:`mul` that uses them (see the module
-    docstring). Raises InvalidPoint."""
+    """Shape check only (exactly 32 bytes, not the identity's encoding):
+    for points that will be validated by the first :func:`mul` that uses
+    them (see the module docstring). Raises InvalidPoint."""
     if not isinstance(data, bytes) or len(data) != POINT_BYTES:
         raise InvalidPoint(f"a point is exactly {POINT_BYTES} bytes, got {data!r:.80}")
+    if data == IDENTITY:  # mul() passes the identity through (a derived value)
+        raise InvalidPoint("the identity is not a valid point", data)
     return data
 
 
@@ -186,9 +188,13 @@ def decode_point(data: object) -> bytes:
 
 def mul(k: int, p: bytes) -> bytes:
     """``k·p``; raises InvalidPoint (naming ``p``) unless ``p`` is a valid
-    point: libsodium checks it as part of the multiplication, and a zero
-    scalar (which never calls libsodium) still gets the check."""
+    point or the identity (which only arises as a computed value, e.g. a sum:
+    :func:`parse_point` refuses it on the wire). libsodium checks ``p`` as
+    part of the multiplication; a zero scalar (which never calls libsodium)
+    still gets the check."""
     k %= L
+    if p == IDENTITY:
+        return IDENTITY
     if k == 0:
         if not is_valid_point(p):
             raise InvalidPoint(f"not a valid prime-order point: {p.hex()}", p)
@@ -213,7 +219,11 @@ def _on_curve(op: Callable[[bytes, bytes], bytes], p: bytes, q: bytes) -> bytes:
     try:
         return op(p, q)
     except nacl.exceptions.RuntimeError as exc:  # libsodium: not on the curve
-        bad = q if _sodium.crypto_core_ed25519_is_valid_point(p) else p
+        try:
+            _sodium.crypto_core_ed25519_add(p, G)
+            bad = q
+        except nacl.exceptions.RuntimeError:
+            bad = p
         raise InvalidPoint(f"not a point of the curve: {bad.hex()}", bad) from exc
 
 

@@ -36,8 +36,12 @@ error is about (n+2)/L per challenge, the others 1/L (plus 1/L for the random
 weights of the strip proof); L ≈ 2**252, so each is above 128 bits even
 against 2**100 hash queries.
 
-Verifiers take points that were already validated (decoded messages) and
-raise :class:`ProofError` with the failing check named.
+Verifiers raise :class:`ProofError` with the failing check named. They need
+no validated points: every point given to a verifier is multiplied in it
+(received points before any sum of them), and the multiplication validates
+it (``group.py``), raising :class:`InvalidPoint` with the point. Handover and
+identity verifiers multiply the layer's ``before`` V before its ``after`` W
+(protocol.md §1.1 fixes that order: it decides whom a verdict names).
 """
 
 from __future__ import annotations

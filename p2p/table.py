@@ -103,8 +103,14 @@ from mental_poker.deal import (
     make_shuffle,
 )
 from mental_poker.deck import Deck
-from mental_poker.errors import InvalidPoint, MentalPokerError, Verdict
-from mental_poker.group import L, inverse, mul
+from mental_poker.errors import (
+    CheatDetected,
+    InvalidPoint,
+    MentalPokerError,
+    NotDecryptable,
+    Verdict,
+)
+from mental_poker.group import mul
 
 COMMIT_LABEL = b"nodealer/v1/draw-commit"
 DRAW_LABEL = b"nodealer/v1/draw"
@@ -380,13 +386,14 @@ class Table:
             return refuse("the keys must be its holder's key reveal")
         if {p for p, _ in message.keys} != {local} or len(message.keys) != len(layers):
             return refuse("the keys must open exactly that card")
-        product = 1
-        for layer in layers:
-            key = next((k for _, k in message.keys if mul(k, layer.before) == layer.after), None)
-            if key is None:
-                return refuse("a key does not open its layer")
-            product = product * key % L
-        face = deal.setup.deck.index_of(mul(inverse(product), deal.peeled(local)))
+        try:
+            face = deal.shown_card(message, local)
+        except CheatDetected as exc:  # checked as a key reveal is (protocol.md §1.1)
+            if exc.verdict.seat != author:
+                return exc.verdict  # a point under its layer that another seat sent
+            return refuse("a key does not open its layer")
+        except NotDecryptable:
+            return refuse("the keys must open exactly that card")
         if face != card.index:
             shown = "no card" if face is None else str(Card(face))
             return refuse(f"its keys open {shown}")
@@ -672,7 +679,7 @@ class Seat:
             message = make(deal.setup, secrets, deal.expected_input())
         except InvalidPoint:
             # the previous seat's deck holds a point we cannot multiply:
-            # a complaint instead of the pass names it (protocol.md §1.7)
+            # a complaint instead of the pass names it (protocol.md §1.5)
             message = make_complaint(deal, self.seat)
         return _deal_body(number, message)
 

@@ -421,6 +421,29 @@ def test_invalid_point_met_later_names_its_author_not_the_key_revealer() -> None
     assert all(not v.ok and v.seat == 0 for v in finals), finals
 
 
+def test_a_layer_over_an_invalid_point_does_not_stop_a_key_opening_another() -> None:
+    # protocol.md §1.1: a key opens the seat's oldest layer it fits, and a
+    # layer over an invalid point fits no key. Seat 1 (colluder) relocks the
+    # position whose lock layer sits on seat 0's invalid point: its relock
+    # key alone is accepted, whatever order a tracker tries the layers in.
+    game = Table(3, Deck.of(range(9)), proven=False)
+    for seat in range(3):
+        game.send_ok(make_shuffle(game.setup, game.secrets[seat], game.public.expected_input()))
+    honest = make_lock(game.setup, game.secrets[0], game.public.expected_input())
+    stripped = list(honest.stripped)
+    stripped[6] = add(stripped[6], ORDER_8)
+    game.send_ok(replace(honest, stripped=tuple(stripped)))
+    game.send_ok(make_lock(game.setup, game.secrets[1], honest.stripped))
+    game.send_ok(make_lock(game.setup, game.secrets[2], game.public.expected_input()))
+    relock, game.secrets[1] = make_relock(game.public, game.secrets[1], 6)
+    game.send_ok(relock)
+    game.send_ok(KeyReveal(1, ((6, game.secrets[1].relock_keys[-1][1]),)))
+    assert game.public.layers[6][-1].key is not None
+    # its lock key still names seat 0, who sent the point under that layer
+    lock_key = KeyReveal(1, ((6, game.secrets[1].lock_keys[6]),))
+    assert all(not v.ok and v.seat == 0 for v in game.send(lock_key))
+
+
 def test_unproven_invalid_shuffle_point_ignored_by_a_colluder_is_named_by_the_audit() -> None:
     game = started(proven=False)
     game.send_ok(cheat_shuffle(game, 1, _torsioned))

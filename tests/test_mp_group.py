@@ -27,6 +27,7 @@ from mental_poker.group import (
     is_valid_point,
     msm,
     mul,
+    parse_point,
     pmap,
     random_permutation,
     random_scalar,
@@ -74,6 +75,22 @@ def test_point_validation_rejects_every_bad_kind() -> None:
             decode_point(bad)
     with pytest.raises(InvalidPoint):  # and a multiplication refuses it too
         mul(5, torsioned)
+
+
+def test_every_point_decode_refuses_a_multiplication_refuses_too() -> None:
+    # Lazy validation rests on this: parse_point only checks the shape, and
+    # the first mul() of the point runs libsodium's full check (group.py).
+    p = base_mul(random_scalar())
+    for bad in (ORDER_8, add(p, ORDER_8), NON_CANONICAL, bytes(32), b"\xff" * 32):
+        assert parse_point(bad) == bad
+        for k in (0, 1, 7, L - 1):  # a zero scalar never calls libsodium: checked anyway
+            with pytest.raises(InvalidPoint) as caught:
+                mul(k, bad)
+            assert caught.value.point == bad
+    with pytest.raises(InvalidPoint):  # the identity: refused on the wire ...
+        parse_point(IDENTITY)
+    assert mul(5, IDENTITY) == IDENTITY  # ... and passed through as a computed value
+    assert mul(0, p) == IDENTITY
 
 
 def test_commutative_cipher() -> None:

@@ -246,6 +246,63 @@ def test_m4_a_card_played_face_up_must_be_the_card_its_keys_open() -> None:
     assert deal.public_card(local_pos) == true_card.index
 
 
+def test_m4_face_up_over_an_invalid_point_names_its_sender() -> None:
+    # Unproven deal, seats 0 and 1 collude: seat 0's stripped deck carries a
+    # torsion point under the cards dealt to seat 1, and seat 1 locks the
+    # clean deck instead of complaining. When seat 1 plays such a card face
+    # up, the keys are checked as a key reveal (protocol.md §1.1): the body
+    # is refused naming seat 0, the sender of the point; nothing crashes.
+    from engines.cards import Card
+    from engines.core import Deal
+    from engines.mao_events import Play as MaoPlay
+    from mental_poker.deal import make_lock
+    from mental_poker.group import L, add, inverse, mul
+
+    order_8 = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
+    setup = TableSetup(b"mao-torsion", "mao", 3, proven=False)
+    local = LocalTable(setup, sensible_bots("mao", 3, 1))
+    plain, clean, torsioned = local.feed, [], []
+
+    def feed(author: int, body: dict) -> None:
+        msg = body.get("msg") if body.get("t") == "deal" and body.get("deal") == 0 else None
+        if msg is not None and msg["type"] in ("lock", "complaint") and author in (0, 1):
+            table = local.table
+            if author == 0:
+                body = copy.deepcopy(body)
+                clean[:] = body["msg"]["stripped"]
+                for request in table.pending():
+                    if isinstance(request, Deal) and request.seat == 1:
+                        torsioned.extend(table.where[p][1] for p in request.positions)
+                for i in torsioned:
+                    body["msg"]["stripped"][i] = add(clean[i], order_8)
+            else:  # an honest seat 1 would have complained
+                deal = table.deals[0]
+                lock = make_lock(deal.setup, local.seats[1].secrets[0], tuple(clean))
+                body = {"t": "deal", "deal": 0, "msg": lock.to_wire()}
+        plain(author, body)
+
+    local.feed = feed  # type: ignore[method-assign]
+    for _ in range(3000):
+        table = local.table
+        deal = table.deals[0]
+        if deal.dealt and "play" in table.game.legal_kinds(table.state, 1):
+            hidden = [p for p in torsioned if deal.readers(p) == frozenset({1})]
+            if hidden:
+                break
+        local.step()
+    else:
+        pytest.fail("seat 1 never held a card over the torsioned points")
+    position = next(p for p, (d, i) in table.where.items() if (d, i) == (0, hidden[0]))
+    product = 1
+    for seat in local.seats:  # the card, read with every seat's keys (a test's view)
+        product = product * seat.secrets[0].lock_keys[hidden[0]] % L
+    card = Card(deal.setup.deck.index_of(mul(inverse(product), deal.current[hidden[0]])))
+    before = table.game.encode(table.state)
+    verdict = table.feed(1, local.seats[1].move_body(MaoPlay(1, position, card)))
+    assert not verdict.ok and verdict.seat == 0, verdict
+    assert table.game.encode(table.state) == before
+
+
 def test_relock_only_for_a_pending_transfer() -> None:
     from mental_poker.deal import make_relock
 

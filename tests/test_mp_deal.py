@@ -397,24 +397,31 @@ def test_unproven_last_stripped_deck_is_checked_at_once() -> None:
     game.send_ok(honest)
 
 
-def test_invalid_point_met_later_names_its_author_not_the_key_revealer() -> None:
-    # Seat 0 passes on an invalid stripped point; seat 1 (colluding) locks
-    # over it without complaining. Seat 1's key reveal for that position is
-    # correct, but opening its layer multiplies the invalid point: the
-    # verdict names seat 0, who sent it. (An honest seat never has a layer
-    # over an invalid point: it would have complained instead of locking.)
+def colluders_over_an_invalid_point(position: int) -> Table:
+    """Unproven, 3 seats: seat 0 passes on an invalid stripped point at
+    ``position``; seat 1 (colluding) locks over it without complaining, so
+    its lock layer there has the invalid point as its ``before``."""
     game = Table(3, Deck.of(range(9)), proven=False)
     for seat in range(3):
         game.send_ok(make_shuffle(game.setup, game.secrets[seat], game.public.expected_input()))
     honest = make_lock(game.setup, game.secrets[0], game.public.expected_input())
     stripped = list(honest.stripped)
-    stripped[6] = bad_point = add(stripped[6], ORDER_8)
+    stripped[position] = bad_point = add(stripped[position], ORDER_8)
     game.send_ok(replace(honest, stripped=tuple(stripped)))
     # the colluder locks the clean deck: its layer still has the invalid
     # point as its input, since every tracker takes seat 0's published deck
     game.send_ok(make_lock(game.setup, game.secrets[1], honest.stripped))
     game.send_ok(make_lock(game.setup, game.secrets[2], game.public.expected_input()))
-    assert game.public.layers[6][1].before == bad_point
+    assert game.public.layers[position][1].before == bad_point
+    return game
+
+
+def test_invalid_point_met_later_names_its_author_not_the_key_revealer() -> None:
+    # Seat 1's key reveal for that position is correct, but opening its
+    # layer multiplies the invalid point: the verdict names seat 0, who sent
+    # it. (An honest seat never has a layer over an invalid point: it would
+    # have complained instead of locking.)
+    game = colluders_over_an_invalid_point(6)
     verdicts = game.send(make_key_reveal(game.secrets[1], [6]))
     assert all(not v.ok and v.seat == 0 for v in verdicts), verdicts
     finals = game.send(make_final_reveal(game.secrets[1]))
@@ -426,15 +433,7 @@ def test_a_layer_over_an_invalid_point_does_not_stop_a_key_opening_another() -> 
     # layer over an invalid point fits no key. Seat 1 (colluder) relocks the
     # position whose lock layer sits on seat 0's invalid point: its relock
     # key alone is accepted, whatever order a tracker tries the layers in.
-    game = Table(3, Deck.of(range(9)), proven=False)
-    for seat in range(3):
-        game.send_ok(make_shuffle(game.setup, game.secrets[seat], game.public.expected_input()))
-    honest = make_lock(game.setup, game.secrets[0], game.public.expected_input())
-    stripped = list(honest.stripped)
-    stripped[6] = add(stripped[6], ORDER_8)
-    game.send_ok(replace(honest, stripped=tuple(stripped)))
-    game.send_ok(make_lock(game.setup, game.secrets[1], honest.stripped))
-    game.send_ok(make_lock(game.setup, game.secrets[2], game.public.expected_input()))
+    game = colluders_over_an_invalid_point(6)
     relock, game.secrets[1] = make_relock(game.public, game.secrets[1], 6)
     game.send_ok(relock)
     game.send_ok(KeyReveal(1, ((6, game.secrets[1].relock_keys[-1][1]),)))

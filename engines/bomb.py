@@ -173,12 +173,16 @@ def alliance_of(card: Card) -> Alliance | None:
 def roles(identities: tuple[Card, ...]) -> tuple[Role, ...]:
     """K4: per suit, the highest identity is captain, the lowest traitor, the
     rest members; a suit held by one seat has only a captain."""
+    held: dict[Suit, list[int]] = {}
+    for card in identities:
+        if not card.is_joker:
+            held.setdefault(card.suit, []).append(card.rank)
     out: list[Role] = []
     for card in identities:
         if card.is_joker:
             out.append(Role.CIVILIAN)
             continue
-        ranks = [c.rank for c in identities if c.suit == card.suit]
+        ranks = held[card.suit]
         if card.rank == max(ranks):
             out.append(Role.CAPTAIN)
         elif card.rank == min(ranks):

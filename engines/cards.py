@@ -51,6 +51,8 @@ _SUIT_BY_NAME = {
 }  # fmt: skip
 BLACK_JOKER = 52
 RED_JOKER = 53
+_SUITS = tuple(Suit)
+"""Suit by value, without an enum lookup (``Card.suit`` is on hot paths)."""
 
 
 def rank_name(rank: int) -> str:
@@ -125,7 +127,8 @@ class Card:
 
     @property
     def suit(self) -> Suit | None:
-        return None if self.is_joker else Suit(self.face // 13)
+        face = self.index % DECK_SIZE
+        return None if face >= BLACK_JOKER else _SUITS[face // 13]
 
     @property
     def rank(self) -> int:

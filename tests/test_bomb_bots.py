@@ -96,3 +96,20 @@ def test_1000_bot_games_finish() -> None:
     assert reasons["K18"] + reasons["K19"] > 0
     # playing to the identity and detonating only when sure should pay off
     assert sensible_won > random_won, (sensible_won, random_won)
+
+
+@pytest.mark.slow
+def test_sensible_bots_detonate_well_and_rarely_run_out_of_time() -> None:
+    # The sensible bot judges sampled identities with the engine's K4 roles
+    # and grows impatient (K25 makes both alliances lose at the time limit):
+    # among sensible bots alone, good assassinations (K18/K19) outnumber
+    # failed ones (K20) and hardly any game reaches the time limit (K25; it
+    # stays right when no seat has a good target at all).
+    reasons: Counter[str] = Counter()
+    for seed in range(100):
+        seats = 3 + seed % 4
+        bots = [SensibleBombBot(random.Random(f"{seed}/{s}")) for s in range(seats)]
+        t = Table(GAME, BombConfig(), seats, deck_seed=seed)
+        reasons[t.play(bots, seed, max_events=20_000).reason[:3]] += 1
+    assert reasons["K18"] + reasons["K19"] > 3 * reasons["K20"], reasons
+    assert reasons["K25"] <= 3, reasons

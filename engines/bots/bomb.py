@@ -6,10 +6,10 @@ identity card never reaches the public area, so every face seen there (or
 in one's own hand) is nobody's identity; a kind-A play shows the player's
 identity relates to one of the cards, a kind-B play that it relates to none.
 Each other seat keeps the set of identities still possible, taken as equally
-likely. From that the bot estimates roles: how likely it is itself a captain
-(nobody holds a higher card of its suit), and how likely each seat is an
-enemy captain or a traitor of its own alliance (the two targets worth a
-detonation, K18/K19).
+likely. The bot draws whole identity assignments from those sets (distinct
+cards) and judges each with the engine's own K4 roles: how often a seat is a
+good target (an enemy captain or a traitor of its own alliance, K18/K19),
+and how often a detonation by the bot on it wins (the bot a captain too).
 """
 
 from __future__ import annotations
@@ -27,9 +27,11 @@ from engines.bomb import (
     Pass,
     PlaceBomb,
     Play,
+    Role,
     alliance_of,
     is_pattern,
     related,
+    roles,
 )
 from engines.cards import Card
 from engines.core import Event, Game
@@ -109,41 +111,48 @@ class Beliefs:
                     cands = [c for c in cands if not any(related(c, x) for x in r.cards)]
             self.possible.append(cands or base)
 
-    def chance(self, seat: int, test) -> float:
-        cands = self.possible[seat]
-        return sum(1 for c in cands if test(c)) / len(cands)
+    def sample(self, rng: random.Random) -> tuple[Card, ...] | None:
+        """One identity per seat, each from its possible set, all distinct
+        (None: no distinct draw found quickly)."""
+        drawn: list[Card] = []
+        for cands in self.possible:
+            for _ in range(20):
+                card = rng.choice(cands)
+                if card not in drawn:
+                    drawn.append(card)
+                    break
+            else:
+                return None
+        return tuple(drawn)
 
-    def captain_chance(self, seat: int) -> float:
-        """How likely ``seat`` (with identity ``me`` if it is us) is a captain."""
-        p = 1.0
-        mine = self.possible[seat]
-        if len(mine) != 1:
-            return 0.0  # only used for ourselves
-        card = mine[0]
-        if card.is_joker:
-            return 0.0
-        for other, cands in enumerate(self.possible):
-            if other == seat:
-                continue
-            p *= 1 - sum(1 for c in cands if c.suit == card.suit and c.rank > card.rank) / len(
-                cands
-            )
-        return p
-
-    def good_target(self, seat: int, target: int) -> float:
-        """Chance that ``target`` is an enemy captain or an own-alliance traitor
-        (K18/K19), judged by suit and a high/low rank guess."""
+    def odds(self, seat: int, rng: random.Random, samples: int = 64) -> list[tuple[float, float]]:
+        """For every target seat, over identities drawn from the possible
+        sets and judged with the engine's own K4 roles: the chance that it
+        is a good target for ``seat``'s alliance (an enemy captain, K18, or
+        a traitor of its own alliance, K19), and the chance that ``seat``
+        detonating on it wins (``seat`` is a captain as well)."""
+        n = len(self.possible)
         mine = alliance_of(self.me)
-        if mine is None:
-            return 0.0
-
-        def enemy_captain(c: Card) -> bool:
-            return alliance_of(c) is mine.enemy and c.rank >= 10
-
-        def own_traitor(c: Card) -> bool:
-            return alliance_of(c) is mine and c.rank <= 3 and c.suit != self.me.suit
-
-        return self.chance(target, lambda c: enemy_captain(c) or own_traitor(c))
+        if mine is None:  # a civilian has no alliance to win for
+            return [(0.0, 0.0)] * n
+        good, win, drawn = [0] * n, [0] * n, 0
+        for _ in range(samples):
+            ids = self.sample(rng)
+            if ids is None:
+                continue
+            drawn += 1
+            role = roles(ids)
+            captain = role[seat] is Role.CAPTAIN
+            for target in range(n):
+                side = alliance_of(ids[target])
+                if (role[target] is Role.CAPTAIN and side is mine.enemy) or (
+                    role[target] is Role.TRAITOR and side is mine
+                ):
+                    good[target] += 1
+                    win[target] += captain
+        if not drawn:
+            return [(0.0, 0.0)] * n
+        return [(g / drawn, w / drawn) for g, w in zip(good, win, strict=True)]
 
 
 @dataclass
@@ -151,10 +160,18 @@ class SensibleBombBot:
     """Plays to its identity: hides it behind patterns (kind C) and mixed
     plays, aims to fill the area to exactly 7 to place the bomb, places it
     on the likeliest enemy captain, and detonates only as a likely captain
-    with a likely target."""
+    with a likely target. It grows impatient: K25 makes both alliances lose
+    when time runs out, so each round lowers the chance of winning it needs
+    (``nerve`` at first), down to 40 % of it after ``patience`` rounds (a
+    gamble beats a certain loss)."""
 
     rng: random.Random
-    nerve: float = 0.5
+    nerve: float = 0.9
+    patience: int = 40
+
+    def needed(self, round_: int) -> float:
+        """The chance of winning it needs to detonate in this round."""
+        return self.nerve * (1 - 0.6 * min(1.0, round_ / self.patience))
 
     def act(self, game: Game, state: BombState, seat: int, known: dict[int, Card]) -> Event | None:
         kinds = game.legal_kinds(state, seat)
@@ -162,15 +179,13 @@ class SensibleBombBot:
             return self._play(state, seat, known)
         if "place_bomb" in kinds:
             beliefs = Beliefs(state, seat, known)
+            odds = beliefs.odds(seat, self.rng)
             others = [s for s in range(state.seats) if s != seat]
-            return PlaceBomb(seat, max(others, key=lambda s: beliefs.good_target(seat, s)))
-        if "detonate" in kinds and state.bomb is not None:
+            return PlaceBomb(seat, max(others, key=lambda s: odds[s]))
+        if "detonate" in kinds and state.bomb is not None and state.bomb != seat:
             beliefs = Beliefs(state, seat, known)
-            if (
-                state.bomb != seat
-                and beliefs.captain_chance(seat) > 0.7
-                and beliefs.good_target(seat, state.bomb) > self.nerve
-            ):
+            _, win = beliefs.odds(seat, self.rng)[state.bomb]
+            if win > self.needed(state.round):
                 return Detonate(seat)
         if "pass" in kinds:
             return Pass(seat)

@@ -886,9 +886,9 @@ class DealTable:
             # an honest seat never meets an invalid point after the passes.
             valid = pmap(is_valid_point, msg.stripped)
             if not all(valid):
-                return Verdict.cheat(
-                    msg.seat, f"point {valid.index(False)} of its stripped deck is not valid"
-                )
+                i = valid.index(False)
+                seat = self.authors.get(msg.stripped[i], msg.seat)  # its first sender
+                return Verdict.cheat(seat, f"point {i} of the last stripped deck is not valid")
         self.locks.append(msg)
         self._sent(msg.seat, (*msg.stripped, *msg.locked))
         self._advance("play")
@@ -1044,14 +1044,15 @@ class DealTable:
             return Verdict.cheat(msg.seat, "complaint when it is not its pass")
         if not 0 <= msg.position < self.setup.size:
             return Verdict.cheat(msg.seat, f"complaint about position {msg.position}: no such")
-        if is_valid_point(self.expected_input()[msg.position]):
+        point = self.expected_input()[msg.position]
+        if is_valid_point(point):
             return Verdict.cheat(
                 msg.seat, f"false complaint: point {msg.position} of its input deck is valid"
             )
-        previous = self.shuffles if self.phase == "shuffle" or not self.locks else self.locks
-        # the deck points (seat 0's shuffle input) are always valid
+        # the deck points (seat 0's shuffle input) are always valid, so the
+        # point came in an accepted pass: its first sender is named
         return Verdict.cheat(
-            previous[-1].seat, f"point {msg.position} of its deck is not a valid point"
+            self.authors[point], f"point {msg.position} of its deck is not a valid point"
         )
 
     def _feed_final(self, msg: FinalReveal) -> Verdict:

@@ -322,7 +322,7 @@ class Complaint:
     """Instead of its pass: the point at ``position`` of the deck this seat
     must transform (``DealTable.expected_input``) is not a valid point, so
     the seat cannot multiply it. Every tracker checks that one point and
-    names either the deck's author or, if the point is valid, the
+    names either the point's first sender or, if the point is valid, the
     complainer. Either way the deal stops there."""
 
     seat: int
@@ -848,6 +848,8 @@ class DealTable:
     def _check_distinct(self, seat: int, deck: Sequence[bytes], what: str) -> None:
         if len(set(deck)) != len(deck):
             raise CheatDetected(Verdict.cheat(seat, f"{what} holds the same point twice"))
+        if IDENTITY in deck:  # decoding refuses it; this guards direct callers
+            raise CheatDetected(Verdict.cheat(seat, f"{what} holds the identity"))
 
     def _feed_shuffle(self, msg: ShufflePass) -> Verdict:
         self._turn("shuffle", msg.seat)
@@ -955,13 +957,14 @@ class DealTable:
                 )
         return list(zip(unique, found, strict=True))  # type: ignore[arg-type]
 
-    def shown_card(self, message: KeyReveal, position: int) -> int | None:
+    def shown_card(self, message: KeyReveal, position: int) -> int:
         """The card ``position`` opens to with the keys of ``message`` added
         to the revealed ones, checked as :meth:`feed` checks a key reveal
-        but applying nothing (a card played face up with its holder's keys,
-        Mao M4). None: it opens to no card of the deal. Raises CheatDetected
-        with the verdict ``feed`` would give, NotDecryptable if a key is
-        still missing."""
+        (keys, then the card read) but applying nothing: a card played face
+        up with its holder's keys (Mao M4). Raises CheatDetected with the
+        verdict ``feed`` would give (seat None: the card is no card of the
+        deal or already public elsewhere), NotDecryptable if a key is still
+        missing."""
         self._require_play(position)
         try:
             matched = self._match_keys(message.seat, message.keys)
@@ -974,7 +977,9 @@ class DealTable:
                 if key is None:
                     raise NotDecryptable(f"position {position} still has a closed layer")
                 product = product * key % L
-            return self.setup.deck.index_of(mul(inverse(product), self.current[position]))
+            if position in self.public:
+                return self.public[position]
+            return self._read(position, mul(inverse(product), self.current[position]))
         except InvalidPoint as exc:
             raise CheatDetected(self._invalid(exc, message.seat)) from exc
 
@@ -1038,7 +1043,7 @@ class DealTable:
         return Verdict.good()
 
     def _feed_complaint(self, msg: Complaint) -> Verdict:
-        """Always a verdict: against the deck's author if the point is
+        """Always a verdict: against the point's first sender if it is
         invalid, against the complainer if it is valid."""
         if self.phase not in ("shuffle", "lock") or msg.seat != self.next_seat:
             return Verdict.cheat(msg.seat, "complaint when it is not its pass")

@@ -338,7 +338,7 @@ class Table:
         elif "keys" in body:
             return Verdict.cheat(author, f"{event} shows no card: it takes no keys")
         try:
-            self._apply(event)
+            state = self.game.apply(self.state, event)
         except EngineError as exc:
             if at < self.count and self._legal_at(at, event):
                 return self._stale(author, f"{event} (too late: {exc})")
@@ -346,7 +346,10 @@ class Table:
         if shown is not None:
             deal, keys = shown
             verdict = deal.feed(keys)
-            assert verdict.ok, verdict  # checked before the move was applied
+            if not verdict.ok:  # not expected: shown_card ran the same checks
+                return verdict
+        self.state = state
+        self.events.append(event)
         return Verdict.good()
 
     def _check_shown(
@@ -390,13 +393,15 @@ class Table:
             face = deal.shown_card(message, local)
         except CheatDetected as exc:  # checked as a key reveal is (protocol.md §1.1)
             if exc.verdict.seat != author:
-                return exc.verdict  # a point under its layer that another seat sent
+                # a point under its layer that another seat sent, or (seat
+                # None, unproven deal) a card that is no card of the deal or
+                # already public elsewhere: the audit names the cheater
+                return exc.verdict
             return refuse("a key does not open its layer")
         except NotDecryptable:
             return refuse("the keys must open exactly that card")
         if face != card.index:
-            shown = "no card" if face is None else str(Card(face))
-            return refuse(f"its keys open {shown}")
+            return refuse(f"its keys open {Card(face)}")
         return deal, message
 
     def _legal_at(self, at: int, event: Event) -> bool:

@@ -113,3 +113,24 @@ def test_sensible_bots_detonate_well_and_rarely_run_out_of_time() -> None:
         reasons[t.play(bots, seed, max_events=20_000).reason[:3]] += 1
     assert reasons["K18"] + reasons["K19"] > 3 * reasons["K20"], reasons
     assert reasons["K25"] <= 3, reasons
+
+
+def test_a_detonation_decision_holds_for_its_window() -> None:
+    # K16: a networked peer may poll its bot again before its answer is on
+    # the log; the sensible bot decides once per window, not once per poll
+    windows = 0
+    for seed in range(30):
+        t = Table(GAME, BombConfig(), 4, deck_seed=seed)
+        bots = [SensibleBombBot(random.Random(f"{seed}/{s}")) for s in range(4)]
+        order = random.Random(seed)
+        while not GAME.is_over(t.state) and windows < 60:
+            if t.state.bomb is not None and not t.state.work:
+                for seat in range(4):
+                    if seat == t.state.bomb or "detonate" not in GAME.legal_kinds(t.state, seat):
+                        continue
+                    fresh = SensibleBombBot(random.Random(f"poll/{seed}/{seat}"), nerve=0.35)
+                    polls = [fresh.act(GAME, t.state, seat, t.known[seat]) for _ in range(25)]
+                    assert len({type(p) for p in polls}) == 1, (seed, seat, polls)
+                    windows += 1
+            t.step(bots, order)
+    assert windows >= 60

@@ -37,6 +37,7 @@ from mental_poker.deal import (
 )
 from mental_poker.deck import Deck
 from mental_poker.errors import (
+    CheatDetected,
     DecodeError,
     InvalidPoint,
     NotDecryptable,
@@ -441,6 +442,34 @@ def test_a_layer_over_an_invalid_point_does_not_stop_a_key_opening_another() -> 
     # its lock key still names seat 0, who sent the point under that layer
     lock_key = KeyReveal(1, ((6, game.secrets[1].lock_keys[6]),))
     assert all(not v.ok and v.seat == 0 for v in game.send(lock_key))
+
+
+def test_a_card_shown_with_keys_is_read_as_feed_reads_it() -> None:
+    # Unproven: seat 0's lock pass makes position 1 open to position 0's card.
+    # Shown face up with its keys (Mao M4) after position 0 went public, the
+    # card is refused as feed would refuse it: a verdict naming nobody (the
+    # audit names seat 0) and nothing applied.
+    game = Table(3, Deck.of(range(6)), proven=False)
+    for seat in range(3):
+        game.send_ok(make_shuffle(game.setup, game.secrets[seat], game.public.expected_input()))
+    xs, sec = game.public.expected_input(), game.secrets[0]
+    honest = make_lock(game.setup, sec, xs)
+    stripped = list(honest.stripped)
+    stripped[1] = mul(inverse(sec.shuffle_key) * sec.lock_keys[1], xs[0])
+    game.send_ok(replace(honest, stripped=tuple(stripped)))
+    for seat in (1, 2):
+        game.send_ok(make_lock(game.setup, game.secrets[seat], game.public.expected_input()))
+    for seat in (1, 2):  # positions 0 and 1 dealt to seat 0
+        game.send_ok(make_key_reveal(game.secrets[seat], [0, 1]))
+    game.send_ok(make_key_reveal(sec, [0]))  # position 0 goes public
+    table = game.public
+    with pytest.raises(CheatDetected) as caught:
+        table.shown_card(make_key_reveal(sec, [1]), 1)
+    assert caught.value.verdict.seat is None and "same card" in caught.value.verdict.reason
+    assert table.outstanding(1) and 1 not in table.public  # nothing applied
+    for seat in range(3):  # seat 0's final reveal exposes it: applied, nobody named yet
+        game.send(make_final_reveal(game.secrets[seat]))
+    assert all(not v.ok and v.seat == 0 for v in (t.audit() for t in game.tables))
 
 
 def test_unproven_invalid_shuffle_point_ignored_by_a_colluder_is_named_by_the_audit() -> None:

@@ -15,7 +15,7 @@ and how often a detonation by the bot on it wins (the bot a captain too).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
 from engines.bomb import (
@@ -113,16 +113,16 @@ class Beliefs:
 
     def sample(self, rng: random.Random) -> tuple[Card, ...] | None:
         """One identity per seat, each from its possible set, all distinct
-        (None: no distinct draw found quickly)."""
+        (None: some seat has no card left)."""
         drawn: list[Card] = []
         for cands in self.possible:
-            for _ in range(20):
-                card = rng.choice(cands)
-                if card not in drawn:
-                    drawn.append(card)
-                    break
-            else:
-                return None
+            card = rng.choice(cands)
+            if card in drawn:
+                free = [c for c in cands if c not in drawn]
+                if not free:
+                    return None
+                card = rng.choice(free)
+            drawn.append(card)
         return tuple(drawn)
 
     def odds(self, seat: int, rng: random.Random, samples: int = 64) -> list[tuple[float, float]]:
@@ -168,6 +168,10 @@ class SensibleBombBot:
     rng: random.Random
     nerve: float = 0.9
     patience: int = 40
+    _window: tuple[tuple[int, int, int], bool] | None = field(default=None, repr=False)
+    """(round, bomb, seat) of the last detonation window and the decision
+    taken in it: a peer may ask again before its answer is on the log, and
+    a fresh sample each time would turn one decision into many draws."""
 
     def needed(self, round_: int) -> float:
         """The chance of winning it needs to detonate in this round."""
@@ -183,9 +187,12 @@ class SensibleBombBot:
             others = [s for s in range(state.seats) if s != seat]
             return PlaceBomb(seat, max(others, key=lambda s: odds[s]))
         if "detonate" in kinds and state.bomb is not None and state.bomb != seat:
-            beliefs = Beliefs(state, seat, known)
-            _, win = beliefs.odds(seat, self.rng)[state.bomb]
-            if win > self.needed(state.round):
+            window = (state.round, state.bomb, seat)
+            if self._window is None or self._window[0] != window:
+                beliefs = Beliefs(state, seat, known)
+                _, win = beliefs.odds(seat, self.rng)[state.bomb]
+                self._window = (window, win > self.needed(state.round))
+            if self._window[1]:
                 return Detonate(seat)
         if "pass" in kinds:
             return Pass(seat)

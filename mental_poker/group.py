@@ -23,8 +23,8 @@ the point) instead of multiplying an invalid one. A point that arrives in
 bulk (a deck, a proof) is only *parsed* (:func:`parse_point`: 32 bytes, not
 the identity's encoding) and validated by the first multiplication that uses
 it (:func:`mul` lets the identity through, as a value computed by a sum may
-be the identity); whoever parses it keeps
-track of its author so that the error names that seat (``deal.DealTable``).
+be the identity); whoever parses it keeps track of its author so that the
+error names that seat (``deal.DealTable``).
 This avoids a second, separate check of every point before the
 multiplication that checks it anyway (a check costs half a multiplication).
 ``add``/``sub`` only check that a point is on the curve, so a parsed point

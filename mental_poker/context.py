@@ -2,7 +2,7 @@
 
 A proof is only valid in the context it was made for: protocol version, table
 id, deal number (a new deal for every shuffle, including a reshuffle of a
-discard pile), the protocol step (``"shuffle"``, ``"strip"``, ``"identity"``,
+discard pile), the protocol step (``"shuffle"``, ``"lock"``, ``"identity"``,
 ``"handover"``)
 and the prover's seat. A proof replayed into another table, deal, step or seat
 hashes to another challenge and fails.
@@ -21,7 +21,7 @@ from .errors import DecodeError
 PROTOCOL_VERSION = 1
 CTX_LABEL = b"nodealer/v1/ctx"
 MAX_TABLE_ID = 64
-STEPS = ("", "shuffle", "strip", "identity", "handover")
+STEPS = ("", "shuffle", "lock", "identity", "handover")
 
 
 def u64(n: int) -> bytes:

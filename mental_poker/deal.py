@@ -12,13 +12,16 @@ M1, or the face-up discard pile being reshuffled, Bomb K9 / Mao M26) into
 2. Lock pass, in seat order. Seat j takes the previous deck X, multiplies
    every position by an independent *lock key* (``L[i] = k[i]·X[i]``, the
    *locked* deck), then strips its shuffle key (``X′[i] = s⁻¹·L[i]``, no
-   permutation; the *stripped* deck, passed on) with a strip proof bound to
-   its Γ. After the last seat, position i holds
+   permutation; the *stripped* deck, passed on), with one lock proof that
+   it knows every ``k[i]`` and that the key stripped is the one behind its
+   Γ. After the last seat, position i holds
    ``F[i] = (Π_j k_j[i])·D[π(i)]``. Lock before strip, so that every
    published point but F still carries the last seat's shuffle key: the other
    way round, the last seat's stripped deck ``(Π_{j<N−1} k_j)·D`` was
    readable by everyone as soon as the others revealed their keys to deal
-   that seat a card.
+   that seat a card. The proof of the lock keys matters as much: a seat
+   that could publish ``L[i] = s·X[j]`` (another position's input) would
+   read card j from the others' key reveals for a card dealt to it at i.
 3. Play. Every hidden value of a position is a stack of *layers*
    ``(seat, before, after)`` with ``after = key·before``: one lock layer per
    seat (before = that seat's input point, after = its locked point) plus
@@ -93,17 +96,17 @@ from .group import (
 )
 from .proofs import (
     HandoverProof,
+    LockProof,
     MemberProof,
     ShuffleProof,
-    StripProof,
     prove_handover,
+    prove_lock,
     prove_member,
     prove_shuffle,
-    prove_strip,
     verify_handover,
+    verify_lock,
     verify_member,
     verify_shuffle,
-    verify_strip,
 )
 
 P = TypeVar("P")
@@ -217,7 +220,7 @@ class ShufflePass:
 class LockPass:
     seat: int
     stripped: tuple[bytes, ...]
-    proof: StripProof | None
+    proof: LockProof | None
     locked: tuple[bytes, ...]
 
     def to_wire(self) -> dict:
@@ -364,7 +367,7 @@ def decode_message(obj: object, setup: DealSetup) -> Message:
         proof = _optional_proof(obj["proof"], setup, lambda p: ShuffleProof.from_wire(p, n))
         return ShufflePass(seat, _points(obj["deck"], n, "deck"), decode_point(obj["gamma"]), proof)
     if kind == "lock":
-        proof = _optional_proof(obj["proof"], setup, StripProof.from_wire)
+        proof = _optional_proof(obj["proof"], setup, lambda p: LockProof.from_wire(p, n))
         stripped = _points(obj["stripped"], n, "stripped deck")
         return LockPass(seat, stripped, proof, _points(obj["locked"], n, "locked deck"))
     if kind == "keys":
@@ -548,7 +551,8 @@ def make_lock(
     setup: DealSetup, secrets: DealSecrets, deck_in: Sequence[bytes], rng: Rng | None = None
 ) -> LockPass:
     """This seat's lock pass: lock each position, then strip the shuffle key
-    and prove the strip (the stripped deck is the next seat's input)."""
+    (the stripped deck is the next seat's input), and prove both: the lock
+    keys are known, the key stripped is the one that shuffled."""
     secrets.check_belongs(setup)
     keys = secrets.lock_keys
     locked = tuple(pmap(lambda i: mul(keys[i], deck_in[i]), range(setup.size)))
@@ -556,10 +560,8 @@ def make_lock(
     stripped = tuple(pmap(lambda x: mul(s_inv, x), locked))
     proof = None
     if setup.proven:
-        ctx = setup.context.at("strip", secrets.seat)
-        proof = prove_strip(
-            ctx, locked, stripped, base_mul(secrets.shuffle_key), secrets.shuffle_key, rng
-        )
+        ctx = setup.context.at("lock", secrets.seat)
+        proof = prove_lock(ctx, deck_in, locked, stripped, secrets.shuffle_key, keys, rng)
     return LockPass(secrets.seat, stripped, proof, locked)
 
 
@@ -878,12 +880,12 @@ class DealTable:
         self._check_distinct(msg.seat, msg.stripped, "stripped deck")
         self._check_distinct(msg.seat, msg.locked, "locked deck")
         if msg.proof is not None and msg.seat != self.own_seat:
-            ctx = self.setup.context.at("strip", msg.seat)
+            ctx = self.setup.context.at("lock", msg.seat)
             gamma = self.shuffles[msg.seat].gamma
-            verify_strip(ctx, msg.locked, msg.stripped, gamma, msg.proof)
+            verify_lock(ctx, self.expected_input(), msg.locked, msg.stripped, gamma, msg.proof)
         if not self.setup.proven and msg.seat == self.setup.seats - 1 and msg.seat != self.own_seat:
             # The last stripped deck is what every later step multiplies
-            # (reads, relocks, handovers). In a proven deal the strip proof
+            # (reads, relocks, handovers). In a proven deal the lock proof
             # has already checked it; here it is checked at once, so that
             # an honest seat never meets an invalid point after the passes.
             valid = pmap(is_valid_point, msg.stripped)

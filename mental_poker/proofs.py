@@ -9,11 +9,16 @@ Theory of operation
    chain, as specified by Haenni–Locher–Koenig–Dubuis for re-encryption
    mix-nets) with the re-encryption relation replaced by "same scalar", and
    Γ added so that the key is pinned (and tied to the later strip proof).
-2. :func:`prove_strip` / :func:`verify_strip` — the lock pass removes the
-   shuffle key from every card, ``X[i] = s·Y[i]`` (X the seat's locked deck,
-   Y the stripped deck it passes on), proven by one
-   Chaum–Pedersen proof on random linear combinations A = Σwᵢ·Xᵢ, B = Σwᵢ·Yᵢ:
-   ``log_G Γ = log_B A``.
+2. :func:`prove_lock` / :func:`verify_lock` — the lock pass: every position
+   is locked with a fresh key (``locked[i] = k[i]·input[i]``), then the
+   shuffle key is removed (``locked[i] = s·stripped[i]``, the stripped deck
+   is passed on). One Σ-protocol under one challenge proves both: a
+   Chaum–Pedersen proof ``log_G Γ = log_{stripped[i]} locked[i]`` for every
+   i (one nonce, one response) and a Schnorr proof of knowledge of each
+   ``k[i]`` (one nonce and one response per position). Without the second
+   part a seat could publish ``locked[i] = s·input[j]`` for another
+   position j, and the others' key reveals for a card dealt to it at i
+   would then decrypt position j for it.
    :func:`prove_handover` / :func:`verify_handover` — the same
    Chaum–Pedersen relation for one card: a seat takes the key of one of its
    layers ``(V, W)`` off a position's current value P without revealing it,
@@ -32,8 +37,7 @@ e and the responses), with a smaller proof and n+5 fewer points to validate.
 Every hash starts with a domain label and the :class:`Context` items
 (version, table, deal, step, seat), then the whole statement (n, Γ, every
 input and output point, every commitment). Soundness: the shuffle proof's
-error is about (n+2)/L per challenge, the others 1/L (plus 1/L for the random
-weights of the strip proof); L ≈ 2**252, so each is above 128 bits even
+error is about (n+2)/L per challenge, the others 1/L; L ≈ 2**252, so each is above 128 bits even
 against 2**100 hash queries.
 
 Verifiers raise :class:`ProofError` with the failing check named. They need
@@ -75,7 +79,7 @@ from .group import (
 )
 
 SHUFFLE_LABEL = b"nodealer/v1/shuffle-proof"
-STRIP_LABEL = b"nodealer/v1/strip-proof"
+LOCK_LABEL = b"nodealer/v1/lock-proof"
 IDENTITY_LABEL = b"nodealer/v1/identity-proof"
 HANDOVER_LABEL = b"nodealer/v1/handover-proof"
 GENERATOR_LABEL = b"nodealer/v1/generator"
@@ -285,68 +289,106 @@ def verify_shuffle(
         raise ProofError("shuffle proof does not verify")
 
 
-# ---------------------------------------------------------------- 2. strip
+# ---------------------------------------------------------------- 2. lock
 
 
 @dataclass(frozen=True, slots=True)
-class StripProof:
-    """Compact Chaum–Pedersen proof: challenge ``e``, response ``z``."""
+class LockProof:
+    """Compact proof of a lock pass: challenge ``e``, response ``z`` for the
+    shuffle key s (``locked[i] = s·stripped[i]``, ``Γ = s·G``) and one
+    response per position, ``z_lock``, for the lock keys
+    (``locked[i] = k[i]·input[i]``)."""
 
     e: int
     z: int
+    z_lock: tuple[int, ...]
+
+    KEYS = ("e", "z", "z_lock")
 
     def to_wire(self) -> dict:
-        return {"e": encode_scalar(self.e), "z": encode_scalar(self.z)}
+        return {
+            "e": encode_scalar(self.e),
+            "z": encode_scalar(self.z),
+            "z_lock": [encode_scalar(x) for x in self.z_lock],
+        }
 
     @classmethod
-    def from_wire(cls, obj: object) -> StripProof:
-        f = _fields(obj, ("e", "z"), "strip proof")
-        return cls(decode_scalar(f["e"]), decode_scalar(f["z"]))
+    def from_wire(cls, obj: object, n: int) -> LockProof:
+        f = _fields(obj, cls.KEYS, "lock proof")
+        return cls(
+            decode_scalar(f["e"]),
+            decode_scalar(f["z"]),
+            _scalars(f["z_lock"], n, "lock proof z_lock"),
+        )
 
 
-def _strip_prefix(
-    ctx: Context, gamma: bytes, xs: Sequence[bytes], ys: Sequence[bytes]
-) -> tuple[bytes, list[int]]:
-    prefix = hash_items(STRIP_LABEL, *ctx.items(), u64(len(xs)), gamma, *xs, *ys)
-    return prefix, [hash_to_scalar(prefix, b"w", u64(i)) for i in range(len(xs))]
+def _lock_prefix(
+    ctx: Context,
+    gamma: bytes,
+    xs: Sequence[bytes],
+    locked: Sequence[bytes],
+    stripped: Sequence[bytes],
+) -> bytes:
+    return hash_items(LOCK_LABEL, *ctx.items(), u64(len(xs)), gamma, *xs, *locked, *stripped)
 
 
-def prove_strip(
+def _lock_challenge(
+    prefix: bytes, a1: bytes, strip_commits: Sequence[bytes], key_commits: Sequence[bytes]
+) -> int:
+    return hash_to_scalar(prefix, b"e", a1, *strip_commits, *key_commits)
+
+
+def prove_lock(
     ctx: Context,
     xs: Sequence[bytes],
-    ys: Sequence[bytes],
-    gamma: bytes,
+    locked: Sequence[bytes],
+    stripped: Sequence[bytes],
     s: int,
+    keys: Sequence[int],
     rng: Rng | None = None,
-) -> StripProof:
-    """Prove ``xs[i] == s·ys[i]`` for every i, with ``gamma == s·G``."""
-    prefix, weights = _strip_prefix(ctx, gamma, xs, ys)
-    b = msm(list(zip(weights, ys, strict=True)))
-    a = mul(s, b)
-    w = random_scalar(rng)
-    e = hash_to_scalar(prefix, b"e", a, b, base_mul(w), mul(w, b))
-    return StripProof(e, (w + e * s) % L)
-
-
-def verify_strip(
-    ctx: Context, xs: Sequence[bytes], ys: Sequence[bytes], gamma: bytes, proof: StripProof
-) -> None:
-    """Raise :class:`ProofError` unless ``xs[i] == s·ys[i]`` for the s of Γ."""
-    if len(xs) != len(ys):
-        raise ProofError("strip proof: decks of different sizes")
-    if gamma == IDENTITY:
-        raise ProofError("strip proof: Γ is the identity")
-    prefix, weights = _strip_prefix(ctx, gamma, xs, ys)
-    pairs = [*zip(weights, xs, strict=True), *zip(weights, ys, strict=True)]
-    # A and B in one parallel pass: results of both halves, then split.
-    products = pmap(lambda kp: mul(*kp), pairs)
+) -> LockProof:
+    """Prove ``locked[i] == keys[i]·xs[i]`` (knowledge of each lock key) and
+    ``locked[i] == s·stripped[i]`` for every i, with ``Γ = s·G``."""
     n = len(xs)
-    a = point_sum([p for p in products[:n] if p != IDENTITY])
-    b = point_sum([p for p in products[n:] if p != IDENTITY])
-    a1 = sub(base_mul(proof.z), mul(proof.e, gamma))
-    a2 = sub(mul(proof.z, b), mul(proof.e, a))
-    if hash_to_scalar(prefix, b"e", a, b, a1, a2) != proof.e:
-        raise ProofError("strip proof does not verify")
+    gamma = base_mul(s)
+    prefix = _lock_prefix(ctx, gamma, xs, locked, stripped)
+    omega = random_scalar(rng)
+    rho = [random_scalar(rng) for _ in range(n)]
+    strip_commits = pmap(lambda y: mul(omega, y), stripped)
+    key_commits = pmap(lambda i: mul(rho[i], xs[i]), range(n))
+    e = _lock_challenge(prefix, base_mul(omega), strip_commits, key_commits)
+    return LockProof(e, (omega + e * s) % L, tuple((rho[i] + e * keys[i]) % L for i in range(n)))
+
+
+def verify_lock(
+    ctx: Context,
+    xs: Sequence[bytes],
+    locked: Sequence[bytes],
+    stripped: Sequence[bytes],
+    gamma: bytes,
+    proof: LockProof,
+) -> None:
+    """Raise :class:`ProofError` unless the seat knows a key ``k[i]`` with
+    ``locked[i] == k[i]·xs[i]`` for every i, and ``locked[i] == s·stripped[i]``
+    for the s of Γ. ``xs`` (the seat's input deck) must already be valid:
+    the previous pass's proof multiplied it."""
+    n = len(xs)
+    if n == 0 or len(locked) != n or len(stripped) != n or len(proof.z_lock) != n:
+        raise ProofError("lock proof: lengths differ from the deck")
+    if gamma == IDENTITY:
+        raise ProofError("lock proof: Γ is the identity")
+    e, z, zk = proof.e, proof.z, proof.z_lock
+
+    def recompute(i: int) -> tuple[bytes, bytes]:
+        # locked[i] first: it is the point this message most depends on
+        e_locked = mul(e, locked[i])
+        return sub(mul(z, stripped[i]), e_locked), sub(mul(zk[i], xs[i]), e_locked)
+
+    pairs = pmap(recompute, range(n))
+    a1 = sub(base_mul(z), mul(e, gamma))
+    prefix = _lock_prefix(ctx, gamma, xs, locked, stripped)
+    if _lock_challenge(prefix, a1, [p[0] for p in pairs], [p[1] for p in pairs]) != e:
+        raise ProofError("lock proof does not verify")
 
 
 # ---------------------------------------------------------------- handover
@@ -492,16 +534,16 @@ def verify_member(
 __all__ = [
     "G",
     "HandoverProof",
+    "LockProof",
     "MemberProof",
     "ShuffleProof",
-    "StripProof",
     "generator",
     "prove_handover",
+    "prove_lock",
     "prove_member",
     "prove_shuffle",
-    "prove_strip",
     "verify_handover",
+    "verify_lock",
     "verify_member",
     "verify_shuffle",
-    "verify_strip",
 ]

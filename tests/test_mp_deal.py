@@ -44,8 +44,9 @@ from mental_poker.errors import (
     ProtocolError,
     Verdict,
 )
+from mental_poker.group import L as L_ORDER
 from mental_poker.group import add, base_mul, inverse, is_valid_point, mul, random_scalar
-from mental_poker.proofs import prove_member, prove_shuffle, prove_strip
+from mental_poker.proofs import prove_lock, prove_member, prove_shuffle
 
 HAND = 5
 
@@ -266,9 +267,81 @@ def test_tagging_in_the_lock_pass_is_rejected_and_named() -> None:
     s_inv = inverse(sec.shuffle_key)
     stripped = [mul(s_inv, x) for x in locked]
     stripped[5] = mul(random_scalar(), stripped[5])  # one card passed on tagged
-    ctx = game.setup.context.at("strip", 1)
-    proof = prove_strip(ctx, locked, stripped, base_mul(sec.shuffle_key), sec.shuffle_key)
+    ctx = game.setup.context.at("lock", 1)
+    proof = prove_lock(ctx, xs, locked, stripped, sec.shuffle_key, sec.lock_keys)
     assert_cheater(game, LockPass(1, tuple(stripped), proof, locked), seat=1)
+
+
+def lock_reading_another_position(game: Table, seat: int, i: int, j: int) -> LockPass:
+    """The lock-pass break (issue 9 §1): at its position i the seat
+    publishes ``locked[i] = s·X[j]`` and ``stripped[i] = X[j]`` (X its input
+    deck), every other position honest, and the best proof it can make.
+    Position i then carries card j under keys only this seat knows once the
+    others reveal theirs for i."""
+    sec, xs = game.secrets[seat], game.public.expected_input()
+    s = sec.shuffle_key
+    locked = [mul(k, x) for k, x in zip(sec.lock_keys, xs, strict=True)]
+    locked[i] = mul(s, xs[j])
+    stripped = [mul(inverse(s), x) for x in locked]
+    proof = None
+    if game.setup.proven:
+        keys = list(sec.lock_keys)
+        keys[i] = s  # as if X[i] were X[j]: the only key it knows for locked[i]
+        proof = prove_lock(game.setup.context.at("lock", seat), xs, locked, stripped, s, keys)
+    return LockPass(seat, tuple(stripped), proof, tuple(locked))
+
+
+def _read_with_own_shuffle_key(game: Table, seat: int, i: int) -> int | None:
+    """What the cheating seat reads at i once every other seat revealed
+    its keys there: the others' keys and its shuffle key off the value."""
+    table = game.public
+    product = game.secrets[seat].shuffle_key
+    for layer in table.layers[i]:
+        if layer.seat != seat:
+            assert layer.key is not None
+            product = product * layer.key % L_ORDER
+    return table.setup.deck.index_of(mul(inverse(product), table.ciphertext(i)))
+
+
+def test_the_lock_attack_works_where_nothing_proves_the_lock_keys() -> None:
+    """The attack is real: in an unproven deal seat 0 reads card j, dealt
+    to nobody, from the others' key reveals for its own position i (the
+    audit names it only at the end, after the secret leaked)."""
+    game = Table(3, Deck.standard(), proven=False)
+    for seat in range(3):
+        game.send_ok(make_shuffle(game.setup, game.secrets[seat], game.public.expected_input()))
+    game.send_ok(lock_reading_another_position(game, 0, 1, 4))
+    for seat in (1, 2):
+        game.send_ok(make_lock(game.setup, game.secrets[seat], game.public.expected_input()))
+    for other in (1, 2):
+        game.send_ok(make_key_reveal(game.secrets[other], [1]))
+    stolen = _read_with_own_shuffle_key(game, 0, 1)
+    for seat in (1, 2):
+        game.send_ok(make_final_reveal(game.secrets[seat]))
+    assert stolen is not None and stolen == game.tables[0].decrypt(4, 0, game.secrets[0])
+    # only its own final reveal, long after the leak, gives it away
+    verdicts = game.send(make_final_reveal(game.secrets[0]))
+    assert all(not v.ok and v.seat == 0 and "position 1" in v.reason for v in verdicts)
+
+
+@pytest.mark.parametrize(("cheater", "i", "j"), [(0, 1, 4), (1, 2, 7), (0, 0, 1)])
+def test_a_lock_pass_reading_another_position_is_refused_and_named(
+    cheater: int, i: int, j: int
+) -> None:
+    """Issue 9 §1, proven: seat 0 reading position j; a middle seat
+    reading a card that goes to a later seat; seat 0 reading seat 1's Bomb
+    identity (positions 0, 1, 2 are the identities). Refused at the lock
+    pass, naming the seat; the honest pass is then accepted."""
+    game = Table(3, Deck.standard())
+    for seat in range(3):
+        game.send_ok(make_shuffle(game.setup, game.secrets[seat], game.public.expected_input()))
+    for seat in range(cheater):
+        game.send_ok(make_lock(game.setup, game.secrets[seat], game.public.expected_input()))
+    assert_cheater(game, lock_reading_another_position(game, cheater, i, j), cheater)
+    assert all(not t.locks or t.locks[-1].seat != cheater for t in game.tables)
+    for seat in range(cheater, 3):
+        game.send_ok(make_lock(game.setup, game.secrets[seat], game.public.expected_input()))
+    assert all(game.finish())
 
 
 def test_out_of_turn_and_replayed_passes_are_rejected() -> None:
@@ -605,7 +678,7 @@ def _flip(obj: object, path: tuple, offset: int, xor: int) -> object:
 def test_any_single_corruption_of_a_published_value_is_caught(step: int, data) -> None:
     """Corrupt one byte of any point or scalar of one message (shuffle, lock,
     or a key reveal): it is rejected at once naming its author (a locked
-    point is bound by the strip proof made over it)."""
+    point is bound by the lock proof made over it)."""
     table = DealTable(_SMALL)
     makers = [make_shuffle, make_shuffle, make_lock, make_lock]
     for i, make in enumerate(makers[:step]):

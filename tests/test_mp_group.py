@@ -125,7 +125,7 @@ def test_deck_encoding_is_no_multiple_of_the_base_point() -> None:
 def test_context_validation_and_binding() -> None:
     ctx = Context(b"t", 1)
     assert ctx.at("shuffle", 2).items() != ctx.at("shuffle", 3).items()
-    assert ctx.at("shuffle", 2).items() != ctx.at("strip", 2).items()
+    assert ctx.at("shuffle", 2).items() != ctx.at("lock", 2).items()
     assert Context(b"t", 2).items() != ctx.items()
     for bad in (
         lambda: Context(b"", 1),

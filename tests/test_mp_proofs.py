@@ -27,20 +27,20 @@ from mental_poker.group import (
     random_scalar,
 )
 from mental_poker.proofs import (
+    LockProof,
     MemberProof,
     ShuffleProof,
-    StripProof,
+    prove_lock,
     prove_member,
     prove_shuffle,
-    prove_strip,
+    verify_lock,
     verify_member,
     verify_shuffle,
-    verify_strip,
 )
 
 CTX = Context(b"table-A", 4)
 SHUFFLE = CTX.at("shuffle", 1)
-STRIP = CTX.at("strip", 1)
+LOCK = CTX.at("lock", 1)
 IDENT = CTX.at("identity", 1)
 ORDER_8 = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
 
@@ -109,7 +109,7 @@ def test_proof_replayed_in_another_context_is_rejected() -> None:
     proof = prove_shuffle(SHUFFLE, xs, ys, gamma, s, perm)
     for ctx in (
         SHUFFLE.at("shuffle", 2),
-        SHUFFLE.at("strip", 1),
+        SHUFFLE.at("lock", 1),
         replace(SHUFFLE, deal=5),
         replace(SHUFFLE, table_id=b"table-B"),
         replace(SHUFFLE, version=2),
@@ -173,7 +173,7 @@ def test_identity_as_gamma_is_rejected() -> None:
     with pytest.raises(ProofError):
         verify_shuffle(SHUFFLE, xs, ys, IDENTITY, proof)
     with pytest.raises(ProofError):
-        verify_strip(STRIP, xs, ys, IDENTITY, StripProof(1, 1))
+        verify_lock(LOCK, xs, ys, ys, IDENTITY, LockProof(1, 1, (1,) * len(xs)))
 
 
 def test_gamma_must_be_in_the_transcript(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -190,8 +190,11 @@ def test_gamma_must_be_in_the_transcript(monkeypatch: pytest.MonkeyPatch) -> Non
     forged, gamma2, gamma2_key = _forge_free_gamma(xs, ys, s, perm)
     assert gamma2 != gamma and gamma2_key != s
     verify_shuffle(SHUFFLE, xs, ys, gamma2, forged)  # the weak verifier is fooled
-    stripped = [mul(inverse(gamma2_key), y) for y in ys]  # strips the wrong key
-    verify_strip(STRIP, ys, stripped, gamma2, prove_strip(STRIP, ys, stripped, gamma2, gamma2_key))
+    keys = [random_scalar() for _ in ys]
+    locked = [mul(k, y) for k, y in zip(keys, ys, strict=True)]
+    stripped = [mul(inverse(gamma2_key), x) for x in locked]  # strips the wrong key
+    proof = prove_lock(LOCK, ys, locked, stripped, gamma2_key, keys)
+    verify_lock(LOCK, ys, locked, stripped, gamma2, proof)
     assert not set(stripped) & set(xs)  # every card is now garbage
     monkeypatch.setattr(proofs, "_shuffle_prefix", honest_prefix)
     with pytest.raises(ProofError):  # the real verifier is not
@@ -243,37 +246,63 @@ def _forge_free_gamma(
     return proof, base_mul(gamma2_key), gamma2_key
 
 
-# ---------------------------------------------------------------- strip
+# ---------------------------------------------------------------- lock
 
 
-def stripped_deck(n: int) -> tuple[list[bytes], list[bytes], bytes, int]:
+def locked_deck(n: int) -> tuple[list[bytes], list[bytes], list[bytes], bytes, int, list[int]]:
+    """A lock pass: input deck, locked, stripped, Γ, shuffle key, lock keys."""
     s = random_scalar()
     xs = [mul(s, p) for p in Deck.of(range(n)).points]
-    return xs, [mul(inverse(s), x) for x in xs], base_mul(s), s
+    keys = [random_scalar() for _ in range(n)]
+    locked = [mul(k, x) for k, x in zip(keys, xs, strict=True)]
+    return xs, locked, [mul(inverse(s), x) for x in locked], base_mul(s), s, keys
 
 
-def test_honest_strip_proof_verifies_and_round_trips() -> None:
-    xs, ys, gamma, s = stripped_deck(54)
-    proof = prove_strip(STRIP, xs, ys, gamma, s)
-    verify_strip(STRIP, xs, ys, gamma, proof)
-    assert StripProof.from_wire(proof.to_wire()) == proof
+def test_honest_lock_proof_verifies_and_round_trips() -> None:
+    xs, locked, stripped, gamma, s, keys = locked_deck(54)
+    proof = prove_lock(LOCK, xs, locked, stripped, s, keys)
+    verify_lock(LOCK, xs, locked, stripped, gamma, proof)
+    assert LockProof.from_wire(proof.to_wire(), 54) == proof
+    with pytest.raises(DecodeError):
+        LockProof.from_wire(proof.to_wire(), 53)
 
 
-def test_strip_with_a_tagged_card_or_another_key_is_rejected() -> None:
-    xs, ys, gamma, s = stripped_deck(8)
-    tagged = list(ys)
-    tagged[3] = mul(random_scalar(), ys[3])
+def test_lock_with_a_tagged_card_or_another_key_is_rejected() -> None:
+    xs, locked, stripped, gamma, s, keys = locked_deck(8)
+    tagged = list(stripped)
+    tagged[3] = mul(random_scalar(), stripped[3])
     with pytest.raises(ProofError):
-        verify_strip(STRIP, xs, tagged, gamma, prove_strip(STRIP, xs, tagged, gamma, s))
+        verify_lock(LOCK, xs, locked, tagged, gamma, prove_lock(LOCK, xs, locked, tagged, s, keys))
     other = random_scalar()
     with pytest.raises(ProofError):  # proving with a key that is not the one behind Γ
-        verify_strip(STRIP, xs, ys, gamma, prove_strip(STRIP, xs, ys, base_mul(other), other))
-    proof = prove_strip(STRIP, xs, ys, gamma, s)
-    for ctx in (STRIP.at("strip", 0), STRIP.at("shuffle", 1), replace(STRIP, deal=9)):
+        verify_lock(
+            LOCK, xs, locked, stripped, gamma, prove_lock(LOCK, xs, locked, stripped, other, keys)
+        )
+    proof = prove_lock(LOCK, xs, locked, stripped, s, keys)
+    for ctx in (LOCK.at("lock", 0), LOCK.at("shuffle", 1), replace(LOCK, deal=9)):
         with pytest.raises(ProofError):
-            verify_strip(ctx, xs, ys, gamma, proof)
-    with pytest.raises(ProofError):
-        verify_strip(STRIP, xs, ys[::-1], gamma, proof)  # a permutation is not a strip
+            verify_lock(ctx, xs, locked, stripped, gamma, proof)
+    with pytest.raises(ProofError):  # a permutation is not a strip
+        verify_lock(LOCK, xs, locked, stripped[::-1], gamma, proof)
+    with pytest.raises(ProofError):  # the proof is bound to the input deck
+        verify_lock(LOCK, xs[::-1], locked, stripped, gamma, proof)
+
+
+def test_a_locked_point_taken_from_another_position_is_rejected() -> None:
+    """The lock-pass break (issue 9): ``locked[i] = s·X[j]``, ``stripped[i]
+    = X[j]`` passes a strip-only proof, and the others' key reveals for a
+    card dealt at i would then decrypt position j. The lock keys' proof of
+    knowledge refuses it, whatever key the prover uses for position i."""
+    xs, locked, stripped, gamma, s, keys = locked_deck(6)
+    i, j = 1, 4
+    locked[i], stripped[i] = mul(s, xs[j]), xs[j]
+    for key_i in (keys[i], s, s * keys[j] % L, random_scalar()):
+        forged = list(keys)
+        forged[i] = key_i
+        with pytest.raises(ProofError):
+            verify_lock(
+                LOCK, xs, locked, stripped, gamma, prove_lock(LOCK, xs, locked, stripped, s, forged)
+            )
 
 
 # ---------------------------------------------------------------- identity
@@ -330,8 +359,8 @@ def test_identity_proof_is_bound_to_context_statement_and_set() -> None:
 _N = 4
 _SHUF = shuffled(_N)
 _SHUF_PROOF = prove_shuffle(SHUFFLE, *_SHUF[:3], *_SHUF[3:]).to_wire()
-_STRIP = stripped_deck(_N)
-_STRIP_PROOF = prove_strip(STRIP, *_STRIP[:3], _STRIP[3]).to_wire()
+_LOCK = locked_deck(_N)
+_LOCK_PROOF = prove_lock(LOCK, *_LOCK[:3], _LOCK[4], _LOCK[5]).to_wire()
 _MEMBERS = [3, 20, 41]
 _IDENT = identity_statement(20)
 _MEMBER_PROOF = prove_member(IDENT, members(_MEMBERS), *_IDENT, 20).to_wire()
@@ -372,13 +401,14 @@ def _shuffle_case(wire: dict) -> None:
     )
 
 
-def _strip_case(wire: dict) -> None:
-    verify_strip(
-        STRIP,
+def _lock_case(wire: dict) -> None:
+    verify_lock(
+        LOCK,
         [decode_point(x) for x in wire["xs"]],
-        [decode_point(y) for y in wire["ys"]],
+        [decode_point(x) for x in wire["locked"]],
+        [decode_point(y) for y in wire["stripped"]],
         decode_point(wire["gamma"]),
-        StripProof.from_wire(wire["proof"]),
+        LockProof.from_wire(wire["proof"], _N),
     )
 
 
@@ -392,9 +422,15 @@ CASES = {
         _shuffle_case,
         {"xs": _SHUF[0], "ys": _SHUF[1], "gamma": _SHUF[2], "proof": _SHUF_PROOF},
     ),
-    "strip": (
-        _strip_case,
-        {"xs": _STRIP[0], "ys": _STRIP[1], "gamma": _STRIP[2], "proof": _STRIP_PROOF},
+    "lock": (
+        _lock_case,
+        {
+            "xs": _LOCK[0],
+            "locked": _LOCK[1],
+            "stripped": _LOCK[2],
+            "gamma": _LOCK[3],
+            "proof": _LOCK_PROOF,
+        },
     ),
     "identity": (
         _member_case,
@@ -443,13 +479,15 @@ def test_every_parsed_point_is_validated_by_the_verification(field: str) -> None
         with pytest.raises(InvalidPoint) as caught:
             verify_shuffle(SHUFFLE, xs, points if field == "ys" else ys, gamma, proof)
         assert caught.value.point == torsioned
-    stripped = [mul(inverse(s), y) for y in ys]
-    strip = prove_strip(STRIP, ys, stripped, gamma, s)
+    keys = [random_scalar() for _ in ys]
+    locked = [mul(k, y) for k, y in zip(keys, ys, strict=True)]
+    stripped = [mul(inverse(s), x) for x in locked]
+    lock = prove_lock(LOCK, ys, locked, stripped, s, keys)
     for deck in ("locked", "stripped"):
         for j in range(4):
-            a, b = list(ys), list(stripped)
+            a, b = list(locked), list(stripped)
             target = a if deck == "locked" else b
             target[j] = torsioned = add(target[j], ORDER_8)
             with pytest.raises(InvalidPoint) as caught:
-                verify_strip(STRIP, a, b, gamma, strip)
+                verify_lock(LOCK, ys, a, b, gamma, lock)
             assert caught.value.point == torsioned

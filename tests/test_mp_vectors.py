@@ -68,8 +68,8 @@ def test_whole_deal_vector() -> None:
     expected = [
         "6ef8ab523f1de9cf89923c95ffe79cdcdfd55a6bfba282d7a974be44ec98a4ab",
         "0d40847bd0e95371714d81f89491ededf6be39838c5ee342e0319fad34562991",
-        "4732113d47484e4cd9f6fab16bf9a8c376842a1d933d4eefdb890a22f94a0cf5",
-        "4b1c5a10e7a144860f18e98017417c8979e8c5063ae3696683c0b8e8c5cc499f",
+        "8f349c6942b2965de6a1a1bc7f922034d6036049ca153bc4c226ff3eef0643b1",
+        "01716d5f84445e7303fcc1c28a4aa4b3b7278ed8148bdcca7f9ac16140dd8c84",
     ]
     got = []
     for make in (make_shuffle, make_lock):

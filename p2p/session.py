@@ -44,6 +44,13 @@ majority held), the table is rebuilt from the kept entries. Our own cut
 events are resubmitted by the node itself (its outbox), so the session sends
 nothing again; it only waits for them, as after a restart.
 
+*Overdue.* Every seat's duties are public (:meth:`~p2p.table.Table.duties`).
+When another seat has owed a body for ``duty_wait`` seconds without a break
+(a key the judging needs, its pass, its final reveal, …), the session signs
+an ``overdue`` body about it; once more than half of the other seats have,
+the table names that seat (protocol.md §6), so a seat that keeps its keys
+cannot leave an unfinished log that blames nobody.
+
 *Faults.* A refused body is a :class:`~p2p.verify.Fault` naming the seat. The
 session reports it (``on_update``), stops playing - no moves, no timers, no
 further crypto work - but still makes its final reveal of every dealt deal so
@@ -58,7 +65,7 @@ from __future__ import annotations
 import math
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -72,11 +79,12 @@ from mental_poker.deal import DealSecrets
 from mental_poker.errors import MentalPokerError, Verdict
 
 from .node import LogItem, Node, Rewound
-from .table import Seat, Table
+from .table import Seat, Table, TableSetup
 from .verify import Fault, Replay, setup_body
 
 SECRETS_NAME = "table-seat"
 FINAL_WAIT = 30.0
+DUTY_WAIT = 30.0
 
 
 class SessionError(Exception):
@@ -172,6 +180,7 @@ class TableSession:
         time_scale: float = 1.0,
         on_update: Callable[[Update], None] | None = None,
         final_wait: float = FINAL_WAIT,
+        duty_wait: float = DUTY_WAIT,
     ) -> None:
         me = node.table.seat_of(node.identity.public)
         if me is None:
@@ -187,6 +196,7 @@ class TableSession:
         self.time_scale = time_scale
         self.on_update = on_update
         self.final_wait = final_wait
+        self.duty_wait = duty_wait
         self.replay = Replay(node.table)
         self.seat: Seat | None = None
         self.updates: list[Update] = []
@@ -197,6 +207,8 @@ class TableSession:
         self._over_shown = False
         self._own_fed = 0  # our own entries fed (they carry counters 0, 1, ...)
         self._timer_seen: dict[tuple[str, int], float] = {}
+        self._owing_seen: dict[tuple[int, int], float] = {}  # (seat, since) -> first seen
+        self._complained: set[tuple[int, int]] = set()
         self._last_progress = 0.0  # when the log last brought us anything
         self._finals_sent: set[int] = set()
         self._secrets_blob: bytes | None = None
@@ -322,13 +334,9 @@ class TableSession:
     def _start_seat(self) -> None:
         table = self.replay.table
         assert table is not None
-        if self.game_name is not None and table.setup.game != self.game_name:
-            found = Fault(
-                0,
-                self.replay.name(0),
-                f"the host set up {table.setup.game}, not {self.game_name}",
-                1,
-            )
+        differs = self._setup_differs(table.setup)
+        if differs is not None:
+            found = Fault(0, self.replay.name(0), differs, 1)
             self.replay.faults.append(found)
             self.replay.broken = True
         old = self.seat
@@ -338,6 +346,29 @@ class TableSession:
         elif self._restored is not None:
             self.seat.secrets, self.seat.draw_values = self._restored
             self._restored = None
+
+    def _setup_differs(self, setup: TableSetup) -> str | None:
+        """Why the host's setup is not the table this seat agreed to play
+        (protocol.md §7.1), if it is not: another game, another config (when
+        this seat named its game) or proofs switched on or off."""
+        if self.game_name is not None and setup.game != self.game_name:
+            return f"the host set up {setup.game}, not {self.game_name}"
+        if setup.proven != self.proven:
+            said = "proven" if self.proven else "unproven"
+            got = "proven" if setup.proven else "unproven"
+            return f"the host set up {got} deals, but this seat agreed to {said} ones"
+        if self.game_name is not None:
+            agreed = replace(setup, config=self.config, proven=self.proven)
+            try:
+                same = agreed.decoded_config() == setup.decoded_config()
+            except (EngineError, ValueError, TypeError):
+                same = False
+            if not same:
+                return (
+                    f"the host set up {setup.game} with config {setup.config!r:.80}, "
+                    f"but this seat agreed to {self.config!r:.80}"
+                )
+        return None
 
     def _rewind(self, seq: int) -> None:
         self.replay.rewind(seq)
@@ -412,6 +443,8 @@ class TableSession:
             for body in duties:
                 await self._publish(body)
             return
+        if await self._complain_overdue(table):
+            return
         if table.over or stopped:
             return
         if await self._time_out_timer(table):
@@ -465,6 +498,31 @@ class TableSession:
                 return True
         return False
 
+    def _overdue_deadlines(self) -> dict[tuple[int, int], float]:
+        """When each other seat that owes a body will have kept us waiting
+        ``duty_wait`` seconds (by this peer's clock), per unbroken stretch."""
+        table = self.replay.table
+        if table is None or self.replay.broken:
+            return {}
+        now = trio.current_time()
+        seen = {}
+        for seat, since in table.owing().items():
+            if seat != self.me:
+                seen[(seat, since)] = self._owing_seen.get((seat, since), now)
+        self._owing_seen = seen
+        return {key: start + self.duty_wait for key, start in seen.items()}
+
+    async def _complain_overdue(self, table: Table) -> bool:
+        """Sign an ``overdue`` body about a seat that has owed a body for
+        ``duty_wait`` seconds (once per stretch): enough of them name it."""
+        now = trio.current_time()
+        for key, due in sorted(self._overdue_deadlines().items(), key=lambda kv: kv[1]):
+            if due <= now and key not in self._complained:
+                self._complained.add(key)
+                await self._publish({"t": "overdue", "seat": key[0], "at": table.count})
+                return True
+        return False
+
     def _wake_at(self) -> float:
         """When the loop must look again even if no entry arrives."""
         now = trio.current_time()
@@ -477,6 +535,9 @@ class TableSession:
                 wake = min(wake, min(deadlines.values()))
             else:
                 wake = min(wake, now + 0.25)  # a failover may make us the sequencer
+        overdue = [d for k, d in self._overdue_deadlines().items() if k not in self._complained]
+        if overdue:
+            wake = min(wake, min(overdue))
         table = self.replay.table
         if table is not None and (table.over or self.replay.stopped):
             wake = min(wake, self._last_progress + self.final_wait)
@@ -592,6 +653,7 @@ async def play_bot_table(
     time_scale: float = 0.05,
     node_timeout: float = 3.0,
     final_wait: float = FINAL_WAIT,
+    duty_wait: float = DUTY_WAIT,
     on_update: Callable[[int, Update], None] | None = None,
     make_session: SessionFactory = TableSession,
 ) -> list[PeerResult]:
@@ -630,6 +692,7 @@ async def play_bot_table(
                     time_scale=time_scale,
                     on_update=updates,
                     final_wait=final_wait,
+                    duty_wait=duty_wait,
                 )
                 outcome = await session.run()
                 node = nodes[s]

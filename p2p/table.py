@@ -161,6 +161,42 @@ class _Draw:
     opens: dict[int, bytes] = field(default_factory=dict)
 
 
+DUTY_KINDS = ("pass", "keys", "relock", "handover", "commit", "open", "claim", "final")
+
+
+@dataclass(frozen=True)
+class Duty:
+    """A body one seat owes the table now. Public: every peer (and the
+    verifier) computes every seat's duties from the log alone, so a seat
+    that keeps the table waiting can be named (``overdue``, protocol.md §6).
+
+    ``kind``: ``pass`` (its shuffle or lock pass of ``deal``), ``keys`` (its
+    keys for ``positions`` of ``deal``), ``relock`` / ``handover`` (one
+    position of ``deal``), ``commit`` / ``open`` (a joint random draw,
+    ``request``), ``claim`` (an identity claim, ``request``), ``final`` (its
+    final reveal of ``deal``)."""
+
+    kind: str
+    deal: int | None = None
+    positions: tuple[int, ...] = ()
+    request: Request | None = None
+
+    def __str__(self) -> str:
+        where = "" if self.deal is None else f" of deal {self.deal}"
+        if self.kind == "pass":
+            return f"its shuffle or lock pass{where}"
+        if self.kind == "keys":
+            return f"its keys for positions {list(self.positions)}{where}"
+        if self.kind in ("relock", "handover"):
+            return f"its {self.kind} of position {self.positions[0]}{where}"
+        if self.kind in ("commit", "open"):
+            purpose = getattr(self.request, "purpose", "?")
+            return f"its {'commitment' if self.kind == 'commit' else 'opening'} for {purpose!r}"
+        if self.kind == "claim":
+            return f"its identity claim ({self.request})"
+        return f"its final reveal{where}"
+
+
 class Table:
     """The public state of one table; feed it every log body in order."""
 
@@ -178,7 +214,9 @@ class Table:
         "reshuffled" (shuffling one card hides nothing)"""
         self.draws: dict[tuple[str, int], _Draw] = {}
         self.draw_count: dict[str, int] = {}
-        self.claims: dict[tuple[int, int, tuple[int, ...]], bool] = {}
+        self.claims: dict[tuple[int, int, int, tuple[int, ...]], bool] = {}
+        """checked identity claims not yet answered, by (seat, deal, position
+        in that deal, members): True if the proof verified"""
         self.faults: list[Verdict] = []
         self.stale: list[tuple[int, int, str]] = []
         """(author, body number, what) of every stale body dropped"""
@@ -191,6 +229,12 @@ class Table:
         self._history: list[Any] = [self.state]  # engine state after k bodies
         self._timer_since: dict[str, int] = {}
         self._note_timers()
+        self._owing: list[frozenset[int]] = []
+        """seats that owed a body after k table bodies"""
+        self._owed_since: dict[int, int] = {}
+        """seat -> the body count since which it has owed something without a break"""
+        self._overdue_votes: dict[int, set[int]] = {}
+        self._note_owed()
 
     # ------------------------------------------------------------ queries
     @property
@@ -208,6 +252,94 @@ class Table:
         """The body number since which the pending timer ``purpose`` has been
         pending (None: not pending); a timer body must have seen it (``at``)."""
         return self._timer_since.get(purpose)
+
+    def duties(self, seat: int, stopped: bool | None = None) -> list[Duty]:
+        """What ``seat`` owes the table now (protocol.md §6, *Who owes
+        what*). ``stopped`` (default: a body was refused): the game was
+        stopped by a fault, so only final reveals are owed."""
+        if stopped is None:
+            stopped = bool(self.faults)
+        return self._duties(seat, stopped, self.pending())
+
+    def _duties(self, seat: int, stopped: bool, pending: tuple[Request, ...]) -> list[Duty]:
+        out: list[Duty] = []
+        if not stopped:
+            out.extend(
+                Duty("pass", number)
+                for number, deal in enumerate(self.deals)
+                if deal.phase in ("shuffle", "lock") and deal.next_seat == seat
+            )
+        if self.over or stopped:
+            out.extend(
+                Duty("final", number)
+                for number, deal in enumerate(self.deals)
+                if deal.dealt and seat in deal.missing_final()
+            )
+            return out
+        keys: dict[int, set[int]] = {}
+        dealt_to_me: set[int] = set()  # positions an earlier pending deal gives us
+        for request in pending:
+            if isinstance(request, Deal):
+                if request.seat != seat:
+                    self._keys_owed(seat, request.positions, keys)
+                else:
+                    dealt_to_me.update(request.positions)
+            elif isinstance(request, Reveal | Reshuffle):
+                # our key for a card still being dealt to us waits for that
+                # deal: out early, the card would be everyone's and the deal
+                # (answered first, in order) could never be answered
+                keep = tuple(p for p in request.positions if p not in dealt_to_me)
+                self._keys_owed(seat, keep, keys)
+            elif isinstance(request, Transfer):
+                out.extend(self._transfer_owed(seat, request))
+            elif isinstance(request, RandomDraw):
+                out.extend(self._draw_owed(seat, request))
+            elif isinstance(request, Prove) and request.seat == seat:
+                key = self.claim_key(request)
+                if key is not None and key not in self.claims:
+                    out.append(Duty("claim", key[1], (key[2],), request))
+        out.extend(Duty("keys", number, tuple(sorted(ps))) for number, ps in sorted(keys.items()))
+        return out
+
+    def owing(self) -> dict[int, int]:
+        """Seats that owe a body now -> the body count since which they have
+        owed something without a break (what ``overdue`` complaints cite)."""
+        return dict(self._owed_since)
+
+    def _keys_owed(self, seat: int, positions: tuple[int, ...], keys: dict[int, set[int]]) -> None:
+        for position in positions:
+            if position not in self.where:
+                continue  # a reshuffle still has to make it
+            number, local = self.where[position]
+            deal = self.deals[number]
+            if deal.dealt and any(layer.seat == seat for layer in deal.outstanding(local)):
+                keys.setdefault(number, set()).add(local)
+
+    def _transfer_owed(self, seat: int, request: Transfer) -> list[Duty]:
+        out = []
+        for position in request.positions:
+            if position not in self.where:
+                continue
+            number, local = self.where[position]
+            deal = self.deals[number]
+            if not deal.dealt:
+                continue
+            holders = {layer.seat for layer in deal.outstanding(local)}
+            if seat == request.seat:
+                if seat not in holders:
+                    out.append(Duty("relock", number, (local,)))
+            elif seat in holders and request.seat in holders:
+                out.append(Duty("handover", number, (local,)))
+        return out
+
+    def _draw_owed(self, seat: int, request: RandomDraw) -> list[Duty]:
+        key = (request.purpose, self.draw_count.get(request.purpose, 0))
+        draw = self.draws.get(key, _Draw())
+        if seat not in draw.commits:
+            return [Duty("commit", request=request)]
+        if len(draw.commits) == self.setup.seats and seat not in draw.opens:
+            return [Duty("open", request=request)]
+        return []
 
     def final_done(self) -> bool:
         return all(not d.missing_final() for d in self.deals if d.dealt)
@@ -239,6 +371,7 @@ class Table:
         self.count += 1
         self._history.append(self.state)
         self._note_timers()
+        self._note_owed()
         return verdict
 
     def _dispatch(self, author: int, body: Any, term: int | None) -> Verdict:
@@ -246,6 +379,8 @@ class Table:
             return Verdict.cheat(author, "a table body is a map with a text 't'")
         if body["t"] == "timer":
             return self._feed_timer(author, body, term)
+        if body["t"] == "overdue":
+            return self._feed_overdue(author, body)
         handler = {
             "deal": self._feed_deal,
             "move": self._feed_move,
@@ -270,6 +405,48 @@ class Table:
         self._timer_since = {p: k for p, k in self._timer_since.items() if p in live}
         for purpose in live:
             self._timer_since.setdefault(purpose, self.count)
+
+    def _note_owed(self) -> None:
+        """Remember which seats owe a body, and since when without a break."""
+        stopped, pending = bool(self.faults), self.pending()
+        owing = frozenset(s for s in range(self.setup.seats) if self._duties(s, stopped, pending))
+        self._owing.append(owing)
+        for seat in list(self._owed_since):
+            if seat not in owing:
+                del self._owed_since[seat]
+                self._overdue_votes.pop(seat, None)
+        for seat in owing:
+            self._owed_since.setdefault(seat, self.count)
+
+    def _feed_overdue(self, author: int, body: Mapping[str, Any]) -> Verdict:
+        """``overdue``: the author has waited for ``seat`` since body ``at``.
+        Once more than half of the other seats have signed that about one
+        unbroken stretch of owing, the seat is named (protocol.md §6)."""
+        seat = body.get("seat")
+        if set(body) != {"t", "seat", "at"} or type(seat) is not int:
+            return Verdict.cheat(author, "overdue body: expected t, seat, at")
+        if not 0 <= seat < self.setup.seats or seat == author:
+            return Verdict.cheat(author, f"overdue body about seat {seat!r:.20}: not another seat")
+        at = self._seen(body)
+        if at is None or "at" not in body:
+            return Verdict.cheat(author, f"overdue body: 'at' must be 0…{self.count}")
+        since = self._owed_since.get(seat)
+        if since is None or at < since:
+            if seat in self._owing[at]:
+                return self._stale(author, f"overdue complaint about seat {seat} (it has acted)")
+            return Verdict.cheat(author, f"overdue complaint about seat {seat}, which owed nothing")
+        votes = self._overdue_votes.setdefault(seat, set())
+        votes.add(author)
+        others = self.setup.seats - 1
+        if len(votes) * 2 <= others:
+            return Verdict.good()
+        self._overdue_votes.pop(seat)
+        what = "; ".join(str(d) for d in self.duties(seat)) or "a body"
+        return Verdict.cheat(
+            seat,
+            f"kept the table waiting: owes {what} since table body {since} "
+            f"(overdue: {len(votes)} of the {others} other seats signed that they waited)",
+        )
 
     def _stale(self, author: int, what: str) -> Verdict:
         self.stale.append((author, self.count, what))
@@ -297,15 +474,44 @@ class Table:
             return Verdict.cheat(
                 author, f"{what} of position {message.position} with no transfer pending for it"
             )
+        if isinstance(message, IdentityClaim):
+            return self._feed_claim(author, number, deal, message)
+        return deal.feed(message)
+
+    def _feed_claim(
+        self, author: int, number: int, deal: DealTable, message: IdentityClaim
+    ) -> Verdict:
+        """An identity claim answers exactly one pending proof request: the
+        card it proves (deal and position in that deal) is the one the
+        request names, with the same member set (K12 A/B). A claim about any
+        other card, even a true one, would let a seat prove its play against
+        a card that is not its identity."""
+        key = (author, number, message.position, message.members)
+        if key in self.claims:
+            return Verdict.cheat(author, "a second identity claim for one proof request")
+        if not any(self.claim_key(r) == key for r in self.pending() if isinstance(r, Prove)):
+            if self.over:
+                return self._stale(author, "identity claim after the game ended")
+            return Verdict.cheat(
+                author,
+                f"identity claim for position {message.position} of deal {number} "
+                "answers no pending proof request (wrong card or set)",
+            )
         verdict = deal.feed(message)
-        if verdict.ok and isinstance(message, IdentityClaim):
-            self.claims[(message.seat, message.position, message.members)] = True
-        elif not verdict.ok and isinstance(message, IdentityClaim):
-            # a false identity proof is answered with a failed verdict (the
-            # engine refuses the play) as well as recorded as a fault
-            self.claims[(message.seat, message.position, message.members)] = False
+        # a false identity proof is answered with a failed verdict (the engine
+        # refuses the play) as well as recorded as a fault
+        self.claims[key] = verdict.ok
+        if not verdict.ok:
             self._settle()
         return verdict
+
+    def claim_key(self, request: Prove) -> tuple[int, int, int, tuple[int, ...]] | None:
+        """The claims key that answers a proof request (None: the card is
+        not in any deal)."""
+        if request.position not in self.where:
+            return None
+        number, local = self.where[request.position]
+        return (request.seat, number, local, tuple(sorted(c.index for c in request.allowed)))
 
     def _transfer_pending(self, number: int, local: int, author: int, to_author: bool) -> bool:
         """Is a transfer of this card pending to ``author`` (a relock may be
@@ -539,8 +745,8 @@ class Table:
             self.draw_count[request.purpose] = key[1] + 1
             return RandomValue(request.purpose, int.from_bytes(h.digest(), "big") % request.bound)
         if isinstance(request, Prove):
-            members = tuple(sorted(c.index for c in request.allowed))
-            result = self.claims.pop((request.seat, request.position, members), None)
+            key = self.claim_key(request)
+            result = None if key is None else self.claims.pop(key, None)
             return None if result is None else ProofVerdict(request.seat, result)
         return None  # timers: answered by a timer body only
 
@@ -630,51 +836,58 @@ class Seat:
 
     # ------------------------------------------------------------ duties
     def duties(self, stopped: bool = False) -> list[dict[str, Any]]:
-        """The bodies this seat owes the table now (empty: nothing to do).
+        """The bodies this seat owes the table now (empty: nothing to do):
+        the public :meth:`Table.duties` of this seat, made with its secrets.
         ``stopped``: the game was stopped by a fault, so only the final
         reveals of the dealt deals are owed (for the audit)."""
         table = self._table
         out: list[dict[str, Any]] = []
-        if not stopped:
-            for number, deal in enumerate(table.deals):
-                body = self._pass_duty(number, deal)
-                if body is not None:
-                    out.append(body)
-        if table.over or stopped:
-            for number, deal in enumerate(table.deals):
-                if deal.dealt and self.seat in deal.missing_final():
-                    out.append(_deal_body(number, make_final_reveal(self.secrets[number])))
-            return out
         reveal: dict[int, set[int]] = {}
-        dealt_to_me: set[int] = set()  # positions an earlier pending deal gives us
-        for request in table.pending():
-            if isinstance(request, Deal):
-                self._give_keys(request.positions, reveal, unless=request.seat)
-                if request.seat == self.seat:
-                    dealt_to_me.update(request.positions)
-            elif isinstance(request, Reveal | Reshuffle):
-                # our key for a card still being dealt to us waits for that
-                # deal: out early, the card would be everyone's and the deal
-                # (answered first, in order) could never be answered
-                keep = [p for p in request.positions if p not in dealt_to_me]
-                self._give_keys(tuple(keep), reveal, unless=None)
-            elif isinstance(request, Transfer):
-                out.extend(self._transfer_duty(request))
-            elif isinstance(request, RandomDraw):
-                body = self._draw_duty(request)
-                if body is not None:
-                    out.append(body)
-            elif isinstance(request, Prove) and request.seat == self.seat:
-                body = self._prove_duty(request)
-                if body is not None:
-                    out.append(body)
+        for duty in table.duties(self.seat, stopped):
+            number = duty.deal
+            if duty.kind == "keys":
+                assert number is not None
+                reveal.setdefault(number, set()).update(duty.positions)
+                continue
+            body = self._make(duty)
+            if body is not None:
+                out.append(body)
         for number, locals_ in sorted(reveal.items()):
             out.append(_deal_body(number, make_key_reveal(self.secrets[number], sorted(locals_))))
         return out
 
-    def _pass_duty(self, number: int, deal: DealTable) -> dict[str, Any] | None:
-        if deal.phase not in ("shuffle", "lock") or deal.next_seat != self.seat:
-            return None
+    def _make(self, duty: Duty) -> dict[str, Any] | None:
+        table, number = self._table, duty.deal
+        if duty.kind == "pass":
+            assert number is not None
+            return self._pass_duty(number, table.deals[number])
+        if duty.kind == "final":
+            assert number is not None
+            return _deal_body(number, make_final_reveal(self.secrets[number]))
+        if duty.kind == "relock":
+            assert number is not None
+            (local,) = duty.positions
+            secrets = self._published_relocks(number, table.deals[number], local)
+            relock, self.secrets[number] = make_relock(table.deals[number], secrets, local)
+            return _deal_body(number, relock)
+        if duty.kind == "handover":
+            # take our key off under the new holder's relock, with a proof,
+            # never revealing it: a revealed key would open the card for
+            # everyone (protocol.md §1.5 handover)
+            assert number is not None
+            (local,) = duty.positions
+            return _deal_body(
+                number, make_handover(table.deals[number], self.secrets[number], local)
+            )
+        if duty.kind in ("commit", "open"):
+            assert isinstance(duty.request, RandomDraw)
+            return self._draw_duty(duty.request)
+        if duty.kind == "claim":
+            assert isinstance(duty.request, Prove)
+            return self._prove_duty(duty.request)
+        raise AssertionError(f"unknown duty {duty.kind}")  # pragma: no cover
+
+    def _pass_duty(self, number: int, deal: DealTable) -> dict[str, Any]:
         secrets = self.secrets.get(number)
         if secrets is None:
             secrets = self.secrets[number] = DealSecrets.generate(deal.setup, self.seat)
@@ -687,44 +900,6 @@ class Seat:
             # a complaint instead of the pass names it (protocol.md §1.5)
             message = make_complaint(deal, self.seat)
         return _deal_body(number, message)
-
-    def _own_layer_open(self, deal: DealTable, local: int) -> bool:
-        return any(layer.seat == self.seat for layer in deal.outstanding(local))
-
-    def _give_keys(
-        self, positions: tuple[int, ...], reveal: dict[int, set[int]], unless: int | None
-    ) -> None:
-        if unless == self.seat:
-            return
-        for position in positions:
-            if position not in self._table.where:
-                continue  # a reshuffle still has to make it
-            number, local = self._table.where[position]
-            deal = self._table.deals[number]
-            if deal.dealt and self._own_layer_open(deal, local):
-                reveal.setdefault(number, set()).add(local)
-
-    def _transfer_duty(self, request: Transfer) -> list[dict[str, Any]]:
-        out = []
-        for position in request.positions:
-            if position not in self._table.where:
-                continue
-            number, local = self._table.where[position]
-            deal = self._table.deals[number]
-            if not deal.dealt:
-                continue
-            holders = {layer.seat for layer in deal.outstanding(local)}
-            if self.seat == request.seat:
-                if self.seat not in holders:
-                    secrets = self._published_relocks(number, deal, local)
-                    relock, self.secrets[number] = make_relock(deal, secrets, local)
-                    out.append(_deal_body(number, relock))
-            elif self.seat in holders and request.seat in holders:
-                # take our key off under the new holder's relock, with a
-                # proof, never revealing it: a revealed key would open the
-                # card for everyone (protocol.md §1.5 handover)
-                out.append(_deal_body(number, make_handover(deal, self.secrets[number], local)))
-        return out
 
     def _published_relocks(self, number: int, deal: DealTable, local: int) -> DealSecrets:
         """Our secrets without relock keys over ``local`` whose relock never
@@ -754,15 +929,16 @@ class Seat:
         return None
 
     def _prove_duty(self, request: Prove) -> dict[str, Any] | None:
-        members = tuple(sorted(c.index for c in request.allowed))
-        if (self.seat, request.position, members) in self._table.claims:
-            return None
-        number, local = self._table.where[request.position]
+        key = self._table.claim_key(request)
+        assert key is not None
+        _, number, local, members = key
         deal = self._table.deals[number]
         try:
             claim = make_identity_claim(deal, self.secrets[number], local, members)
         except MentalPokerError:
-            return None  # not true: an honest seat never proves a false claim
+            # not true: an honest seat never proves a false claim (it owes
+            # the claim all the same; the table names it once overdue)
+            return None
         return _deal_body(number, claim)
 
     def secrets_bytes(self) -> dict[int, bytes]:

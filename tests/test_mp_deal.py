@@ -3,6 +3,7 @@ cheating peers: each cheat is rejected and the cheater named."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import msgpack
@@ -273,22 +274,28 @@ def test_tagging_in_the_lock_pass_is_rejected_and_named() -> None:
 
 
 def lock_reading_another_position(game: Table, seat: int, i: int, j: int) -> LockPass:
+    """The lock-pass break (issue 9 §1) by ``seat`` of ``game``."""
+    return forged_lock(game.setup, game.secrets[seat], game.public.expected_input(), i, j)
+
+
+def forged_lock(
+    setup: DealSetup, secrets: DealSecrets, xs: Sequence[bytes], i: int, j: int
+) -> LockPass:
     """The lock-pass break (issue 9 §1): at its position i the seat
     publishes ``locked[i] = s·X[j]`` and ``stripped[i] = X[j]`` (X its input
     deck), every other position honest, and the best proof it can make.
     Position i then carries card j under keys only this seat knows once the
     others reveal theirs for i."""
-    sec, xs = game.secrets[seat], game.public.expected_input()
-    s = sec.shuffle_key
-    locked = [mul(k, x) for k, x in zip(sec.lock_keys, xs, strict=True)]
+    s = secrets.shuffle_key
+    locked = [mul(k, x) for k, x in zip(secrets.lock_keys, xs, strict=True)]
     locked[i] = mul(s, xs[j])
     stripped = [mul(inverse(s), x) for x in locked]
     proof = None
-    if game.setup.proven:
-        keys = list(sec.lock_keys)
+    if setup.proven:
+        keys = list(secrets.lock_keys)
         keys[i] = s  # as if X[i] were X[j]: the only key it knows for locked[i]
-        proof = prove_lock(game.setup.context.at("lock", seat), xs, locked, stripped, s, keys)
-    return LockPass(seat, tuple(stripped), proof, tuple(locked))
+        proof = prove_lock(setup.context.at("lock", secrets.seat), xs, locked, stripped, s, keys)
+    return LockPass(secrets.seat, tuple(stripped), proof, tuple(locked))
 
 
 def _read_with_own_shuffle_key(game: Table, seat: int, i: int) -> int | None:

@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 import trio
 
-from engines.core import Timer
+from engines.core import Reveal, Timer
 from mental_poker.group import add, encode_scalar, random_scalar
 from p2p.session import PeerResult, TableSession, play_bot_table
-from p2p.table import Table
+from p2p.table import Table, _deal_body
 from p2p.verify import verify_log
+from tests.test_mp_deal import forged_lock
 
 
 def cheating_at(seat: int, cheat: type[TableSession]):
@@ -97,7 +98,11 @@ async def play_with_cheater(tmp_path, game: str, seats: int, seat: int, cheat) -
         )
 
 
-def assert_named_everywhere(peers: list[PeerResult], seat: int, words: str) -> None:
+def assert_named_everywhere(
+    peers: list[PeerResult], seat: int, words: str, *, outcome: bool = False
+) -> None:
+    """``outcome``: the game may still end (the keys that came with the
+    final reveals answered what the table was waiting for)."""
     cheater = peers[seat].fingerprint
     seqs = set()
     for peer in peers:
@@ -107,7 +112,7 @@ def assert_named_everywhere(peers: list[PeerResult], seat: int, words: str) -> N
         assert (first.seat, first.fingerprint) == (seat, cheater), (peer.seat, first)
         assert words in first.reason, first
         seqs.add(first.seq)
-        assert result.outcome is None, "the game was stopped"
+        assert outcome or result.outcome is None, "the game was stopped"
         assert not result.missing_finals, "every seat still made its final reveal"
         assert result.audit.ok, "the deals themselves were fair"
         report = verify_log(peer.log_path)
@@ -205,3 +210,71 @@ async def test_a_seat_refusing_its_final_reveal_is_named(tmp_path) -> None:
     (fault,) = report.faults
     assert (fault.seat, fault.fingerprint) == (1, peers[1].fingerprint)
     assert "final reveal" in fault.reason
+
+
+class ReadsAnIdentityInTheLockPass(TableSession):
+    """Issue 9 §1 at a real table: seat 0's lock pass of deal 0 publishes
+    ``locked[0] = s·X[1]``, ``stripped[0] = X[1]`` so that the others' key
+    reveals for its own identity (position 0, K2) would decrypt seat 1's
+    identity (position 1) for it; the best lock proof it can make goes
+    with it."""
+
+    async def _publish(self, body: dict[str, Any]) -> None:
+        if body["t"] == "deal" and body["deal"] == 0 and body["msg"]["type"] == "lock":
+            assert self.seat is not None and self.table is not None
+            deal = self.table.deals[0]
+            forged = forged_lock(deal.setup, self.seat.secrets[0], deal.expected_input(), 0, 1)
+            body = _deal_body(0, forged)
+        await super()._publish(body)
+
+
+@pytest.mark.trio
+@pytest.mark.slow
+async def test_a_lock_pass_reading_another_identity_is_named(tmp_path) -> None:
+    with trio.fail_after(120):
+        peers = await play_bot_table(
+            "bomb",
+            3,
+            tmp_path,
+            proven=True,
+            seed=3,
+            time_scale=0.02,
+            make_session=cheating_at(0, ReadsAnIdentityInTheLockPass),
+            final_wait=5.0,
+        )
+    assert_named_everywhere(peers, 0, "lock proof does not verify")
+
+
+class KeepsItsIdentityKey(TableSession):
+    """Plays fair until the Bomb game's end, then never reveals its key for
+    the identities (K18-K24 judging cannot run): the table must not stall,
+    the seat must be named."""
+
+    async def _publish(self, body: dict[str, Any]) -> None:
+        table = self.table
+        judging = table is not None and any(
+            isinstance(r, Reveal) and r.purpose == "identities" for r in table.pending()
+        )
+        if judging and body["t"] == "deal" and body["msg"]["type"] == "keys":
+            return
+        await super()._publish(body)
+
+
+@pytest.mark.trio
+@pytest.mark.slow
+async def test_a_seat_keeping_the_key_the_judging_needs_is_named(tmp_path) -> None:
+    with trio.fail_after(240):
+        peers = await play_bot_table(
+            "bomb",
+            3,
+            tmp_path,
+            proven=False,
+            seed=3,
+            time_scale=0.02,
+            make_session=cheating_at(2, KeepsItsIdentityKey),
+            final_wait=3.0,
+            duty_wait=1.0,
+        )
+    # its final reveal (owed once the game is stopped) brings the key: the
+    # judging then runs, but the seat stays named
+    assert_named_everywhere(peers, 2, "kept the table waiting: owes its keys", outcome=True)

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 import trio
 
-from engines.bluff import Challenge
+from engines.bluff import BluffConfig, Challenge, Start
 from engines.bots import sensible_bots
+from engines.core import to_data
 from p2p.node import Node
 from p2p.session import MoveRefused, TableSession
 from p2p.verify import verify_log
@@ -32,7 +33,7 @@ async def test_a_seat_played_through_submit_move(tmp_path) -> None:
         changed = trio.Event()
 
     host = TableSession(nodes[0], game="bluff", proven=False, player=bots[0], time_scale=0.02)
-    guest = TableSession(nodes[1], game="bluff", time_scale=0.02, on_update=note)
+    guest = TableSession(nodes[1], game="bluff", proven=False, time_scale=0.02, on_update=note)
     refused: list[str] = []
     made = 0
 
@@ -89,14 +90,30 @@ async def test_a_seat_played_through_submit_move(tmp_path) -> None:
 
 
 @pytest.mark.trio
-async def test_a_peer_expecting_another_game_names_the_host(tmp_path) -> None:
-    ids, spec = make_table(2, b"wrong-game")
+@pytest.mark.parametrize(
+    ("expected", "words"),
+    [
+        ({"game": "mao", "proven": False}, "set up bluff, not mao"),
+        # issue 9 §3: a host cannot switch the proofs off behind a player's back
+        (
+            {"game": "bluff", "proven": True},
+            "set up unproven deals, but this seat agreed to proven",
+        ),
+        ({"proven": True}, "unproven deals"),
+        (
+            {"game": "bluff", "proven": False, "config": to_data(BluffConfig(start=Start.RANDOM))},
+            "but this seat agreed to",
+        ),
+    ],
+)
+async def test_a_peer_refuses_a_setup_other_than_it_agreed_to(tmp_path, expected, words) -> None:
+    ids, spec = make_table(2, b"wrong-setup")
     nodes = [
         Node(ids[s], spec, home=tmp_path / f"peer{s}", host="127.0.0.1", timeout=2.0)
         for s in range(2)
     ]
     host = TableSession(nodes[0], game="bluff", proven=False, time_scale=0.02)
-    guest = TableSession(nodes[1], game="mao", time_scale=0.02)
+    guest = TableSession(nodes[1], time_scale=0.02, **expected)
     try:
         async with trio.open_nursery() as nursery:
             for node in nodes:
@@ -110,7 +127,8 @@ async def test_a_peer_expecting_another_game_names_the_host(tmp_path) -> None:
         for node in nodes:
             node.store.close()
     (fault,) = result.faults
-    assert (fault.seat, fault.seq) == (0, 1) and "set up bluff, not mao" in fault.reason
+    assert (fault.seat, fault.seq) == (0, 1) and words in fault.reason, fault
     assert fault.fingerprint == ids[0].fingerprint and not result.clean
+    assert result.entries == 1, "the guest played nothing at that table"
     with pytest.raises(MoveRefused):
         await guest.submit_move(Challenge(1))

@@ -261,7 +261,7 @@ def test_session_rebuilds_its_table_when_the_log_is_cut_back(tmp_path) -> None:
     spec = TableSpec(b"cut-back", tuple(i.public for i in ids))
     node = Node(ids[1], spec, home=tmp_path)
     try:
-        session = TableSession(node, time_scale=1.0)
+        session = TableSession(node, proven=False, time_scale=1.0)
         log = [(0, setup_body("bluff", 2, None, False)), *local.log]
         counters = [0, 0]
         items = []

@@ -1,0 +1,210 @@
+"""The fair deal at the table (issue 9): a Bomb identity claim answers only
+the proof request it was made for, every seat's duties are public and a seat
+that keeps the table waiting is named (``overdue``), never a stalled table
+that blames nobody."""
+
+from __future__ import annotations
+
+import pytest
+
+import p2p.table as table_module
+from engines.bomb import Detonate, Kind, Pass, Phase, Play, Prove, related_faces
+from engines.bots import Bot, sensible_bots
+from mental_poker.deal import DealSecrets, make_identity_claim
+from mental_poker.group import SeededRng
+from p2p.local import LocalTable
+from p2p.table import Table, TableSetup, _deal_body
+
+
+@pytest.fixture
+def deterministic_deals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every deal secret and draw value from a seeded stream, so that a game
+    between seeded bots goes the same way every run (tests must not depend
+    on how fresh secrets happen to deal)."""
+    generate = DealSecrets.generate.__func__  # type: ignore[attr-defined]
+
+    def seeded(cls, setup, seat, rng=None):
+        ctx = setup.context
+        label = b"%s/%d/%d" % (ctx.table_id, ctx.deal, seat)
+        return generate(cls, setup, seat, SeededRng(label))
+
+    monkeypatch.setattr(DealSecrets, "generate", classmethod(seeded))
+    draws = SeededRng(b"draws")
+    monkeypatch.setattr(table_module._secrets, "token_bytes", lambda n: draws(n))
+
+
+def _opening(local: LocalTable) -> tuple[int, int, int] | None:
+    """The Bomb break's opening: it is seat a's turn; a holds the card at
+    position a of a reshuffle deal d > 0 (position number a is also the
+    engine position of a's identity in deal 0) and a card X whose related
+    faces (K12 A for a play of X) are all in deal d and include that card.
+    Returns (a, the position of the card at (d, a), the position of X)."""
+    table, state = local.table, local.table.state
+    if state.phase is not Phase.TURN or state.work:
+        return None
+    a = state.turn
+    known = local.seats[a].knowledge()
+    for position in state.hands[a]:
+        number, local_position = table.where[position]
+        if number < 1 or local_position != a or position not in known:
+            continue
+        cards = set(table.deals[number].setup.deck.cards)
+        for x in state.hands[a]:
+            if x not in known:
+                continue
+            allowed = {c.index for c in related_faces((known[x],))}
+            if allowed <= cards and known[position].index in allowed:
+                return a, position, x
+    return None
+
+
+class Patient:
+    """A sensible Bomb bot that never detonates (K17): rounds go on, the
+    discard pile is reshuffled again and again (K9), and reshuffle decks
+    grow until a play's related faces (K12 A) can all lie in one."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+
+    def act(self, game, state, seat, known):
+        event = self.bot.act(game, state, seat, known)
+        if isinstance(event, Detonate):
+            return None if seat in state.passed else Pass(seat)
+        return event
+
+
+def _bomb_until_opening() -> tuple[LocalTable, int, int, int]:
+    for seed in range(1, 40):
+        setup = TableSetup(f"claim-{seed}".encode(), "bomb", 3, proven=True)
+        bots = [Patient(bot) for bot in sensible_bots("bomb", 3, seed)]
+        local = LocalTable(setup, bots, seed=seed)
+        while local.step():
+            if len(local.table.deals) > 1:
+                found = _opening(local)
+                if found:
+                    return local, *found
+    raise AssertionError("no seeded game offered the opening (bots or engine changed?)")
+
+
+def test_k12_identity_claim_about_a_reshuffled_card_is_refused(deterministic_deals) -> None:
+    """Issue 9 §2: seat a plays kind A (K12) with the card it holds at
+    position a of a reshuffle deal, then proves a true statement about THAT
+    card instead of its identity (deal 0, position a). Filed under (seat,
+    position, members) without the deal, the claim used to answer the proof
+    request and the play was accepted; now it is refused, naming the seat."""
+    local, a, position, x = _bomb_until_opening()
+    table = local.table
+    number, local_position = table.where[position]
+    knowledge = local.seats[a].knowledge()
+    play = Play(a, (x,), (knowledge[x],), Kind.A)
+    assert table.feed(a, local.seats[a].move_body(play)).ok
+    (prove,) = [r for r in table.pending() if isinstance(r, Prove)]
+    assert prove.position == a and knowledge[position] in prove.allowed  # a true claim ...
+    members = tuple(sorted(c.index for c in prove.allowed))
+    deal = table.deals[number]  # ... about the card at position a of deal `number`
+    claim = make_identity_claim(deal, local.seats[a].secrets[number], local_position, members)
+    before = table.game.encode(table.state)
+    verdict = table.feed(a, _deal_body(number, claim))
+    assert not verdict.ok and verdict.seat == a
+    assert "answers no pending proof request" in verdict.reason
+    assert table.game.encode(table.state) == before and not table.claims
+    assert any(r == prove for r in table.pending())  # still waiting for the real proof
+
+
+def test_a_claim_for_no_request_or_a_second_claim_is_refused(deterministic_deals) -> None:
+    local, a, _, _ = _bomb_until_opening()
+    table = local.table
+    # a true claim about its identity with no play (no request pending)
+    members = tuple(range(54))
+    claim = make_identity_claim(table.deals[0], local.seats[a].secrets[0], a, members)
+    verdict = table.feed(a, _deal_body(0, claim))
+    assert not verdict.ok and verdict.seat == a and "no pending proof request" in verdict.reason
+
+
+def test_duties_are_public_and_match_what_a_seat_sends() -> None:
+    """Table.duties (what every peer can see a seat owes) and Seat.duties
+    (the bodies it makes with its secrets) agree at every step of a game."""
+    setup = TableSetup(b"duties", "bluff", 3, proven=False)
+    local = LocalTable(setup, sensible_bots("bluff", 3, 2), seed=2)
+    kinds = {"keys": "keys", "pass": None, "final": "final", "relock": "relock"}
+    seen: set[str] = set()
+    for _ in range(400):
+        for seat in local.seats:
+            public = local.table.duties(seat.seat)
+            bodies = seat.duties()
+            assert bool(public) == bool(bodies), (public, bodies)
+            for duty in public:
+                seen.add(duty.kind)
+                wanted = kinds.get(duty.kind)
+                if wanted is not None:
+                    assert any(b["t"] == "deal" and b["msg"]["type"] == wanted for b in bodies)
+        if not local.step():
+            break
+    assert {"pass", "keys", "final"} <= seen
+    assert local.table.owing() == {}
+
+
+def _stall(local: LocalTable, holdout: int) -> None:
+    """Play until the holdout owes something while nobody else does."""
+    for _ in range(2000):
+        owing = local.table.owing()
+        if holdout in owing and len(owing) == 1:
+            return
+        for seat in local.seats:
+            if seat.seat == holdout and local.table.duties(holdout):
+                continue
+            bodies = seat.duties()
+            if bodies:
+                for body in bodies:
+                    local.feed(seat.seat, body)
+                break
+        else:
+            local.step()
+    raise AssertionError("the holdout never owed anything")
+
+
+def _replayed(local: LocalTable) -> Table:
+    table = Table(local.setup)
+    for author, body in local.log:
+        assert table.feed(author, body).ok
+    return table
+
+
+def test_a_seat_that_keeps_its_keys_is_named_by_a_majority_of_the_others() -> None:
+    setup = TableSetup(b"overdue", "bluff", 4, proven=False)
+    local = LocalTable(setup, sensible_bots("bluff", 4, 1), seed=1)
+    _stall(local, holdout=2)
+    table = local.table
+    since = table.owing()[2]
+    vote = {"t": "overdue", "seat": 2, "at": table.count}
+    local.feed(0, vote)
+    assert not table.faults  # one of three others is not enough
+    for bad, reason in (
+        ({"t": "overdue", "seat": 2}, "at"),
+        ({"t": "overdue", "seat": 0, "at": table.count}, "owed nothing"),
+        ({"t": "overdue", "seat": 3, "at": 0}, "owed nothing"),
+        ({"t": "overdue", "seat": 1, "at": table.count}, "not another seat"),
+        ({"t": "overdue", "seat": 2, "at": table.count, "x": 1}, "expected"),
+    ):
+        other = _replayed(local)  # a false complaint names its author
+        verdict = other.feed(1, bad)
+        assert not verdict.ok and verdict.seat == 1 and reason in verdict.reason, verdict
+    verdict = table.feed(3, {"t": "overdue", "seat": 2, "at": table.count})
+    assert not verdict.ok and verdict.seat == 2
+    assert (
+        "kept the table waiting" in verdict.reason and f"since table body {since}" in verdict.reason
+    )
+    assert table.faults == [verdict]  # the game is stopped: final reveals only
+    assert all(d.kind == "final" for seat in range(4) for d in table.duties(seat))
+
+
+def test_an_overdue_complaint_overtaken_by_the_duty_is_stale() -> None:
+    setup = TableSetup(b"overdue-race", "bluff", 2, proven=False)
+    local = LocalTable(setup, sensible_bots("bluff", 2, 1), seed=1)
+    _stall(local, holdout=1)
+    table = local.table
+    at = table.count
+    for body in local.seats[1].duties():
+        assert table.feed(1, body).ok
+    verdict = table.feed(0, {"t": "overdue", "seat": 1, "at": at})
+    assert verdict.ok and table.stale[-1][0] == 0 and not table.faults

@@ -21,8 +21,14 @@ state is untouched and every other connection goes on.
 One peer cannot cost the others much: sending never waits (each connection
 has its own writer; one that has ``MAX_QUEUED`` bytes it does not read is
 dropped), a fetch answer is bounded (``FETCH_BYTES``), at most
-``PENDING_PER_HOST`` handshakes run for one remote host, and a dropped
-connection's tasks end at once.
+``PENDING_PER_HOST`` handshakes run for one remote host and
+``PENDING_TOTAL`` in all, and a dropped connection's tasks end at once.
+Before its handshake ends a connection may send frames of at most
+``HANDSHAKE_FRAME`` bytes and is read ``HANDSHAKE_CHUNK`` bytes at a time,
+so strangers on the LAN hold at most PENDING_TOTAL × (HANDSHAKE_FRAME +
+HANDSHAKE_CHUNK) = 192 KiB of buffers however many connections they open
+(protocol.md §2.4). Warnings about closed connections come at most
+``WARN_BURST`` per ``WARN_WINDOW`` seconds, then one line counts the rest.
 
 Durability: accepted entries are appended to the log file at once and
 delivered to the session at once; a flusher task fsyncs the files (in a
@@ -43,6 +49,9 @@ same port again (if free) and redials everyone, so it rejoins on its own.
 from __future__ import annotations
 
 import logging
+import math
+import time
+from collections import Counter
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -76,6 +85,10 @@ ACK_INTERVAL = 0.05  # at most this often an fsync + ack (acks are cumulative)
 SEND_QUEUE = 100_000  # frames queued to one peer before it counts as stuck
 MAX_QUEUED = 64 << 20  # bytes queued to one peer before it counts as stuck
 PENDING_PER_HOST = 16  # handshakes in progress from one address at once
+PENDING_TOTAL = 64  # handshakes in progress at once, from every address
+HANDSHAKE_FRAME = 1024  # largest frame before the handshake ends (a hello is ~210 bytes)
+HANDSHAKE_CHUNK = 2048  # bytes read at once before the handshake ends
+WARN_BURST, WARN_WINDOW = 5, 10.0  # connection warnings per window; the rest are counted
 MAX_ERRORS = 1000  # the latest connection errors kept in Node.errors
 RECV_CHUNK = 1 << 16
 
@@ -115,6 +128,42 @@ class PeerError:
 
     def __str__(self) -> str:
         return f"{self.peer}: {self.error.__class__.__name__}: {self.error}"
+
+
+class _WarningRate:
+    """Connection warnings, rate-limited: a stranger opening thousands of
+    connections must not flood the terminal. The first ``WARN_BURST`` of a
+    ``WARN_WINDOW`` are logged; the rest are counted and summed up in one
+    line when the next window starts."""
+
+    def __init__(self) -> None:
+        self.start = -math.inf
+        self.shown = 0
+        self.hidden: Counter[str] = Counter()
+
+    def flush(self) -> None:
+        """Start a new window if the current one is over (the summary line)."""
+        now = time.monotonic()
+        if now - self.start < WARN_WINDOW:
+            return
+        if self.hidden:
+            total = sum(self.hidden.values())
+            kinds = ", ".join(f"{n} × {what}" for what, n in self.hidden.most_common(3))
+            log.warning("%d more connection problems in %.0f s (%s)", total, WARN_WINDOW, kinds)
+        self.start, self.shown, self.hidden = now, 0, Counter()
+
+    def warn(self, kind: str, text: str) -> None:
+        self.flush()
+        if self.shown < WARN_BURST:
+            self.shown += 1
+            log.warning("%s", text)
+        else:
+            self.hidden[kind] += 1
+
+    def note(self, kind: str) -> None:
+        """Count a problem without a line of its own (shown in the summary)."""
+        self.flush()
+        self.hidden[kind] += 1
 
 
 class Connection:
@@ -185,6 +234,8 @@ class Node:
         self._conns: dict[int, Connection] = {}
         self._dialing: set[int] = set()
         self._pending: dict[str, int] = {}  # handshakes in progress, per remote host
+        self._pending_total = 0
+        self._warnings = _WarningRate()
         self._nursery: trio.Nursery | None = None
         self._changed = trio.Event()
         self._dirty = trio.Event()
@@ -396,19 +447,22 @@ class Node:
         while True:
             await trio.sleep(interval)
             self._execute(self.log.tick(trio.current_time()))
+            self._warnings.flush()
 
     # ---------------------------------------------------------------- connections
 
     async def _serve_inbound(self, stream: trio.SocketStream) -> None:
         label = _address_label(stream)
         host = label.rsplit(":", 1)[0]
-        if self._pending.get(host, 0) >= PENDING_PER_HOST:
-            # one host opening connection after connection and never
-            # finishing a handshake must not use up our descriptors
-            log.info("%s: too many handshakes at once; closed", label)
+        if self._pending.get(host, 0) >= PENDING_PER_HOST or self._pending_total >= PENDING_TOTAL:
+            # hosts opening connection after connection and never finishing
+            # a handshake must not use up our descriptors or memory
+            log.debug("%s: too many handshakes at once; closed", label)
+            self._warnings.note("too many handshakes at once")
             await trio.aclose_forcefully(stream)
             return
         self._pending[host] = self._pending.get(host, 0) + 1
+        self._pending_total += 1
         conn = Connection(stream, dialed=False, label=label)
         try:
             await self._handshake(conn)
@@ -417,6 +471,7 @@ class Node:
             await trio.aclose_forcefully(stream)
             return
         finally:
+            self._pending_total -= 1
             self._pending[host] -= 1
             if not self._pending[host]:
                 del self._pending[host]
@@ -465,6 +520,7 @@ class Node:
 
     async def _handshake(self, conn: Connection, expect: int | None = None) -> None:
         shake = Handshake(self.identity, self.table, self.listen_port, self.banned)
+        conn.decoder.limit = HANDSHAKE_FRAME
         try:
             with trio.fail_after(HANDSHAKE_TIMEOUT):
                 await conn.stream.send_all(encode_frame(shake.hello()))
@@ -483,6 +539,7 @@ class Node:
         except trio.TooSlowError:
             raise HandshakeError(f"no handshake within {HANDSHAKE_TIMEOUT} s") from None
         conn.channel = shake.channel
+        conn.decoder.limit = MAX_FRAME + SEAL_OVERHEAD
         conn.seat = shake.peer_seat
         assert conn.seat is not None
         conn.label = self.peer_name(conn.seat)
@@ -498,7 +555,8 @@ class Node:
                 if conn.channel is not None:
                     payload = conn.channel.open(payload)
                 return decode_message(payload)
-            data = await conn.stream.receive_some(RECV_CHUNK)
+            chunk = RECV_CHUNK if conn.channel is not None else HANDSHAKE_CHUNK
+            data = await conn.stream.receive_some(chunk)
             if not data:
                 return None
             conn.decoder.feed(data)
@@ -618,7 +676,7 @@ class Node:
             error = PeerError(peer, exc)
             self.errors.append(error)
             del self.errors[:-MAX_ERRORS]
-            log.warning("closing connection to %s", error)
+            self._warnings.warn(exc.__class__.__name__, f"closing connection to {error}")
 
     @property
     def is_sequencer(self) -> bool:

@@ -89,6 +89,15 @@ class FrameDecoder:
         self._buffer = bytearray()
         self._max = max_frame
 
+    @property
+    def limit(self) -> int:
+        """The largest frame accepted now (a handshake allows far less)."""
+        return self._max
+
+    @limit.setter
+    def limit(self, max_frame: int) -> None:
+        self._max = max_frame
+
     def feed(self, data: bytes) -> None:
         self._buffer += data
 

@@ -25,15 +25,34 @@ PARENT_EVENTS = 240
 class Child:
     """tests/p2p_peer.py in a subprocess, its stdout read line by line."""
 
-    def __init__(self, home: Path, table_file: Path, address: tuple[str, int] | None) -> None:
+    def __init__(
+        self,
+        home: Path,
+        table_file: Path,
+        address: tuple[str, int] | None,
+        *,
+        stderr: bool = False,
+    ) -> None:
         env = {**os.environ, "NODEALER_HOME": str(home), "PYTHONPATH": str(ROOT)}
         total = CHILD_EVENTS + PARENT_EVENTS
         args = [sys.executable, "-m", "tests.p2p_peer", str(table_file)]
         where = "-" if address is None else f"{address[0]}:{address[1]}"
         args += [where, str(CHILD_EVENTS), str(total)]
+        self.errors = (home.parent / f"{home.name}.stderr").open("w+") if stderr else None
         self.proc = subprocess.Popen(
-            args, env=env, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            args,
+            env=env,
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.errors,
+            text=True,
         )
+
+    def stderr_lines(self) -> list[str]:
+        assert self.errors is not None
+        self.errors.seek(0)
+        return self.errors.read().splitlines()
 
     async def expect(self, word: str, timeout: float = 60.0) -> list[str]:
         with trio.fail_after(timeout):

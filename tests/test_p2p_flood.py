@@ -3,17 +3,22 @@ memory stays bounded, a stuck connection ends, nobody is redirected."""
 
 from __future__ import annotations
 
+import json
 import random
+import struct
+from pathlib import Path
 
 import msgpack
 import pytest
 import trio
 
 import p2p.node
-from p2p.envelope import Entry, Event, EventError, Head
+from p2p.envelope import Entry, Event, EventError, Head, TableSpec
 from p2p.handshake import HandshakeError
+from p2p.identity import Identity
 from p2p.wire import MAX_BODY, WireError, message
 from tests.p2p_mesh import RawPeer, make_table, mesh, wait_until
+from tests.test_p2p_crash import PARENT_EVENTS, Child
 
 
 @pytest.mark.trio
@@ -192,3 +197,88 @@ async def test_connections_that_never_say_hello_cannot_pile_up(tmp_path, monkeyp
         await wait_until(lambda: 1 in node.connected)
         await honest.aclose()
         await extra.aclose()
+
+
+def _peak_rss(pid: int) -> int:
+    """Peak resident set of a process, in bytes (VmHWM)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmHWM")
+
+
+FLOOD_ADDRESSES = 40
+FLOOD_PER_ADDRESS = 16
+FLOOD_BOUND = 24 << 20  # what the flood may add to the peer's peak memory
+
+
+async def _flood_from(
+    host: str, target: tuple[str, int], stop: trio.Event, sent: list[int]
+) -> None:
+    """Connections from ``host`` that announce a 1 MiB frame before any
+    handshake and send as much of it as they can, reconnecting when cut."""
+
+    async def one() -> None:
+        while not stop.is_set():
+            sock = trio.socket.socket()
+            try:
+                await sock.bind((host, 0))
+                await sock.connect(target)
+                stream = trio.SocketStream(sock)
+                await stream.send_all(struct.pack(">I", 1 << 20))
+                for _ in range(16):
+                    await stream.send_all(b"\0" * (1 << 16))
+                    sent[0] += 1 << 16
+                await stop.wait()  # hold it open, buffered, until the end
+            except (OSError, trio.BrokenResourceError):
+                await trio.sleep(0.01)  # cut: come again
+            finally:
+                sock.close()
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(FLOOD_PER_ADDRESS):
+            nursery.start_soon(one)
+
+
+@pytest.mark.trio
+@pytest.mark.slow
+async def test_strangers_flooding_handshakes_cannot_blow_up_a_peers_memory(tmp_path) -> None:
+    """Issue 10: 40 loopback addresses × 16 connections, each announcing a
+    1 MiB frame before any handshake, against a peer in its own process:
+    its peak memory stays within FLOOD_BOUND of what it used before, its
+    stderr holds a handful of lines, not one per connection, and the table
+    goes on to the end."""
+    ids = [Identity.generate() for _ in range(3)]
+    child_home = tmp_path / "child"
+    child_key = Identity.load_or_create(child_home).public
+    table = TableSpec(b"flood-table", (*[i.public for i in ids], child_key))
+    table_file = tmp_path / "table.json"
+    table_file.write_text(
+        json.dumps({"table": table.table_id.hex(), "seats": [k.raw.hex() for k in table.seats]})
+    )
+    async with mesh(ids, table, tmp_path, timeout=2.0) as nodes:
+        child = Child(child_home, table_file, nodes[0].listen_address, stderr=True)
+        try:
+            port = int((await child.expect("LISTEN"))[0])
+            await wait_until(lambda: 3 in nodes[0].connected, timeout=20)
+            before = _peak_rss(child.proc.pid)
+            stop, sent = trio.Event(), [0]
+            async with trio.open_nursery() as nursery:
+                for k in range(FLOOD_ADDRESSES):
+                    host = f"127.0.{1 + k // 200}.{10 + k % 200}"
+                    nursery.start_soon(_flood_from, host, ("127.0.0.1", port), stop, sent)
+                for k in range(PARENT_EVENTS):
+                    await nodes[k % 3].submit({"k": k})
+                    await trio.sleep(0.01)
+                await child.expect("DONE", timeout=120)
+                peak = _peak_rss(child.proc.pid)
+                stop.set()
+            print(
+                f"flood: {sent[0] >> 20} MiB sent; peer peak {peak >> 20} MiB "
+                f"(before {before >> 20} MiB)"
+            )
+            assert peak - before < FLOOD_BOUND, (before, peak)
+        finally:
+            child.stop()
+        lines = child.stderr_lines()
+        assert len(lines) < 40, lines[:10]

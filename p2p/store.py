@@ -82,29 +82,34 @@ def _encode(record: dict[str, Any]) -> bytes:
 
 def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
     """Every whole record of a file and the byte offset where they end (a torn
-    or damaged tail after it is ignored)."""
+    or damaged tail after it is ignored). Read as a stream: memory holds the
+    records, never more than one record's bytes besides (a file of garbage
+    costs nothing however large it is)."""
     try:
-        data = path.read_bytes()
+        f = path.open("rb")
     except FileNotFoundError:
         return [], 0
     records: list[dict[str, Any]] = []
     offset = 0
-    while offset + _RECORD.size <= len(data):
-        length, crc = _RECORD.unpack_from(data, offset)
-        start = offset + _RECORD.size
-        if length > MAX_RECORD or start + length > len(data):
-            break
-        payload = data[start : start + length]
-        if zlib.crc32(payload) != crc:
-            break
-        try:
-            record = unpack_strict(payload)
-        except WireError:
-            break
-        if type(record) is not dict or type(record.get("t")) is not str:
-            break
-        records.append(record)
-        offset = start + length
+    with f:
+        while True:
+            header = f.read(_RECORD.size)
+            if len(header) < _RECORD.size:
+                break
+            length, crc = _RECORD.unpack(header)
+            if length > MAX_RECORD:
+                break
+            payload = f.read(length)
+            if len(payload) < length or zlib.crc32(payload) != crc:
+                break
+            try:
+                record = unpack_strict(payload)
+            except WireError:
+                break
+            if type(record) is not dict or type(record.get("t")) is not str:
+                break
+            records.append(record)
+            offset += _RECORD.size + length
     return records, offset
 
 

@@ -36,6 +36,7 @@ table's (the session runs :meth:`Replay.feed` in a worker thread).
 from __future__ import annotations
 
 from collections.abc import Mapping
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -270,9 +271,12 @@ def verify_log(path: Path) -> Report:
     path = Path(path)
     report = Report(path)
     try:
+        kind = path.stat().st_mode
+        if not stat.S_ISREG(kind):
+            what = "a directory" if stat.S_ISDIR(kind) else "not a regular file"
+            report.problem = f"{path} is {what} (a saved log is a file)"
+            return report
         records, end = read_records(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"no such file: {path}")
         damage = _damage(path, end)
     except OSError as exc:
         report.problem = f"cannot read {path}: {exc.strerror or exc}"
@@ -315,7 +319,9 @@ def verify_log(path: Path) -> Report:
     report.setup = replay.setup
     report.faults.extend(replay.faults)
     if chain_problem is not None:
-        report.faults.append(_chain_fault(spec, saved.entries[len(hashes) - 1], chain_problem))
+        position = len(hashes)  # where the bad entry sits, whatever seq it claims
+        bad = saved.entries[position - 1]
+        report.faults.append(_chain_fault(spec, bad, position, chain_problem))
         return report
     table = replay.table
     if table is None:
@@ -348,18 +354,19 @@ def verify_log(path: Path) -> Report:
     return report
 
 
-def _chain_fault(spec: TableSpec, entry: Any, problem: EventError) -> Fault:
-    """Name the signature a bad entry breaks: its author's or its sequencer's."""
+def _chain_fault(spec: TableSpec, entry: Any, position: int, problem: EventError) -> Fault:
+    """Name the signature a bad entry breaks: its author's or its sequencer's
+    (``position``: where the entry sits in the log, from 1)."""
     author = entry.event.author if 0 <= entry.event.author < spec.n else None
     try:
         entry.event.verify(spec)
     except EventError as exc:
         reason = f"{exc} - the log was altered after it was signed"
         name = None if author is None else spec.seats[author].fingerprint
-        return Fault(author, name, reason, entry.seq)
+        return Fault(author, name, reason, position)
     sequencer = spec.sequencer_of(entry.term)
     reason = f"{problem} - the log was altered, or its sequencer broke the chain"
-    return Fault(sequencer, spec.seats[sequencer].fingerprint, reason, entry.seq)
+    return Fault(sequencer, spec.seats[sequencer].fingerprint, reason, position)
 
 
 __all__ = [

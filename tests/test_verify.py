@@ -4,7 +4,9 @@ cut or foreign file is bad input (exit 2) with a clear message."""
 
 from __future__ import annotations
 
+import os
 import struct
+import tracemalloc
 import zlib
 from pathlib import Path
 
@@ -162,3 +164,41 @@ def test_replay_names_whoever_writes_before_the_setup() -> None:
     assert replay.feed(2, 0, 0, setup_body("bluff", 2)) is None  # nothing more is played
     with pytest.raises(ValueError, match="#4 fed where #3"):
         replay.feed(4, 0, 0, {})
+
+
+def test_special_files_are_bad_input_at_once(tmp_path) -> None:
+    """Issue 10: a FIFO used to hang, /dev/zero to die with MemoryError,
+    /dev/null to say "no such file": only regular files are read."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/null"), Path("/dev/zero")):
+        report = verify_log(path)
+        assert report.exit_code == 2 and "not a regular file" in (report.problem or ""), path
+    assert "is a directory" in (verify_log(tmp_path).problem or "")
+    assert "No such file" in (verify_log(tmp_path / "missing").problem or "")
+
+
+def test_a_large_file_of_zeros_is_read_in_bounded_memory(tmp_path) -> None:
+    zeros = tmp_path / "zeros"
+    with zeros.open("wb") as f:
+        f.truncate(256 << 20)  # sparse: 256 MiB of zeros
+    tracemalloc.start()
+    try:
+        report = verify_log(zeros)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert report.exit_code == 2 and "not a nodealer log" in (report.problem or "")
+    assert peak < 1 << 20, peak  # the whole file used to be read at once
+
+
+def test_an_entry_appended_from_elsewhere_is_named_where_it_sits(
+    game: PeerResult, tmp_path
+) -> None:
+    path, records = copy_log(game, tmp_path)
+    entries = [r for r in records if r["t"] == "entry"]
+    write_records(path, [*records, entries[3]])  # entry #4 again, at the end
+    report = verify_log(path)
+    assert report.exit_code == 1
+    (fault,) = report.faults
+    assert fault.seq == len(entries) + 1 and "found where seq" in fault.reason

@@ -506,6 +506,14 @@ class Game(ABC, Generic[S, C]):
         """The outcome once the game is over, else None."""
 
     # -- shared ---------------------------------------------------------------
+    def owed(self, state: S) -> dict[int, str]:
+        """Player events a seat owes the table that its own peer makes
+        without asking the player (a Mao rule author's verdicts and
+        reveals): seat -> what, for every such seat now. The table counts
+        them among the seat's duties, so a seat that never sends them is
+        named (``overdue``) instead of stalling the game. None by default."""
+        return {}
+
     def deck(self, config: C) -> tuple[Card, ...]:
         """The cards the joint shuffle must encode, in canonical order; the
         shuffle's output positions ``0 … len-1`` are what the engine deals.

@@ -278,6 +278,19 @@ class MaoGame(Game[MaoState, MaoConfig]):
             kinds.add("reveal_rule")
         return frozenset(kinds)
 
+    def owed(self, state: MaoState) -> dict[int, str]:
+        """M28: a rule author owes its verdicts, in event order, before any
+        turn is taken; M30/M31: it owes the reveal of a dropped rule, and of
+        every rule when the game is ending. (Writing a rule, M27, is the
+        player's own choice and takes thought: not a duty with a clock.)"""
+        out: dict[int, str] = {}
+        for j in state.judgements:
+            out.setdefault(state.rules[j.slot].author, f"its verdict for rule {j.slot} (M28)")
+        for slot, rule in enumerate(state.rules):
+            if _must_reveal(state, rule):
+                out.setdefault(rule.author, f"the reveal of its rule {slot} (M30)")
+        return out
+
     def view(self, state: MaoState, seat: int, known: Knowledge) -> dict[str, Any]:
         hand = []
         for p in state.hands[seat]:

@@ -452,6 +452,9 @@ class TableSession:
         if self.player is not None:
             event = await trio.to_thread.run_sync(self._ask_player, table, seat)
             if event is not None:
+                # what the player must still know after a crash (a Mao
+                # author's rule and salt) is on disk before the move is signed
+                await self._save_secrets()
                 await self._publish(seat.move_body(event, at=table.count))
 
     def _ask_player(self, table: Table, seat: Seat) -> Event | None:
@@ -549,7 +552,10 @@ class TableSession:
         assert self.seat is not None
         deals = sorted(self.seat.secrets_bytes().items())
         draws = sorted([p, o, v] for (p, o), v in self.seat.draw_values.items())
-        return msgpack.packb({"v": 1, "deals": deals, "draws": draws}, use_bin_type=True)
+        export = getattr(self.player, "export_secrets", None)
+        player = export() if export is not None else None
+        body = {"v": 1, "deals": deals, "draws": draws, "player": player}
+        return msgpack.packb(body, use_bin_type=True)
 
     async def _save_secrets(self) -> None:
         blob = self._secrets_bytes()
@@ -565,6 +571,10 @@ class TableSession:
             data = msgpack.unpackb(blob, raw=False, strict_map_key=True)
             deals = {int(n): DealSecrets.from_bytes(b) for n, b in data["deals"]}
             draws = {(str(p), int(o)): bytes(v) for p, o, v in data["draws"]}
+            player = data.get("player")
+            restore = getattr(self.player, "import_secrets", None)
+            if player is not None and restore is not None:
+                restore(bytes(player))
         except (ValueError, TypeError, KeyError, MentalPokerError, msgpack.UnpackException) as exc:
             raise SessionError(f"this peer's saved table secrets are damaged: {exc}") from exc
         self._restored = (deals, draws)

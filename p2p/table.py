@@ -161,7 +161,7 @@ class _Draw:
     opens: dict[int, bytes] = field(default_factory=dict)
 
 
-DUTY_KINDS = ("pass", "keys", "relock", "handover", "commit", "open", "claim", "final")
+DUTY_KINDS = ("pass", "keys", "relock", "handover", "commit", "open", "claim", "final", "move")
 
 
 @dataclass(frozen=True)
@@ -174,12 +174,15 @@ class Duty:
     keys for ``positions`` of ``deal``), ``relock`` / ``handover`` (one
     position of ``deal``), ``commit`` / ``open`` (a joint random draw,
     ``request``), ``claim`` (an identity claim, ``request``), ``final`` (its
-    final reveal of ``deal``)."""
+    final reveal of ``deal``), ``move`` (a player event its peer owes
+    without asking the player, ``what``: :meth:`Game.owed`, e.g. a Mao
+    author's verdict; made by the player, not by :class:`Seat`)."""
 
     kind: str
     deal: int | None = None
     positions: tuple[int, ...] = ()
     request: Request | None = None
+    what: str = ""
 
     def __str__(self) -> str:
         where = "" if self.deal is None else f" of deal {self.deal}"
@@ -194,6 +197,8 @@ class Duty:
             return f"its {'commitment' if self.kind == 'commit' else 'opening'} for {purpose!r}"
         if self.kind == "claim":
             return f"its identity claim ({self.request})"
+        if self.kind == "move":
+            return self.what
         return f"its final reveal{where}"
 
 
@@ -299,6 +304,9 @@ class Table:
                 if key is not None and key not in self.claims:
                     out.append(Duty("claim", key[1], (key[2],), request))
         out.extend(Duty("keys", number, tuple(sorted(ps))) for number, ps in sorted(keys.items()))
+        owed = self.game.owed(self.state).get(seat)
+        if owed is not None:
+            out.append(Duty("move", what=owed))
         return out
 
     def owing(self) -> dict[int, int]:
@@ -845,6 +853,8 @@ class Seat:
         reveal: dict[int, set[int]] = {}
         for duty in table.duties(self.seat, stopped):
             number = duty.deal
+            if duty.kind == "move":
+                continue  # the player's (or its bot's) to make
             if duty.kind == "keys":
                 assert number is not None
                 reveal.setdefault(number, set()).update(duty.positions)

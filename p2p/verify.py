@@ -35,8 +35,8 @@ table's (the session runs :meth:`Replay.feed` in a worker thread).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any

@@ -10,10 +10,12 @@ import pytest
 import p2p.table as table_module
 from engines.bomb import Detonate, Kind, Pass, Phase, Play, Prove, related_faces
 from engines.bots import Bot, sensible_bots
+from engines.core import to_data
+from engines.mao_events import MaoConfig
 from mental_poker.deal import DealSecrets, make_identity_claim
 from mental_poker.group import SeededRng
 from p2p.local import LocalTable
-from p2p.table import Table, TableSetup, _deal_body
+from p2p.table import Duty, Table, TableSetup, _deal_body
 
 
 @pytest.fixture
@@ -130,7 +132,7 @@ def test_duties_are_public_and_match_what_a_seat_sends() -> None:
     seen: set[str] = set()
     for _ in range(400):
         for seat in local.seats:
-            public = local.table.duties(seat.seat)
+            public = [d for d in local.table.duties(seat.seat) if d.kind != "move"]
             bodies = seat.duties()
             assert bool(public) == bool(bodies), (public, bodies)
             for duty in public:
@@ -208,3 +210,24 @@ def test_an_overdue_complaint_overtaken_by_the_duty_is_stale() -> None:
         assert table.feed(1, body).ok
     verdict = table.feed(0, {"t": "overdue", "seat": 1, "at": at})
     assert verdict.ok and table.stale[-1][0] == 0 and not table.faults
+
+
+def test_a_mao_author_that_never_judges_its_rule_is_named(deterministic_deals) -> None:
+    """Issue 10: a rule author owes its verdicts (M28) before any turn; they
+    are public duties, so an author that lost its rule (or keeps quiet) is
+    named by the others instead of stalling the table forever."""
+    setup = TableSetup(b"mao-owed", "mao", 3, config=to_data(MaoConfig(hand_size=3)), proven=False)
+    local = LocalTable(setup, sensible_bots("mao", 3, 2), seed=2)
+    for _ in range(20_000):
+        owed = local.table.game.owed(local.table.state)
+        if owed:
+            break
+        assert local.step(), "the game ended before any rule was judged"
+    author = min(owed)
+    table = local.table
+    assert Duty("move", what=owed[author]) in table.duties(author)
+    assert "verdict" in owed[author] and author in table.owing()
+    others = [s for s in range(3) if s != author]
+    assert table.feed(others[0], {"t": "overdue", "seat": author, "at": table.count}).ok
+    verdict = table.feed(others[1], {"t": "overdue", "seat": author, "at": table.count})
+    assert not verdict.ok and verdict.seat == author and "verdict for rule" in verdict.reason

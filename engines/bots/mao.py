@@ -32,8 +32,10 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+import msgpack
+
 from engines.cards import Card
-from engines.core import Event
+from engines.core import EngineError, Event, from_data, to_data
 from engines.mao import MaoState, author_verdict, effective, is_valid_play, judged_of
 from engines.mao_events import AddRule, Call, Draw, Play, Propose, RevealRule, Say, Vote
 from engines.mao_rules import CATALOGUE, JudgeContext, Rule, RuleError, commitment, validate
@@ -61,6 +63,33 @@ class _Author:
         self.rounds = rounds
         self.salt_source = salt_source or self.rng.randbytes
         self.written: list[tuple[Rule, bytes, str]] = []  # rule, salt, commitment
+
+    # -- what must survive a crash ----------------------------------------------
+    SECRETS_VERSION = 1
+
+    def export_secrets(self) -> bytes:
+        """The rules this bot wrote, with their salts: what it must still
+        know after a crash to judge and reveal them (M28, M30). The session
+        stores these bytes, fsynced, before it signs the commitment."""
+        written = [[to_data(rule), salt, commit] for rule, salt, commit in self.written]
+        return msgpack.packb({"v": self.SECRETS_VERSION, "written": written}, use_bin_type=True)
+
+    def import_secrets(self, data: bytes) -> None:
+        """Take back what :meth:`export_secrets` gave (raises ValueError)."""
+        try:
+            obj = msgpack.unpackb(data, raw=False)
+            if obj.get("v") != self.SECRETS_VERSION:
+                raise ValueError(f"unknown layout {obj.get('v')!r}")
+            written = []
+            for rule_data, salt, commit in obj["written"]:
+                rule = from_data(Rule, rule_data)
+                if commitment(rule, salt) != commit:
+                    raise ValueError("a saved rule does not match its commitment")
+                written.append((rule, salt, commit))
+        except (TypeError, KeyError, AttributeError, EngineError, msgpack.UnpackException) as exc:
+            raise ValueError(f"saved Mao rules are damaged: {exc}") from exc
+        self.written = written
+        self._mine_cache = None
 
     # -- duties ---------------------------------------------------------------
     def _mine(self, state: MaoState, seat: int) -> dict[int, tuple[Rule, bytes]]:

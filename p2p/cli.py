@@ -8,6 +8,7 @@ a usage error), never a placeholder.
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -18,6 +19,17 @@ def _version() -> str:
         return version("nodealer")
     except PackageNotFoundError:  # running from a source tree without install
         return "0+unknown"
+
+
+def _count(text: str) -> int:
+    """A whole number of seats or bots (argparse: a bad one is a usage error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive number")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     demo.add_argument("game", choices=GAMES, help="which game")
-    demo.add_argument("--seats", type=int, default=None, help="number of seats")
+    demo.add_argument("--seats", type=_count, default=None, help="number of seats")
     demo.add_argument(
         "--seed", type=int, default=0, help="bot seed (never the deal: deals use secrets)"
     )
@@ -75,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     play.add_argument("game", help="which game: " + ", ".join(GAMES))
-    play.add_argument("--bots", type=int, required=True, help="number of bot peers besides you")
+    play.add_argument("--bots", type=_count, required=True, help="number of bot peers besides you")
     play.add_argument(
         "--home",
         default=None,
@@ -111,7 +123,7 @@ def _demo(args: argparse.Namespace) -> int:
     from .local import LocalTable, TableFault
     from .table import TableSetup
 
-    seats = args.seats or DEFAULT_SEATS[args.game]
+    seats = DEFAULT_SEATS[args.game] if args.seats is None else args.seats
     engine = game(args.game)
     if not engine.min_seats <= seats <= engine.max_seats:
         print(
@@ -233,6 +245,47 @@ def _play(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
+EXIT_PROBLEM = 2
+EXIT_INTERRUPTED = 130
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups, in order (trio wraps
+    what a task raised in a group)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+def _problem(exc: BaseException) -> str | None:
+    """One line a person can act on, for a failure of this machine rather
+    than of nodealer (a full disk, a read-only or missing folder, a bad
+    identity key); None: not one of those (a bug: let the traceback show)."""
+    from .identity import IdentityError
+    from .session import SessionError
+    from .store import StoreError
+
+    for leaf in _leaves(exc):
+        if isinstance(leaf, IdentityError | SessionError | StoreError):
+            return str(leaf)
+        if isinstance(leaf, OSError):
+            where = f" ({leaf.filename})" if leaf.filename else ""
+            if leaf.errno in (errno.ENOSPC, errno.EDQUOT):
+                return (
+                    f"the disk is full{where}: free some space and run the command again "
+                    "(what was written so far is kept)"
+                )
+            if leaf.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+                return (
+                    f"cannot write{where}: {leaf.strerror}; choose a folder you can write "
+                    "to (--home, or NODEALER_HOME)"
+                )
+            if leaf.errno in (errno.ENOTDIR, errno.EEXIST, errno.ENOENT, errno.EISDIR):
+                return f"{leaf.strerror}{where}: NODEALER_HOME and --home must name folders"
+            return f"{leaf.strerror or leaf}{where}"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -242,7 +295,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = getattr(args, "handler", None)
     if handler is None:  # pragma: no cover - every subparser sets one
         parser.error(f"unknown command {args.command!r}")
-    return int(handler(args) or 0)
+    try:
+        return int(handler(args) or 0)
+    except BaseException as exc:
+        if any(isinstance(leaf, KeyboardInterrupt) for leaf in _leaves(exc)):
+            print(f"nodealer {args.command}: interrupted; saved logs are kept", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        problem = _problem(exc)
+        if problem is None:
+            raise
+        print(f"nodealer {args.command}: {problem}", file=sys.stderr)
+        return EXIT_PROBLEM
 
 
 if __name__ == "__main__":  # pragma: no cover

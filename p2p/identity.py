@@ -20,6 +20,8 @@ grouped by four for reading aloud, e.g. ``K3QF-7ZPA-M2XD-4RTY``
 from __future__ import annotations
 
 import base64
+import contextlib
+import errno
 import hashlib
 import os
 import secrets
@@ -37,6 +39,9 @@ KEY_FILE = "identity.key"
 FINGERPRINT_TAG = b"nodealer/fingerprint/v1\x00"
 PUBLIC_KEY_LEN = 32
 SIGNATURE_LEN = 64
+
+
+WRITABLE = "free some space, or point NODEALER_HOME (or --home) at a folder you can write"
 
 
 class IdentityError(Exception):
@@ -139,7 +144,12 @@ class Identity:
 
     @classmethod
     def _create(cls, path: Path) -> Identity:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            raise IdentityError(
+                f"cannot create {path.parent}: {exc.strerror or exc} ({WRITABLE})"
+            ) from exc
         key = Ed25519PrivateKey.generate()
         seed = key.private_bytes(
             serialization.Encoding.Raw,
@@ -149,20 +159,31 @@ class Identity:
         # a name of our own: two processes creating one home at once must not
         # write into the same file (one would then run with a key not on disk)
         tmp = path.with_name(f"{path.name}.{secrets.token_hex(8)}.new")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            os.write(fd, seed)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError as exc:
+            raise IdentityError(
+                f"cannot write identity key {path}: {exc.strerror} ({WRITABLE})"
+            ) from exc
         try:
+            try:
+                if os.write(fd, seed) != len(seed):
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
             # link() fails if another process created the key meanwhile: then
             # theirs wins and we load it, so one home never has two keys.
             os.link(tmp, path)
         except FileExistsError:
-            os.unlink(tmp)
             return cls.load_or_create(path.parent)
-        os.unlink(tmp)
+        except OSError as exc:  # a full disk: no half-written key, no stray file
+            raise IdentityError(
+                f"cannot write identity key {path}: {exc.strerror} ({WRITABLE})"
+            ) from exc
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         return cls(key)
 
     def sign(self, message: bytes) -> bytes:

@@ -1,0 +1,92 @@
+"""The ``nodealer`` command meets a machine's trouble (a full disk, a folder
+it cannot write, a file where a folder should be, a bad number) with one
+line naming the problem and the fix, never a traceback (issue 10)."""
+
+from __future__ import annotations
+
+import errno
+import os
+
+import pytest
+
+import p2p.identity
+import p2p.store
+from p2p.cli import main
+from p2p.identity import Identity, IdentityError
+from p2p.verify import verify_log
+
+
+def _one_line(capsys) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert "Traceback" not in err[0]
+    return err[0]
+
+
+@pytest.mark.parametrize(
+    "argv", [["demo", "bluff", "--seats", "0"], ["play", "bluff", "--bots", "x"]]
+)
+def test_bad_numbers_are_usage_errors(argv, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    assert "not a" in capsys.readouterr().err
+
+
+def test_a_home_that_is_a_file(tmp_path, capsys) -> None:
+    home = tmp_path / "file"
+    home.write_text("not a folder")
+    assert main(["play", "bluff", "--bots", "1", "--home", str(home), "--unproven"]) == 2
+    line = _one_line(capsys)
+    assert "nodealer play:" in line and str(home) in line
+
+
+def test_a_full_disk_mid_game_is_one_line_and_keeps_the_log(tmp_path, capsys, monkeypatch) -> None:
+    appended = 0
+    real = p2p.store.Store.append
+
+    def append(self, file, record):
+        nonlocal appended
+        appended += 1
+        if appended > 40:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self.directory / file))
+        return real(self, file, record)
+
+    monkeypatch.setattr(p2p.store.Store, "append", append)
+    home = tmp_path / "home"
+    argv = ["play", "bluff", "--bots", "1", "--home", str(home), "--unproven", "--quiet"]
+    assert main(argv) == 2
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "the disk is full" in line and "Traceback" not in line
+    logs = list(home.glob("peer*/tables/*/log"))
+    assert logs
+    for log in logs:  # intact: what was written verifies so far (the game did not finish)
+        report = verify_log(log)
+        assert report.exit_code == 2 and "did not finish" in (report.problem or ""), report.lines()
+
+
+def test_a_full_disk_at_start_leaves_no_stray_key(tmp_path, monkeypatch) -> None:
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(p2p.identity.os, "write", full)
+    with pytest.raises(IdentityError, match="No space left"):
+        Identity.load_or_create(tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_read_only_home_is_one_line(tmp_path, capsys, monkeypatch) -> None:
+    real = os.open
+
+    def read_only(path, flags, *args, **kwargs):
+        if flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+        return real(path, flags, *args, **kwargs)
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setattr(p2p.store.os, "open", read_only)
+    argv = ["play", "bluff", "--bots", "1", "--home", str(home), "--unproven", "--quiet"]
+    assert main(argv) == 2
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "cannot write" in line and "Read-only" in line and "--home" in line

@@ -51,6 +51,7 @@ hand with any claim), ``apply`` is the full check.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, ClassVar
@@ -74,6 +75,7 @@ from engines.core import (
     TimerExpired,
     Transfer,
     Transferred,
+    register,
     to_data,
 )
 
@@ -266,8 +268,16 @@ def _give(hands: tuple[tuple[int, ...], ...], seat: int, positions: tuple[int, .
 class Bluff(Game[BluffState, BluffConfig]):
     name = "bluff"
     min_seats, max_seats = 2, 6
+    default_seats = 2
     Config = BluffConfig
     events = (Play, Challenge, Accept, Show, *COMMON_EVENTS)
+
+    def sensible_bots(
+        self, seats: int, seed: int, salt_source: Callable[[int], bytes] | None = None
+    ) -> list[Any]:
+        from engines.bots.bluff import sensible_bots
+
+        return sensible_bots(seats, seed, salt_source)
 
     def deck(self, config: BluffConfig) -> tuple[Card, ...]:
         return tuple(full_deck(1, jokers=config.jokers))  # B1, B8
@@ -511,4 +521,4 @@ def _why_not(state: BluffState, event: Event) -> str:
     return f"{event.KIND} is not possible in phase {state.phase.value}"
 
 
-GAME = Bluff()
+GAME = register(Bluff())

@@ -52,6 +52,7 @@ Choices where the seed is silent, written down:
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
@@ -77,6 +78,7 @@ from engines.core import (
     Revealed,
     Timer,
     TimerExpired,
+    register,
     to_data,
 )
 
@@ -449,8 +451,16 @@ def _abort(state: BombState, seat: int, reason: str) -> BombState:
 class Bomb(Game[BombState, BombConfig]):
     name = "bomb"
     min_seats, max_seats = 3, 9
+    default_seats = 5
     Config = BombConfig
     events = (Play, PlaceBomb, Detonate, Pass, Verdict, *COMMON_EVENTS)
+
+    def sensible_bots(
+        self, seats: int, seed: int, salt_source: Callable[[int], bytes] | None = None
+    ) -> list[Any]:
+        from engines.bots.bomb import sensible_bots
+
+        return sensible_bots(seats, seed, salt_source)
 
     def deck(self, config: BombConfig) -> tuple[Card, ...]:
         return DECK  # K1
@@ -714,4 +724,4 @@ def _why_not(state: BombState, event: Event) -> str:
     return f"{event.KIND} is not possible in phase {state.phase.value}"
 
 
-GAME = Bomb()
+GAME = register(Bomb())

@@ -38,8 +38,11 @@ string, ``to_data()`` giving plain msgpack-able data, a strict
 ``IllegalMove(reason, penalty=None)``; states are immutable, so a refused
 event changes nothing. ``penalty`` is the penalty phrase id (Mao).
 
-A new game is one new module ``engines/<name>.py`` defining a ``Game``
-subclass and a module constant ``GAME``; ``game("<name>")`` finds it.
+A new game is one ``Game`` subclass (rules, seat range, default seat count,
+its bots) registered with :func:`register`: a module ``engines/<name>.py``
+with ``GAME = register(MyGame())`` for a built-in game (listed in
+``BUILT_IN``), or any module that registers one (a test does). ``game(name)``
+and :func:`games` are the one registry every layer reads.
 
 >>> e = Revealed(positions=(4, 9), cards=(Card.parse("A♠"), Card.parse("RJ")))
 >>> str(e)
@@ -55,7 +58,7 @@ import importlib
 import types
 import typing
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -473,6 +476,7 @@ class Game(ABC, Generic[S, C]):
     name: ClassVar[str]
     min_seats: ClassVar[int]
     max_seats: ClassVar[int]
+    default_seats: ClassVar[int]
     Config: ClassVar[type]
     events: ClassVar[tuple[type[Event], ...]]
 
@@ -504,6 +508,14 @@ class Game(ABC, Generic[S, C]):
     @abstractmethod
     def outcome(self, state: S) -> Outcome | None:
         """The outcome once the game is over, else None."""
+
+    @abstractmethod
+    def sensible_bots(
+        self, seats: int, seed: int, salt_source: Callable[[int], bytes] | None = None
+    ) -> list[Any]:
+        """One sensible bot per seat (``engines.bots.Bot``), seeded from
+        ``seed``; ``salt_source(n)`` gives n secret bytes where a bot needs
+        secrets (Mao rule commitments; the engines never draw randomness)."""
 
     # -- shared ---------------------------------------------------------------
     def owed(self, state: S) -> dict[int, str]:
@@ -552,15 +564,40 @@ class Game(ABC, Generic[S, C]):
         return msgpack.packb(to_data(state), use_bin_type=True)
 
 
+BUILT_IN = ("bluff", "bomb", "mao")
+"""The games that ship with nodealer (module ``engines.<name>`` registers each)."""
+
+_REGISTRY: dict[str, Game[Any, Any]] = {}
+G = TypeVar("G", bound=Game[Any, Any])
+
+
+def register(engine: G) -> G:
+    """Add a game to the registry, under ``engine.name``; returns it."""
+    name = engine.name
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"a game's name is an identifier, not {name!r}")
+    if not 1 <= engine.min_seats <= engine.default_seats <= engine.max_seats:
+        raise ValueError(f"{name}: need 1 ≤ min_seats ≤ default_seats ≤ max_seats")
+    known = _REGISTRY.get(name)
+    if known is not None and type(known) is not type(engine):
+        raise ValueError(f"two different games are called {name!r}")
+    _REGISTRY[name] = engine
+    return engine
+
+
+def games() -> dict[str, Game[Any, Any]]:
+    """Every registered game by name, in name order (the built-in ones
+    included)."""
+    for name in BUILT_IN:
+        importlib.import_module(f"engines.{name}")
+    return dict(sorted(_REGISTRY.items()))
+
+
 def game(name: str) -> Game[Any, Any]:
-    """The engine called ``name`` (module ``engines.<name>``, constant ``GAME``)."""
-    if not name.isidentifier() or name in ("core", "cards", "bots"):
-        raise KeyError(f"no game {name!r}")
+    """The registered game called ``name`` (KeyError if there is none)."""
+    if name not in _REGISTRY:
+        games()
     try:
-        module = importlib.import_module(f"engines.{name}")
-    except ModuleNotFoundError:
+        return _REGISTRY[name]
+    except (KeyError, TypeError):
         raise KeyError(f"no game {name!r}") from None
-    found = getattr(module, "GAME", None)
-    if not isinstance(found, Game):
-        raise KeyError(f"no game {name!r}")
-    return found

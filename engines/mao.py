@@ -85,6 +85,7 @@ encoded state grows with the game (chunked, so applying stays cheap).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields, replace
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -106,6 +107,7 @@ from engines.core import (
     Revealed,
     Timer,
     TimerExpired,
+    register,
 )
 from engines.mao_events import (
     AddRule,
@@ -210,12 +212,20 @@ class MaoGame(Game[MaoState, MaoConfig]):
     name: ClassVar[str] = "mao"
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 10
+    default_seats: ClassVar[int] = 4
     Config: ClassVar[type] = MaoConfig
     events: ClassVar[tuple[type[Event], ...]] = (
         Play, Draw, Say, Call, Verdict, AddRule, RevealRule, Propose, Vote, *COMMON_EVENTS
     )  # fmt: skip
 
     # -- setup ------------------------------------------------------------------
+    def sensible_bots(
+        self, seats: int, seed: int, salt_source: Callable[[int], bytes] | None = None
+    ) -> list[Any]:
+        from engines.bots.mao import sensible_bots
+
+        return sensible_bots(seats, seed, salt_source)
+
     def deck(self, config: MaoConfig) -> tuple[Card, ...]:
         return tuple(full_deck(config.decks))
 
@@ -366,7 +376,7 @@ class MaoGame(Game[MaoState, MaoConfig]):
         return t.freeze()
 
 
-GAME = MaoGame()
+GAME = register(MaoGame())
 _FIELDS = tuple(f.name for f in fields(MaoState))
 
 

@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
             "and every deal is audited."
         ),
     )
-    demo.add_argument("game", choices=GAMES, help="which game")
+    demo.add_argument("game", choices=_games(), help="which game")
     demo.add_argument("--seats", type=_count, default=None, help="number of seats")
     demo.add_argument(
         "--seed", type=int, default=0, help="bot seed (never the deal: deals use secrets)"
@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
             "the outcome and the saved log, then verifies that log offline."
         ),
     )
-    play.add_argument("game", help="which game: " + ", ".join(GAMES))
+    play.add_argument("game", help="which game: " + ", ".join(_games()))
     play.add_argument("--bots", type=_count, required=True, help="number of bot peers besides you")
     play.add_argument(
         "--home",
@@ -109,8 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-GAMES = ("bluff", "bomb", "mao")
-DEFAULT_SEATS = {"bluff": 2, "bomb": 5, "mao": 4}
+def _games() -> list[str]:
+    from engines.core import games
+
+    return list(games())
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -123,8 +125,8 @@ def _demo(args: argparse.Namespace) -> int:
     from .local import LocalTable, TableFault
     from .table import TableSetup
 
-    seats = DEFAULT_SEATS[args.game] if args.seats is None else args.seats
     engine = game(args.game)
+    seats = engine.default_seats if args.seats is None else args.seats
     if not engine.min_seats <= seats <= engine.max_seats:
         print(
             f"nodealer demo: {args.game} is for {engine.min_seats}-{engine.max_seats} seats, "
@@ -195,8 +197,8 @@ def _play(args: argparse.Namespace) -> int:
         print(f"nodealer play: {message}", file=sys.stderr)
         return 2
 
-    if args.game not in GAMES:
-        return usage(f"unknown game {args.game!r} (choose from {', '.join(GAMES)})")
+    if args.game not in _games():
+        return usage(f"unknown game {args.game!r} (choose from {', '.join(_games())})")
     engine = game(args.game)
     seats = args.bots + 1
     if not engine.min_seats <= seats <= engine.max_seats:

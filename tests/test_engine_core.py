@@ -54,9 +54,12 @@ class HighCard(Game[HighCardState, HighCardConfig]):
     """Each seat is dealt one position, shows it; the highest index wins."""
 
     name = "highcard"
-    min_seats, max_seats = 2, 4
+    min_seats, max_seats, default_seats = 2, 4, 2
     Config = HighCardConfig
     events = (Show, Dealt, Revealed, TimerExpired)
+
+    def sensible_bots(self, seats: int, seed: int, salt_source: Any = None) -> list[Any]:
+        return [ShowWhenDealt() for _ in range(seats)]
 
     def new(self, config: HighCardConfig, seats: int) -> HighCardState:
         if not self.min_seats <= seats <= self.max_seats:
@@ -97,6 +100,13 @@ class HighCard(Game[HighCardState, HighCardConfig]):
         best = max(state.faces, key=lambda pc: pc[1])[0]
         rest = tuple(s for s in range(state.seats) if s != best)
         return Outcome((best,), rest, "highest card")
+
+
+class ShowWhenDealt:
+    """The toy game's bot: shows its card as soon as it may."""
+
+    def act(self, game: Any, state: HighCardState, seat: int, known: Any) -> Event | None:
+        return Show(seat) if "show" in game.legal_kinds(state, seat) else None
 
 
 GAME = HighCard()

@@ -36,6 +36,7 @@ from engines.core import (
     Timer,
     Transfer,
 )
+from engines.core import game as engine_of
 
 
 class Bot(Protocol):
@@ -156,19 +157,8 @@ def sensible_bots(
     game: str, seats: int, seed: int, salt_source: Callable[[int], bytes] | None = None
 ) -> list[Bot]:
     """One sensible bot of ``game`` per seat, each with its own seed derived
-    from ``seed`` (what ``nodealer demo`` and the session's bot seats use).
+    from ``seed`` (what ``nodealer demo`` and the session's bot seats use):
+    the registered game's own :meth:`~engines.core.Game.sensible_bots`.
     ``salt_source(n)`` gives n secret bytes for Mao rule commitments (p2p
     passes ``secrets.token_bytes``; the engines never draw randomness)."""
-    if game == "bluff":
-        from engines.bots.bluff import SensibleBluffBot
-
-        return [SensibleBluffBot(random.Random(f"bot/{seed}/{s}")) for s in range(seats)]
-    if game == "bomb":
-        from engines.bots.bomb import SensibleBombBot
-
-        return [SensibleBombBot(random.Random(f"bot/{seed}/{s}")) for s in range(seats)]
-    if game == "mao":
-        from engines.bots.mao import SensibleBot
-
-        return [SensibleBot(seed * 1000 + s, salt_source=salt_source) for s in range(seats)]
-    raise KeyError(f"no bots for game {game!r}")
+    return engine_of(game).sensible_bots(seats, seed, salt_source)

@@ -6,6 +6,7 @@ counting the cards of the claimed rank it has seen.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engines.bluff import Accept, BluffState, Challenge, Claim, Phase, Play, Show
@@ -143,3 +144,10 @@ class SensibleBluffBot:
         lonely = sorted(hand, key=lambda p: len(by_rank.get(getattr(faces.get(p), "rank", 0), [])))
         placed = lonely[: min(len(lonely), max(1, min(claim.count, 2)))]
         return Play(seat, tuple(placed), claim)
+
+
+def sensible_bots(
+    seats: int, seed: int, salt_source: Callable[[int], bytes] | None = None
+) -> list[SensibleBluffBot]:
+    """One SensibleBluffBot per seat, each seeded from ``seed`` and its seat."""
+    return [SensibleBluffBot(random.Random(f"bot/{seed}/{s}")) for s in range(seats)]

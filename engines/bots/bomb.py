@@ -15,6 +15,7 @@ and how often a detonation by the bot on it wins (the bot a captain too).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -218,3 +219,10 @@ class SensibleBombBot:
             return s
 
         return _seat(max(plays, key=score), seat)
+
+
+def sensible_bots(
+    seats: int, seed: int, salt_source: Callable[[int], bytes] | None = None
+) -> list[SensibleBombBot]:
+    """One SensibleBombBot per seat, each seeded from ``seed`` and its seat."""
+    return [SensibleBombBot(random.Random(f"bot/{seed}/{s}")) for s in range(seats)]

@@ -504,3 +504,10 @@ class SensibleBot(_Author):
             if s not in out:
                 out.append(s)
         return out[:4]
+
+
+def sensible_bots(
+    seats: int, seed: int, salt_source: Callable[[int], bytes] | None = None
+) -> list[SensibleBot]:
+    """One SensibleBot per seat, each seeded from ``seed`` and its seat."""
+    return [SensibleBot(seed * 1000 + s, salt_source=salt_source) for s in range(seats)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import json
 import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -74,6 +75,11 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     verify.add_argument("log", help="path of a saved log file")
+    verify.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON document (schema: protocol.md §7.4) instead of text",
+    )
     verify.set_defaults(handler=_verify)
 
     play = commands.add_parser(
@@ -173,6 +179,9 @@ def _verify(args: argparse.Namespace) -> int:
     from .verify import verify_log
 
     report = verify_log(Path(args.log))
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        return report.exit_code
     for line in report.lines():
         print(line)
     if report.exit_code == 2:

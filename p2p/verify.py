@@ -215,6 +215,45 @@ class Report:
     """why the file cannot be verified (bad input)"""
     notes: list[str] = field(default_factory=list)
     stale: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    """what was checked: entries, deals, proofs, keys, moves"""
+
+    @property
+    def verdict(self) -> str:
+        return {EXIT_CLEAN: "clean", EXIT_CHEATING: "cheating"}.get(self.exit_code, "unverifiable")
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as one JSON document (protocol.md §7.4)."""
+        outcome = None
+        if self.outcome is not None:
+            outcome = {
+                "winners": list(self.outcome.winners),
+                "losers": list(self.outcome.losers),
+                "reason": self.outcome.reason,
+                "cheaters": list(self.outcome.cheaters),
+            }
+        seats = [] if self.spec is None else [
+            {"seat": s, "fingerprint": key.fingerprint} for s, key in enumerate(self.spec.seats)
+        ]  # fmt: skip
+        return {
+            "nodealer_verify": 1,
+            "verdict": self.verdict,
+            "exit": self.exit_code,
+            "log": str(self.path),
+            "table": None if self.spec is None else self.spec.table_id.hex(),
+            "seats": seats,
+            "game": None if self.setup is None else self.setup.game,
+            "config": None if self.setup is None else self.setup.config,
+            "proven": None if self.setup is None else self.setup.proven,
+            "outcome": outcome,
+            "counts": dict(self.counts),
+            "faults": [
+                {"seat": f.seat, "fingerprint": f.fingerprint, "entry": f.seq, "reason": f.reason}
+                for f in self.faults
+            ],
+            "problem": self.problem,
+            "notes": list(self.notes),
+        }
 
     @property
     def clean(self) -> bool:
@@ -252,18 +291,39 @@ class Report:
 
 
 def _damage(path: Path, end: int) -> str | None:
-    """Why the file has bytes after its last good record, if it does."""
+    """Why the file has bytes after its last good record, if it does. A
+    *torn* tail (a writer killed mid-append) is ignored: fewer bytes than a
+    record header, or a header whose length fits the limit but runs past
+    the end of the file. Anything else is a damaged record (protocol.md
+    §3.6)."""
     size = path.stat().st_size
     if end >= size:
         return None
     with path.open("rb") as f:
         f.seek(end)
         header = f.read(_RECORD.size)
-    if len(header) == _RECORD.size:
-        length, _ = _RECORD.unpack(header)
-        if length <= MAX_RECORD and end + _RECORD.size + length > size:
-            return None  # a torn last record (killed while appending): ignored
+    if len(header) < _RECORD.size:
+        return None  # torn inside the header
+    length, _ = _RECORD.unpack(header)
+    if length <= MAX_RECORD and end + _RECORD.size + length > size:
+        return None  # torn inside the payload
     return f"damaged record at byte {end} of {size} (length or CRC-32 wrong)"
+
+
+def _counts(replay: Replay, entries: int) -> dict[str, int]:
+    table = replay.table
+    counts = {"entries": entries, "deals": 0, "proofs": 0, "keys": 0, "moves": 0}
+    if table is None:
+        return counts
+    counts["moves"] = sum(not event.SYSTEM for event in table.events)
+    for deal in table.deals:
+        counts["deals"] += 1
+        passes = len(deal.shuffles) + len(deal.locks)
+        counts["proofs"] += (passes if deal.setup.proven else 0) + len(deal.handovers)
+        counts["proofs"] += len(deal.claims)
+        counts["keys"] += sum(layer.key is not None for stack in deal.layers for layer in stack)
+        counts["keys"] += len(deal.shuffle_keys)
+    return counts
 
 
 def verify_log(path: Path) -> Report:
@@ -333,15 +393,22 @@ def verify_log(path: Path) -> Report:
         report.notes.append(f"{len(table.stale)} stale bodies dropped (races, nobody blamed)")
     missing = replay.finals_missing()
     if not table.over and not replay.stopped:
+        report.counts = _counts(replay, len(good))
         report.problem = (
             f"the game did not finish ({len(good)} entries, nothing wrong in them so far)"
         )
         return report
-    for seat in missing:
-        report.faults.append(
-            Fault(seat, replay.name(seat), "has not made its final reveal (blocks the audit)")
+    report.counts = _counts(replay, len(good))
+    if missing:
+        # A log that merely stops (a crash, a copy taken mid-game) must not
+        # accuse anyone: a seat that withholds its reveal is named only on
+        # evidence in the log, the others' signed `overdue` (then a fault
+        # above already names it).
+        who = ", ".join(f"seat {s}" for s in missing)
+        report.problem = (
+            f"the final reveals are not all in ({who} still owes one): the audit cannot run"
         )
-    if not missing:
+    else:
         verdict = replay.audit()
         if not verdict.ok:
             report.faults.append(replay.fault(verdict, None))

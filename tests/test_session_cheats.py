@@ -201,7 +201,8 @@ async def test_a_seat_refusing_its_final_reveal_is_named(tmp_path) -> None:
             proven=False,
             time_scale=0.02,
             make_session=cheating_at(1, KeepsItsKeys),
-            final_wait=1.0,
+            final_wait=2.0,
+            duty_wait=0.5,
         )
     honest = peers[0].result
     assert honest.outcome is not None and honest.missing_finals == [1] and not honest.clean

@@ -4,6 +4,7 @@ cut or foreign file is bad input (exit 2) with a clear message."""
 
 from __future__ import annotations
 
+import json
 import os
 import struct
 import tracemalloc
@@ -13,6 +14,8 @@ from pathlib import Path
 import msgpack
 import pytest
 import trio
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from p2p.cli import main
 from p2p.envelope import TableSpec
@@ -202,3 +205,70 @@ def test_an_entry_appended_from_elsewhere_is_named_where_it_sits(
     assert report.exit_code == 1
     (fault,) = report.faults
     assert fault.seq == len(entries) + 1 and "found where seq" in fault.reason
+
+
+def test_a_log_cut_short_accuses_nobody(game: PeerResult, tmp_path) -> None:
+    """Issue 16: cutting bytes off a clean log (a copy taken mid-game, a
+    crash) is unfinished (exit 2), never "CHEATING: seat s has not made its
+    final reveal"; a few stray bytes at the end are a torn record."""
+    data = game.log_path.read_bytes()
+    for cut in (100, 1000, 5000):
+        path = tmp_path / f"cut{cut}"
+        path.write_bytes(data[:-cut])
+        report = verify_log(path)
+        assert report.exit_code == 2 and not report.faults, (cut, report.lines())
+    stray = tmp_path / "stray"
+    stray.write_bytes(data + b"\x01\x02\x03")
+    report = verify_log(stray)
+    assert report.exit_code == 0 and any("torn" in n for n in report.notes)
+
+
+def test_verify_json(game: PeerResult, tmp_path, capsys) -> None:
+    assert main(["verify", "--json", str(game.log_path)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["verdict"] == "clean" and doc["exit"] == 0 and doc["game"] == "bluff"
+    assert next(s["fingerprint"] for s in doc["seats"]) == game.fingerprint
+    assert doc["outcome"]["reason"] and doc["faults"] == [] and doc["problem"] is None
+    assert doc["counts"]["entries"] > 0 and doc["counts"]["keys"] > 0
+    path, records = copy_log(game, tmp_path)
+    entries = [r for r in records if r["t"] == "entry"]
+    write_records(path, [*records, entries[3]])
+    assert main(["verify", "--json", str(path)]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    (fault,) = doc["faults"]
+    assert doc["verdict"] == "cheating" and fault["entry"] == len(entries) + 1
+    assert fault["seat"] is not None and fault["fingerprint"] and fault["reason"]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_any_damage_is_exit_1_or_2_never_a_traceback(
+    game: PeerResult, data, tmp_path_factory
+) -> None:
+    records, _ = read_records(game.log_path)
+    kind = data.draw(st.sampled_from(["flip", "drop", "duplicate", "swap"]))
+    if kind == "flip":
+        raw = bytearray(game.log_path.read_bytes())
+        at = data.draw(st.integers(0, len(raw) - 1))
+        raw[at] ^= data.draw(st.integers(1, 255))
+        blob = bytes(raw)
+    else:
+        i = data.draw(st.integers(1, len(records) - 1))
+        j = data.draw(st.integers(i, min(len(records) - 1, i + 5)))
+        if kind == "drop":
+            records = records[:i] + records[j + 1 :]
+        elif kind == "duplicate":
+            records = records[: j + 1] + records[i : j + 1] + records[j + 1 :]
+        else:
+            records[i], records[j] = records[j], records[i]
+        blob = b"".join(
+            RECORD.pack(len(p), zlib.crc32(p)) + p
+            for p in (msgpack.packb(r, use_bin_type=True) for r in records)
+        )
+    path = tmp_path_factory.mktemp("damage") / "log"
+    path.write_bytes(blob)
+    report = verify_log(path)
+    if blob != game.log_path.read_bytes():
+        assert report.exit_code in (0, 1, 2)
+        if report.exit_code == 1:
+            assert all(f.reason for f in report.faults)

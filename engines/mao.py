@@ -294,8 +294,9 @@ class MaoGame(Game[MaoState, MaoConfig]):
         every rule when the game is ending. (Writing a rule, M27, is the
         player's own choice and takes thought: not a duty with a clock.)"""
         out: dict[int, str] = {}
-        for j in state.judgements:
-            out.setdefault(state.rules[j.slot].author, f"its verdict for rule {j.slot} (M28)")
+        for j in state.judgements:  # the first one due names the duty (in event order)
+            author = state.rules[j.slot].author
+            out.setdefault(author, f"its verdict for rule {j.slot} on event {j.ctx.seq} (M28)")
         for slot, rule in enumerate(state.rules):
             if _must_reveal(state, rule):
                 out.setdefault(rule.author, f"the reveal of its rule {slot} (M30)")

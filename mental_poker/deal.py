@@ -578,9 +578,19 @@ def make_complaint(table: DealTable, seat: int) -> Complaint:
     return Complaint(seat, valid.index(False))
 
 
-def make_key_reveal(secrets: DealSecrets, positions: Iterable[int]) -> KeyReveal:
-    """Reveal every key this seat holds over these positions."""
-    return KeyReveal(secrets.seat, tuple((p, k) for p in positions for k in secrets.keys_for(p)))
+def make_key_reveal(
+    secrets: DealSecrets, positions: Iterable[int], table: DealTable | None = None
+) -> KeyReveal:
+    """Reveal every key this seat holds over these positions; with the
+    deal's ``table``, never the key of a layer it handed over (removed: that
+    key stays secret until the final reveal, §1.4)."""
+    pairs = []
+    for p in positions:
+        removed = [] if table is None else table.removed_layers(p, secrets.seat)
+        for k in secrets.keys_for(p):
+            if not any(mul(k, layer.before) == layer.after for layer in removed):
+                pairs.append((p, k))
+    return KeyReveal(secrets.seat, tuple(pairs))
 
 
 def make_final_reveal(secrets: DealSecrets) -> FinalReveal:
@@ -745,6 +755,11 @@ class DealTable:
         if len(out) != 1 or out[0].seat != seat:
             raise NotDecryptable(f"position {position}: seat {seat} is not the only key holder")
         return out[0]
+
+    def removed_layers(self, position: int, seat: int) -> list[Layer]:
+        """``seat``'s layers of a position that a handover took off."""
+        self._require_play(position)
+        return [layer for layer in self.layers[position] if layer.seat == seat and layer.removed]
 
     def own_layer(self, position: int, seat: int) -> Layer:
         """The one outstanding layer of ``seat`` at a position (what a
@@ -914,11 +929,14 @@ class DealTable:
             self.phase, self.next_seat = next_phase, 0
 
     def _match_keys(
-        self, seat: int, keys: Sequence[tuple[int, int]]
+        self, seat: int, keys: Sequence[tuple[int, int]], final: bool = False
     ) -> list[tuple[tuple[int, int], Layer]]:
         """Each distinct (position, key) pair with the layer it opens (checked
         in parallel), or CheatDetected. A key opens one layer only, so more
-        distinct pairs than the seat has layers is refused before any work."""
+        distinct pairs than the seat has layers is refused before any work.
+        A layer a handover removed opens only in the ``final`` reveal: its
+        key, out earlier, would let everyone read the card from the values
+        under it, though another seat now holds it."""
         self._require_play()
         unique = list(dict.fromkeys(keys))
         owned = sum(layer.seat == seat for stack in self.layers for layer in stack)
@@ -934,7 +952,7 @@ class DealTable:
             position, key = pair
             invalid = None
             for layer in self.layers[position]:
-                if layer.seat != seat:
+                if layer.seat != seat or (layer.removed and not final):
                     continue
                 if layer.key is not None:
                     if layer.key == key:
@@ -1068,7 +1086,7 @@ class DealTable:
             return Verdict.cheat(msg.seat, "second final reveal")
         if base_mul(msg.shuffle_key) != self.shuffles[msg.seat].gamma:
             return Verdict.cheat(msg.seat, "revealed shuffle key does not match its Γ")
-        matched = self._match_keys(msg.seat, msg.keys)
+        matched = self._match_keys(msg.seat, msg.keys, final=True)
         opened = {id(layer) for _, layer in matched}
         for position, stack in enumerate(self.layers):
             for layer in stack:

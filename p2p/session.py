@@ -211,6 +211,8 @@ class TableSession:
         self._complained: set[tuple[int, int]] = set()
         self._last_progress = 0.0  # when the log last brought us anything
         self._finals_sent: set[int] = set()
+        self._refusing: str | None = None  # why we refuse the host's setup
+        self._refused = False
         self._secrets_blob: bytes | None = None
         self._restored: tuple[dict[int, DealSecrets], dict[tuple[str, int], bytes]] | None = None
         self.result: SessionResult | None = None
@@ -335,10 +337,12 @@ class TableSession:
         table = self.replay.table
         assert table is not None
         differs = self._setup_differs(table.setup)
-        if differs is not None:
+        if differs is not None and self._refusing is None:
+            # not our table: say so in the log (a `refuse` body) before
+            # anything else, so that nobody waits for us, then stop
             found = Fault(0, self.replay.name(0), differs, 1)
             self.replay.faults.append(found)
-            self.replay.broken = True
+            self._refusing = differs
         old = self.seat
         self.seat = Seat(table, self.me)
         if old is not None:
@@ -426,6 +430,12 @@ class TableSession:
         )
 
     async def _act(self) -> None:
+        if self._refusing is not None:
+            if not self._refused:
+                await self._publish({"t": "refuse", "reason": self._refusing[:300]})
+                self._refused = True
+                self.replay.broken = True  # we play nothing at this table
+            return
         table, seat = self.replay.table, self.seat
         if table is None or seat is None or self.replay.broken or not self._caught_up():
             return
@@ -584,6 +594,8 @@ class TableSession:
 
     def _finished(self) -> bool:
         replay, table = self.replay, self.replay.table
+        if self._refusing is not None and not self._refused:
+            return False  # our refusal goes into the log first
         if replay.broken:
             return True
         if table is None or not (table.over or replay.stopped) or not self._caught_up():

@@ -184,6 +184,14 @@ class Duty:
     request: Request | None = None
     what: str = ""
 
+    def units(self) -> tuple[Any, ...]:
+        """The duty split into the units the overdue clock times one by one
+        (keys: one per position; a draw: its purpose and step)."""
+        if self.kind == "keys":
+            return tuple(("keys", self.deal, p) for p in self.positions)
+        request = getattr(self.request, "purpose", None), getattr(self.request, "seat", None)
+        return ((self.kind, self.deal, self.positions, request, self.what),)
+
     def __str__(self) -> str:
         where = "" if self.deal is None else f" of deal {self.deal}"
         if self.kind == "pass":
@@ -223,6 +231,9 @@ class Table:
         """checked identity claims not yet answered, by (seat, deal, position
         in that deal, members): True if the proof verified"""
         self.faults: list[Verdict] = []
+        self.refusal: tuple[int, str] | None = None
+        """(seat, why) when a seat refused the host's setup before acting"""
+        self._acted: set[int] = set()  # seats with an accepted body
         self.stale: list[tuple[int, int, str]] = []
         """(author, body number, what) of every stale body dropped"""
         self.count = 0
@@ -236,8 +247,10 @@ class Table:
         self._note_timers()
         self._owing: list[frozenset[int]] = []
         """seats that owed a body after k table bodies"""
+        self._first_owed: dict[tuple[int, Any], int] = {}
+        """(seat, one unit of duty) -> the body count since which it is owed"""
         self._owed_since: dict[int, int] = {}
-        """seat -> the body count since which it has owed something without a break"""
+        """seat -> since when its oldest duty still owed has been owed"""
         self._overdue_votes: dict[int, set[int]] = {}
         self._note_owed()
 
@@ -263,7 +276,7 @@ class Table:
         what*). ``stopped`` (default: a body was refused): the game was
         stopped by a fault, so only final reveals are owed."""
         if stopped is None:
-            stopped = bool(self.faults)
+            stopped = self.stopped
         return self._duties(seat, stopped, self.pending())
 
     def _duties(self, seat: int, stopped: bool, pending: tuple[Request, ...]) -> list[Duty]:
@@ -308,6 +321,12 @@ class Table:
         if owed is not None:
             out.append(Duty("move", what=owed))
         return out
+
+    @property
+    def stopped(self) -> bool:
+        """A body was refused or a seat refused the setup: no more play,
+        only final reveals (protocol.md §7.3)."""
+        return bool(self.faults) or self.refusal is not None
 
     def owing(self) -> dict[int, int]:
         """Seats that owe a body now -> the body count since which they have
@@ -373,6 +392,7 @@ class Table:
             raise TableError(f"bad term {term!r}")
         verdict = self._dispatch(author, body, term)
         if verdict.ok:
+            self._acted.add(author)
             self._settle()
         else:
             self.faults.append(verdict)
@@ -389,6 +409,8 @@ class Table:
             return self._feed_timer(author, body, term)
         if body["t"] == "overdue":
             return self._feed_overdue(author, body)
+        if body["t"] == "refuse":
+            return self._feed_refuse(author, body)
         handler = {
             "deal": self._feed_deal,
             "move": self._feed_move,
@@ -415,16 +437,28 @@ class Table:
             self._timer_since.setdefault(purpose, self.count)
 
     def _note_owed(self) -> None:
-        """Remember which seats owe a body, and since when without a break."""
-        stopped, pending = bool(self.faults), self.pending()
-        owing = frozenset(s for s in range(self.setup.seats) if self._duties(s, stopped, pending))
-        self._owing.append(owing)
-        for seat in list(self._owed_since):
-            if seat not in owing:
-                del self._owed_since[seat]
-                self._overdue_votes.pop(seat, None)
-        for seat in owing:
-            self._owed_since.setdefault(seat, self.count)
+        """Remember which seats owe a body, and since when each one's oldest
+        duty still owed has been owed. Duties are tracked one unit at a time
+        (a key per position, a pass, a verdict on one event, …): a seat that
+        answers every duty at once never looks overdue, however quickly new
+        duties come (a seat saying something in Mao makes every rule author
+        owe a verdict), and one that keeps a single unit back does, whatever
+        else it sends."""
+        stopped, pending = self.stopped, self.pending()
+        first: dict[tuple[int, Any], int] = {}
+        since: dict[int, int] = {}
+        for seat in range(self.setup.seats):
+            for duty in self._duties(seat, stopped, pending):
+                for unit in duty.units():
+                    key = (seat, unit)
+                    first[key] = self._first_owed.get(key, self.count)
+                    since[seat] = min(since.get(seat, self.count), first[key])
+        self._first_owed = first
+        for seat in list(self._overdue_votes):
+            if self._owed_since.get(seat) != since.get(seat):
+                del self._overdue_votes[seat]  # a new stretch: earlier votes lapse
+        self._owed_since = since
+        self._owing.append(frozenset(since))
 
     def _feed_overdue(self, author: int, body: Mapping[str, Any]) -> Verdict:
         """``overdue``: the author has waited for ``seat`` since body ``at``.
@@ -456,14 +490,31 @@ class Table:
             f"(overdue: {len(votes)} of the {others} other seats signed that they waited)",
         )
 
+    def _feed_refuse(self, author: int, body: Mapping[str, Any]) -> Verdict:
+        """``refuse``: a seat that finds the host's setup is not the table it
+        agreed to (another game, config or proof setting, §7.1) says so
+        before it does anything else; the table stops, nobody is blamed
+        (who said what before the game is not in the log)."""
+        reason = body.get("reason")
+        if set(body) != {"t", "reason"} or not isinstance(reason, str) or len(reason) > 300:
+            return Verdict.cheat(author, "refuse body: expected t, reason (text ≤ 300)")
+        if author in self._acted:
+            return Verdict.cheat(author, "refused the setup after playing at the table")
+        if self.refusal is None:
+            self.refusal = (author, reason)
+        return Verdict.good()
+
     def _stale(self, author: int, what: str) -> Verdict:
         self.stale.append((author, self.count, what))
         return Verdict.good()
 
     def _feed_deal(self, author: int, body: Mapping[str, Any]) -> Verdict:
         number = body.get("deal")
-        if set(body) != {"t", "deal", "msg"} or not isinstance(number, int):
-            return Verdict.cheat(author, "deal body: expected t, deal, msg")
+        if set(body) - {"at"} != {"t", "deal", "msg"} or type(number) is not int:
+            return Verdict.cheat(author, "deal body: expected t, deal, msg (and at)")
+        at = self._seen(body)
+        if at is None:
+            return Verdict.cheat(author, f"deal body: 'at' must be 0…{self.count}")
         if not 0 <= number < len(self.deals):
             return Verdict.cheat(author, f"there is no deal {number}")
         deal = self.deals[number]
@@ -475,19 +526,29 @@ class Table:
             return Verdict.cheat(author, f"signed a deal message of seat {message.seat}")
         if isinstance(message, FinalReveal) and not (self.over or self.faults):
             return Verdict.cheat(author, "final reveal before the game is over")
-        if isinstance(message, Relock | Handover) and not self._transfer_pending(
-            number, message.position, author, isinstance(message, Relock)
-        ):
-            what = "relock" if isinstance(message, Relock) else "handover"
-            return Verdict.cheat(
-                author, f"{what} of position {message.position} with no transfer pending for it"
-            )
+        if isinstance(message, Relock | Handover):
+            to_author = isinstance(message, Relock)
+            if not self._transfer_pending(
+                self.pending(), number, message.position, author, to_author
+            ):
+                what = "relock" if to_author else "handover"
+                if at < self.count and self._transfer_pending(
+                    self.game.pending(self._history[at]),
+                    number,
+                    message.position,
+                    author,
+                    to_author,
+                ):
+                    return self._stale(author, f"{what} of position {message.position} (too late)")
+                return Verdict.cheat(
+                    author, f"{what} of position {message.position} with no transfer pending for it"
+                )
         if isinstance(message, IdentityClaim):
-            return self._feed_claim(author, number, deal, message)
+            return self._feed_claim(author, number, deal, message, at)
         return deal.feed(message)
 
     def _feed_claim(
-        self, author: int, number: int, deal: DealTable, message: IdentityClaim
+        self, author: int, number: int, deal: DealTable, message: IdentityClaim, at: int
     ) -> Verdict:
         """An identity claim answers exactly one pending proof request: the
         card it proves (deal and position in that deal) is the one the
@@ -498,8 +559,10 @@ class Table:
         if key in self.claims:
             return Verdict.cheat(author, "a second identity claim for one proof request")
         if not any(self.claim_key(r) == key for r in self.pending() if isinstance(r, Prove)):
-            if self.over:
-                return self._stale(author, "identity claim after the game ended")
+            then = self.game.pending(self._history[at])
+            if self.over or any(self.claim_key(r) == key for r in then if isinstance(r, Prove)):
+                # overtaken (a timer ended the play or the game): nobody blamed
+                return self._stale(author, "identity claim (the proof is no longer asked for)")
             return Verdict.cheat(
                 author,
                 f"identity claim for position {message.position} of deal {number} "
@@ -521,10 +584,12 @@ class Table:
         number, local = self.where[request.position]
         return (request.seat, number, local, tuple(sorted(c.index for c in request.allowed)))
 
-    def _transfer_pending(self, number: int, local: int, author: int, to_author: bool) -> bool:
+    def _transfer_pending(
+        self, pending: tuple[Request, ...], number: int, local: int, author: int, to_author: bool
+    ) -> bool:
         """Is a transfer of this card pending to ``author`` (a relock may be
         put on it) or, for a handover, to another seat?"""
-        for request in self.pending():
+        for request in pending:
             if not isinstance(request, Transfer) or (request.seat == author) != to_author:
                 continue
             if any(self.where.get(p) == (number, local) for p in request.positions):
@@ -585,6 +650,10 @@ class Table:
         deal, local = self.locate(position)
         if not deal.dealt:
             return refuse("the deck is not dealt yet")
+        if any(isinstance(r, Deal | Transfer) and position in r.positions for r in self.pending()):
+            # shown before its deal is answered, the card would be everyone's
+            # and the deal (answered in order) never could be: a stall
+            return refuse("the card is still being dealt")
         public = deal.public_card(local)
         if public is not None:
             if keys is not None:
@@ -634,10 +703,25 @@ class Table:
             return None
         return (purpose, self.draw_count.get(purpose, 0))
 
+    def _draw_overtaken(self, body: Mapping[str, Any]) -> bool:
+        """A commit or opening for a draw that was pending at the body's
+        ``at`` but no longer is (a timer overtook it): stale, not a cheat."""
+        at, purpose = self._seen(body), body.get("purpose")
+        if at is None or at >= self.count:
+            return False
+        return any(
+            isinstance(r, RandomDraw) and r.purpose == purpose
+            for r in self.game.pending(self._history[at])
+        )
+
     def _feed_commit(self, author: int, body: Mapping[str, Any]) -> Verdict:
         key = self._draw_key(body)
         digest = body.get("digest")
-        if set(body) != {"t", "purpose", "digest"} or key is None:
+        if set(body) - {"at"} != {"t", "purpose", "digest"}:
+            return Verdict.cheat(author, "commit body: expected t, purpose, digest (and at)")
+        if key is None:
+            if self._draw_overtaken(body):
+                return self._stale(author, f"commit for {body['purpose']!r:.40} (too late)")
             return Verdict.cheat(author, "commit for no pending random draw")
         if not isinstance(digest, bytes) or len(digest) != 32:
             return Verdict.cheat(author, "commit digest must be 32 bytes")
@@ -650,7 +734,11 @@ class Table:
     def _feed_open(self, author: int, body: Mapping[str, Any]) -> Verdict:
         key = self._draw_key(body)
         value = body.get("value")
-        if set(body) != {"t", "purpose", "value"} or key is None:
+        if set(body) - {"at"} != {"t", "purpose", "value"}:
+            return Verdict.cheat(author, "open body: expected t, purpose, value (and at)")
+        if key is None:
+            if self._draw_overtaken(body):
+                return self._stale(author, f"opening for {body['purpose']!r:.40} (too late)")
             return Verdict.cheat(author, "opening for no pending random draw")
         draw = self.draws.get(key)
         if draw is None or len(draw.commits) < self.setup.seats:
@@ -807,12 +895,17 @@ class Seat:
 
     # ------------------------------------------------------------ knowledge
     def knowledge(self) -> dict[int, Card]:
-        """Faces of the positions this seat alone (or everyone) can read."""
+        """Faces of the positions this seat alone (or everyone) can read,
+        once dealt: a card whose deal or transfer is still pending is not yet
+        the seat's to play (protocol.md §6)."""
         table = self._table
         self.known.update((p, Card(c)) for p, c in table.open_faces.items())
+        dealing = {
+            p for r in table.pending() if isinstance(r, Deal | Transfer) for p in r.positions
+        }
         for position, (number, local) in table.where.items():
             deal = table.deals[number]
-            if not deal.dealt or self.seat not in deal.readers(local):
+            if not deal.dealt or self.seat not in deal.readers(local) or position in dealing:
                 self.known.pop(position, None)
                 continue
             if position in self.known:
@@ -839,7 +932,7 @@ class Seat:
             number, local = self._table.where[event.position]
             deal = self._table.deals[number]
             if deal.dealt and deal.public_card(local) is None and number in self.secrets:
-                body["keys"] = make_key_reveal(self.secrets[number], [local]).to_wire()
+                body["keys"] = make_key_reveal(self.secrets[number], [local], deal).to_wire()
         return body
 
     # ------------------------------------------------------------ duties
@@ -863,7 +956,10 @@ class Seat:
             if body is not None:
                 out.append(body)
         for number, locals_ in sorted(reveal.items()):
-            out.append(_deal_body(number, make_key_reveal(self.secrets[number], sorted(locals_))))
+            reveal_keys = make_key_reveal(
+                self.secrets[number], sorted(locals_), table.deals[number]
+            )
+            out.append(_deal_body(number, reveal_keys))
         return out
 
     def _make(self, duty: Duty) -> dict[str, Any] | None:
@@ -879,16 +975,15 @@ class Seat:
             (local,) = duty.positions
             secrets = self._published_relocks(number, table.deals[number], local)
             relock, self.secrets[number] = make_relock(table.deals[number], secrets, local)
-            return _deal_body(number, relock)
+            return _deal_body(number, relock, table.count)
         if duty.kind == "handover":
             # take our key off under the new holder's relock, with a proof,
             # never revealing it: a revealed key would open the card for
             # everyone (protocol.md §1.5 handover)
             assert number is not None
             (local,) = duty.positions
-            return _deal_body(
-                number, make_handover(table.deals[number], self.secrets[number], local)
-            )
+            handover = make_handover(table.deals[number], self.secrets[number], local)
+            return _deal_body(number, handover, table.count)
         if duty.kind in ("commit", "open"):
             assert isinstance(duty.request, RandomDraw)
             return self._draw_duty(duty.request)
@@ -933,9 +1028,10 @@ class Seat:
         if self.seat not in draw.commits:
             value = self.draw_values.setdefault(key, _secrets.token_bytes(32))
             digest = _commit_digest(key[0], key[1], self.seat, value)
-            return {"t": "commit", "purpose": request.purpose, "digest": digest}
+            return {"t": "commit", "purpose": request.purpose, "digest": digest, "at": table.count}
         if len(draw.commits) == table.setup.seats and self.seat not in draw.opens:
-            return {"t": "open", "purpose": request.purpose, "value": self.draw_values[key]}
+            value = self.draw_values[key]
+            return {"t": "open", "purpose": request.purpose, "value": value, "at": table.count}
         return None
 
     def _prove_duty(self, request: Prove) -> dict[str, Any] | None:
@@ -949,15 +1045,20 @@ class Seat:
             # not true: an honest seat never proves a false claim (it owes
             # the claim all the same; the table names it once overdue)
             return None
-        return _deal_body(number, claim)
+        return _deal_body(number, claim, self._table.count)
 
     def secrets_bytes(self) -> dict[int, bytes]:
         """What the session persists before publishing (crash safety)."""
         return {number: s.to_bytes() for number, s in self.secrets.items()}
 
 
-def _deal_body(number: int, message: Message) -> dict[str, Any]:
-    return {"t": "deal", "deal": number, "msg": message.to_wire()}
+def _deal_body(number: int, message: Message, at: int | None = None) -> dict[str, Any]:
+    """A ``deal`` body; ``at`` (how many bodies its author had seen) for the
+    messages a timer may overtake (relock, handover, identity claim)."""
+    body: dict[str, Any] = {"t": "deal", "deal": number, "msg": message.to_wire()}
+    if at is not None:
+        body["at"] = at
+    return body
 
 
 __all__ = [

@@ -133,8 +133,9 @@ class Replay:
 
     @property
     def stopped(self) -> bool:
-        """A fault was found: honest seats play no further."""
-        return bool(self.faults)
+        """A fault was found, or a seat refused the setup: honest seats play
+        no further."""
+        return bool(self.faults) or (self.table is not None and self.table.refusal is not None)
 
     def feed(self, seq: int, term: int, author: int, body: Any) -> Fault | None:
         """Apply the entry at ``seq`` (entries come in order from 1)."""
@@ -392,6 +393,11 @@ def verify_log(path: Path) -> Report:
     if table.stale:
         report.notes.append(f"{len(table.stale)} stale bodies dropped (races, nobody blamed)")
     missing = replay.finals_missing()
+    if table.refusal is not None and not replay.faults:
+        seat, why = table.refusal
+        report.counts = _counts(replay, len(good))
+        report.problem = f"seat {seat} refused the host's setup ({why}): no game was played"
+        return report
     if not table.over and not replay.stopped:
         report.counts = _counts(replay, len(good))
         report.problem = (

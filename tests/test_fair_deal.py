@@ -10,8 +10,11 @@ import pytest
 import p2p.table as table_module
 from engines.bomb import Detonate, Kind, Pass, Phase, Play, Prove, related_faces
 from engines.bots import Bot, sensible_bots
-from engines.core import to_data
-from engines.mao_events import MaoConfig
+from engines.cards import Card
+from engines.core import Deal, Timer, to_data
+from engines.mao import turn_of
+from engines.mao_events import Draw, MaoConfig, Say
+from engines.mao_events import Play as MaoPlay
 from mental_poker.deal import DealSecrets, make_identity_claim
 from mental_poker.group import SeededRng
 from p2p.local import LocalTable
@@ -231,3 +234,127 @@ def test_a_mao_author_that_never_judges_its_rule_is_named(deterministic_deals) -
     assert table.feed(others[0], {"t": "overdue", "seat": author, "at": table.count}).ok
     verdict = table.feed(others[1], {"t": "overdue", "seat": author, "at": table.count})
     assert not verdict.ok and verdict.seat == author and "verdict for rule" in verdict.reason
+
+
+def _mao_with_an_active_rule(seats: int) -> tuple[LocalTable, int]:
+    for seed in range(1, 40):
+        setup = TableSetup(b"mao-say", "mao", seats, proven=False)
+        local = LocalTable(setup, sensible_bots("mao", seats, seed), seed=seed)
+        table = local.table
+        for _ in range(4000):
+            state = table.state
+            active = [r for r in state.rules if r.status == "active"]
+            if (
+                state.phase == "play"
+                and active
+                and not state.judgements
+                and not any(table.duties(s) for s in range(seats))
+            ):
+                return local, active[0].author
+            if not local.step():
+                break
+    raise AssertionError("no seeded Mao game got a rule in force")
+
+
+def test_a_seat_kept_busy_by_another_is_not_overdue(deterministic_deals) -> None:
+    """Review of issue 9: any seat may speak in Mao, and every `say` makes
+    each rule author owe a verdict (M28). An author that answers each one at
+    once, while the next `say` always lands first, must never look overdue:
+    duties are timed one by one, not as one unbroken stretch."""
+    local, author = _mao_with_an_active_rule(4)
+    table = local.table
+    talker = (author + 1) % 4
+
+    def feed(seat: int, body: dict) -> None:
+        assert table.feed(seat, body).ok
+
+    def say() -> None:
+        feed(talker, local.seats[talker].move_body(Say(talker, ("hello",)), at=table.count))
+
+    say()
+    first = table.owing()[author]
+    for _ in range(30):
+        event = local.bots[author].act(table.game, table.state, author, {})
+        assert event is not None and event.KIND == "verdict", event
+        verdict = local.seats[author].move_body(event, at=table.count)
+        say()  # the talker's next say lands before the author's verdict
+        feed(author, verdict)
+    assert table.owing()[author] > first, "each verdict started a new duty"
+    others = [s for s in range(4) if s not in (author, talker)]
+    for voter in others:  # the honest seats time (author, since): a fresh since
+        assert table.feed(voter, {"t": "overdue", "seat": author, "at": first}).ok
+    assert not table.faults and author not in {v.seat for v in table.faults}
+
+
+def test_an_honest_claim_or_commit_overtaken_by_a_timer_is_stale(deterministic_deals) -> None:
+    """Review of issue 9: the sequencer's time-limit timer (K25) landing
+    just before an honest identity claim or draw commitment used to name the
+    honest seat; with the body's `at` it is stale, nobody blamed."""
+    for seed in range(1, 30):
+        setup = TableSetup(f"race-{seed}".encode(), "bomb", 3, proven=False)
+        local = LocalTable(setup, sensible_bots("bomb", 3, seed), seed=seed)
+        table = local.table
+        while not table.over:
+            proves = [r for r in table.pending() if isinstance(r, Prove)]
+            if proves and table.claim_key(proves[0]) not in table.claims:
+                seat = proves[0].seat
+                bodies = local.seats[seat].duties()
+                (claim,) = [
+                    b for b in bodies if b["t"] == "deal" and b["msg"]["type"] == "identity"
+                ]
+                timer = {"t": "timer", "purpose": "time-limit", "term": 0, "at": table.count}
+                assert table.feed(0, timer, term=0).ok
+                assert table.feed(seat, claim, term=0).ok
+                assert table.stale[-1][0] == seat and not table.faults
+                break
+            local.step()
+        else:
+            continue
+        break
+    else:
+        raise AssertionError("no seeded game asked for an identity proof")
+    setup = TableSetup(b"race-commit", "bomb", 3, proven=False)
+    local = LocalTable(setup, sensible_bots("bomb", 3, 1), seed=1)
+    table = local.table
+    while table.state.phase is not Phase.STARTER:
+        local.step()
+    (commit,) = local.seats[1].duties()
+    assert commit["t"] == "commit"
+    timer = {"t": "timer", "purpose": "time-limit", "term": 0, "at": table.count}
+    assert table.feed(0, timer, term=0).ok
+    assert table.feed(1, commit, term=0).ok and table.stale and not table.faults
+
+
+def test_a_card_still_being_dealt_cannot_be_shown(deterministic_deals) -> None:
+    """Review of issue 9: a Mao seat that played face up (M4) a card whose
+    deal to it was still pending made that deal unanswerable: a stall that
+    named nobody. Refused; and an honest seat does not see such a card as
+    its own yet."""
+    setup = TableSetup(b"mao-stall", "mao", 2, proven=False)
+    local = LocalTable(setup, sensible_bots("mao", 2, 1), seed=1)
+    table = local.table
+    for _ in range(5000):
+        assert local.step(), "game over before the opening"
+        if (
+            table.state.phase == "play"
+            and all(isinstance(r, Timer) for r in table.pending())
+            and not any(table.duties(s) for s in range(2))
+            and all("draw" in table.game.legal_kinds(table.state, s) for s in range(2))
+        ):
+            break
+    on_turn = turn_of(table.state)
+    other = 1 - on_turn
+    assert table.feed(on_turn, local.seats[on_turn].move_body(Draw(on_turn))).ok
+    assert table.feed(other, local.seats[other].move_body(Draw(other))).ok  # penalty draw
+    deals = [r for r in table.pending() if isinstance(r, Deal)]
+    q, p = deals[0].positions[0], deals[1].positions[0]
+    assert deals[1].seat == other
+    for body in local.seats[on_turn].duties():  # the honest seat's keys for p (and q)
+        assert table.feed(on_turn, body).ok
+    number, position = table.where[p]
+    face = Card(table.deals[number].decrypt(position, other, local.seats[other].secrets[number]))
+    assert p not in local.seats[other].knowledge()  # not its card yet
+    body = local.seats[other].move_body(MaoPlay(other, p, face), at=table.count)
+    verdict = table.feed(other, body)
+    assert not verdict.ok and verdict.seat == other and "still being dealt" in verdict.reason
+    assert q != p

@@ -990,3 +990,20 @@ def test_bad_handovers_are_rejected_and_named() -> None:
     with pytest.raises(DecodeError):
         decode_message(dict(honest.to_wire(), proof={"e": b"\x01" * 32}), game.setup)
     assert all(game.finish())
+
+
+def test_a_handed_over_layer_keeps_its_key_until_the_final_reveal() -> None:
+    """Review of issue 9: the old holder revealing the key of the layer it
+    handed over would let everyone read, from the lock pass's values, the
+    card another seat now holds. Refused (naming it) until the final reveal;
+    an honest reveal never includes it."""
+    game = Table(3, Deck.of(range(12)))
+    game.passes()
+    game.deal({0: [5]})
+    relock, game.secrets[1] = make_relock(game.public, game.secrets[1], 5)
+    game.send_ok(relock)
+    game.send_ok(make_handover(game.public, game.secrets[0], 5))
+    leak = KeyReveal(0, ((5, game.secrets[0].lock_keys[5]),))
+    assert all(not v.ok and v.seat == 0 for v in game.send(leak))
+    assert make_key_reveal(game.secrets[0], [5], game.public).keys == ()
+    assert all(game.finish())  # the final reveal still opens it for the audit

@@ -112,16 +112,23 @@ async def test_a_peer_refuses_a_setup_other_than_it_agreed_to(tmp_path, expected
         Node(ids[s], spec, home=tmp_path / f"peer{s}", host="127.0.0.1", timeout=2.0)
         for s in range(2)
     ]
-    host = TableSession(nodes[0], game="bluff", proven=False, time_scale=0.02)
+    host = TableSession(nodes[0], game="bluff", proven=False, time_scale=0.02, duty_wait=0.5)
     guest = TableSession(nodes[1], time_scale=0.02, **expected)
+    done: list = []
     try:
         async with trio.open_nursery() as nursery:
             for node in nodes:
                 await nursery.start(node.run)
             await nodes[1].connect(*nodes[0].listen_address)
-            nursery.start_soon(host.run)
+
+            async def run_host() -> None:
+                done.append(await host.run())
+
+            nursery.start_soon(run_host)
             with trio.fail_after(20):
                 result = await guest.run()
+                while not done:  # the host stops too, blaming nobody
+                    await trio.sleep(0.05)
             nursery.cancel_scope.cancel()
     finally:
         for node in nodes:
@@ -129,6 +136,12 @@ async def test_a_peer_refuses_a_setup_other_than_it_agreed_to(tmp_path, expected
     (fault,) = result.faults
     assert (fault.seat, fault.seq) == (0, 1) and words in fault.reason, fault
     assert fault.fingerprint == ids[0].fingerprint and not result.clean
-    assert result.entries == 1, "the guest played nothing at that table"
+    # issue 9 review: the refusal is in the log, so the host stops instead
+    # of naming the guest "overdue" for a pass it will never make
+    (hosted,) = done
+    assert not hosted.faults and hosted.outcome is None
+    assert host.table is not None and host.table.refusal is not None
+    report = verify_log(nodes[0].store.log_path)
+    assert report.exit_code == 2 and "refused the host's setup" in (report.problem or "")
     with pytest.raises(MoveRefused):
         await guest.submit_move(Challenge(1))

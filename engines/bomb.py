@@ -69,6 +69,8 @@ from engines.core import (
     IllegalMove,
     Knowledge,
     Outcome,
+    Prove,
+    Proved,
     RandomDraw,
     RandomValue,
     Request,
@@ -287,36 +289,6 @@ class Pass(Event):
         return f"seat {self.seat} passes"
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict(Event):
-    """System: whether ``seat``'s identity proof for the pending play verified."""
-
-    KIND: ClassVar[str] = "verdict"
-    SYSTEM: ClassVar[bool] = True
-    seat: int
-    ok: bool
-
-    def __str__(self) -> str:
-        return f"seat {self.seat}'s identity proof {'verified' if self.ok else 'FAILED'}"
-
-
-@dataclass(frozen=True, slots=True)
-class Prove(Request):
-    """Seat ``seat`` must prove, without showing it, that its identity (the
-    card at ``position``) is one of ``allowed`` (K12 A: related to a played
-    card; B: related to none of the hand); answer ``verdict``."""
-
-    KIND: ClassVar[str] = "prove"
-    seat: int
-    position: int
-    rule: Kind
-    allowed: tuple[Card, ...]
-
-    def simulate(self, faces: Knowledge) -> Verdict:
-        """The verdict an honest verifier reaches, for in-process tables."""
-        return Verdict(self.seat, faces[self.position] in self.allowed)
-
-
 # -- state --------------------------------------------------------------------
 class Phase(StrEnum):
     IDENTITIES = "identities"  # dealing identity cards
@@ -453,7 +425,7 @@ class Bomb(Game[BombState, BombConfig]):
     min_seats, max_seats = 3, 9
     default_seats = 5
     Config = BombConfig
-    events = (Play, PlaceBomb, Detonate, Pass, Verdict, *COMMON_EVENTS)
+    events = (Play, PlaceBomb, Detonate, Pass, Proved, *COMMON_EVENTS)
 
     def sensible_bots(
         self, seats: int, seed: int, salt_source: Callable[[int], bytes] | None = None
@@ -493,7 +465,7 @@ class Bomb(Game[BombState, BombConfig]):
                 out.append(Reveal(play.positions, "play"))
             if play.rule is not Kind.C and not play.proven:
                 allowed = (related_faces if play.rule is Kind.A else unrelated_faces)(play.cards)
-                out.append(Prove(play.seat, play.seat, play.rule, allowed))
+                out.append(Prove(play.seat, play.seat, allowed, f"K12 {play.rule.value}"))
         elif state.phase is Phase.WINDOW:
             out.append(Timer("detonation", state.config.detonation_seconds))
         if state.phase is not Phase.IDENTITIES and state.config.time_limit:
@@ -528,8 +500,8 @@ class Bomb(Game[BombState, BombConfig]):
                 return self._play(state, event)
             case Revealed():
                 return self._revealed(state, event)
-            case Verdict():
-                return self._verdict(state, event)
+            case Proved():
+                return self._proved(state, event)
             case PlaceBomb():
                 if not 0 <= event.target < state.seats:
                     raise IllegalMove(
@@ -597,9 +569,9 @@ class Bomb(Game[BombState, BombConfig]):
             return _abort(state, play.seat, "played other cards than it named (K13)")
         return self._settle(state, replace(play, revealed=True))
 
-    def _verdict(self, state: BombState, event: Verdict) -> BombState:
+    def _proved(self, state: BombState, event: Proved) -> BombState:
         prove = next((r for r in self.pending(state) if isinstance(r, Prove)), None)
-        if prove is None or prove.seat != event.seat:
+        if prove is None or (prove.seat, prove.position) != (event.seat, event.position):
             raise IllegalMove("no identity proof is pending for that seat")
         if not event.ok:
             return _abort(state, event.seat, "could not prove its play honest (K13)")

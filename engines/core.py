@@ -232,6 +232,12 @@ class Event:
         """The seat that must have signed this event; None for system events."""
         return None if self.SYSTEM else getattr(self, "seat", None)
 
+    def shown(self) -> tuple[tuple[int, Card], ...]:
+        """Hidden cards this player event turns face up itself, as (position,
+        face) pairs its author proves with its own keys (a Mao play, M4);
+        none for most events. The table checks the keys before applying."""
+        return ()
+
     def __str__(self) -> str:
         parts = [f"{f.name}={_text(getattr(self, f.name))}" for f in dataclasses.fields(self)]
         return " ".join([self.KIND, *parts])
@@ -288,6 +294,22 @@ class Revealed(Event):
     def __str__(self) -> str:
         pairs = zip(self.positions, self.cards, strict=True)
         return "reveal " + " ".join(f"#{p}={c}" for p, c in pairs)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Proved(Event):
+    """System: whether ``seat``'s proof about its hidden card at ``position``
+    (a ``Prove`` request) verified."""
+
+    KIND: ClassVar[str] = "proved"
+    SYSTEM: ClassVar[bool] = True
+    seat: int
+    position: int
+    ok: bool
+
+    def __str__(self) -> str:
+        result = "verified" if self.ok else "FAILED"
+        return f"seat {self.seat}'s proof about #{self.position} {result}"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -417,6 +439,23 @@ class Reshuffle(Request):
 
     def answer(self) -> Reshuffled:
         return Reshuffled(self.new_positions)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Prove(Request):
+    """``seat`` must prove, without showing it, that its hidden card at
+    ``position`` is one of ``allowed`` (a zero-knowledge membership proof:
+    the Bomb game's K12 A and B); answer ``Proved``. ``purpose`` says why,
+    for people (a game's own label)."""
+
+    KIND: ClassVar[str] = "prove"
+    seat: int
+    position: int
+    allowed: tuple[Card, ...]
+    purpose: str = ""
+
+    def answer(self, ok: bool) -> Proved:
+        return Proved(self.seat, self.position, ok)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -90,6 +90,9 @@ class Play(Event):
             raise ValueError("position must be non-negative")
         _says(self.says)
 
+    def shown(self) -> tuple[tuple[int, Card], ...]:
+        return ((self.position, self.card),)
+
     def __str__(self) -> str:
         return f"seat {self.seat} plays {self.card} (#{self.position}){_show_says(self.says)}"
 

@@ -1,2 +1,3 @@
-"""trio networking: identity, framing, signed ordered log, discovery, and the
-table session that joins engines and mental_poker."""
+"""trio networking that knows no game: identity keys, framing, the signed,
+ordered, replicated log among a fixed set of keys and its store, discovery
+(zeroconf). Someone could reuse it for another turn-based game."""

@@ -25,7 +25,7 @@ run on an event loop thread. So every zeroconf object here is created, used
 and closed from a worker thread (``trio.to_thread.run_sync``), where there is
 no running asyncio loop. That gives the same behaviour whether trio runs on
 its own (headless) or as a guest on Textual's asyncio loop (the TUI, see
-:mod:`p2p.guest`). Browser callbacks arrive on zeroconf's browser thread;
+:mod:`tui.guest`). Browser callbacks arrive on zeroconf's browser thread;
 they resolve the advert there (a blocking call, fine on that thread) and hand
 the result to trio through a memory channel with ``trio.from_thread.run``.
 

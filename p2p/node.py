@@ -6,7 +6,7 @@ A :class:`Node` is one peer at one table. :func:`open_node` starts it in one
 trio nursery that owns everything it does - the listener, every connection's
 reader and writer, the dialers, the timer and the disk flusher - and closing
 the ``async with`` block cancels all of it. The node is plain trio; the TUI
-drives it through trio guest mode (p2p/guest.py).
+drives it through trio guest mode (tui/guest.py).
 
 The log itself is the sans-I/O :class:`~p2p.log.LogMachine`; the node only
 moves bytes. Each connection: TCP, the handshake (:mod:`p2p.handshake`, at

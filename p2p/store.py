@@ -62,7 +62,7 @@ from p2p.wire import (
     unpack_strict,
 )
 
-_RECORD = struct.Struct(">II")
+RECORD_HEADER = struct.Struct(">II")  # u32 length, u32 CRC-32 of the payload
 MAX_RECORD = 4 << 20
 
 
@@ -77,7 +77,7 @@ def table_dir(table_id: bytes, home: Path | None = None) -> Path:
 
 def _encode(record: dict[str, Any]) -> bytes:
     payload = msgpack.packb(record, use_bin_type=True)
-    return _RECORD.pack(len(payload), zlib.crc32(payload)) + payload
+    return RECORD_HEADER.pack(len(payload), zlib.crc32(payload)) + payload
 
 
 def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
@@ -93,10 +93,10 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
     offset = 0
     with f:
         while True:
-            header = f.read(_RECORD.size)
-            if len(header) < _RECORD.size:
+            header = f.read(RECORD_HEADER.size)
+            if len(header) < RECORD_HEADER.size:
                 break
-            length, crc = _RECORD.unpack(header)
+            length, crc = RECORD_HEADER.unpack(header)
             if length > MAX_RECORD:
                 break
             payload = f.read(length)
@@ -109,7 +109,7 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
             if type(record) is not dict or type(record.get("t")) is not str:
                 break
             records.append(record)
-            offset += _RECORD.size + length
+            offset += RECORD_HEADER.size + length
     return records, offset
 
 

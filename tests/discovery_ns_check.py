@@ -231,7 +231,7 @@ async def guest_scenario(host_loop: Any) -> dict[str, object]:
 def run_guest_scenario() -> dict[str, object]:
     import asyncio
 
-    from p2p.guest import run_trio_guest
+    from tui.guest import run_trio_guest
 
     async def host() -> dict[str, object]:
         return await run_trio_guest(guest_scenario, asyncio.get_running_loop())

@@ -35,7 +35,7 @@ from engines.bots import sensible_bots
 from p2p.envelope import TableSpec
 from p2p.identity import Identity, PeerKey, config_dir
 from p2p.node import open_node
-from p2p.session import TableSession
+from table.session import TableSession
 
 
 def _say(*words: object) -> None:

@@ -18,9 +18,7 @@ from engines.bomb import (
     Phase,
     PlaceBomb,
     Play,
-    Prove,
     Role,
-    Verdict,
     alliance_of,
     is_pattern,
     related,
@@ -35,6 +33,8 @@ from engines.core import (
     Deal,
     IllegalMove,
     MalformedEvent,
+    Prove,
+    Proved,
     RandomDraw,
     RandomValue,
     Reshuffle,
@@ -207,7 +207,7 @@ def test_k12_a_one_to_three_cards_proof_of_relation() -> None:
     ps = tuple(p for p, c in hand_cards(t, 0) if c in wanted)
     t.submit(Play(0, ps, wanted, Kind.A))
     prove = next(r for r in GAME.pending(t.state) if isinstance(r, Prove))
-    assert prove.seat == 0 and prove.position == 0 and prove.rule is Kind.A
+    assert prove.seat == 0 and prove.position == 0 and prove.purpose == "K12 A"
     assert set(prove.allowed) == set(related_faces(wanted)) and C("K♠") in prove.allowed
     assert Reveal(ps, "play") in GAME.pending(t.state)
     serve(t)
@@ -249,7 +249,7 @@ def test_k13_naming_other_faces_is_caught() -> None:
     t = table("K♠ 2♥ 7♦", draw="3♥ 3♣ 9♦ J♣ Q♦")
     p = hand_cards(t, 0)[2][0]  # really 9♦
     t.submit(Play(0, (p,), cards("K♦"), Kind.A))  # named K♦ (relates to K♠)
-    t.submit(Verdict(0, True))  # a proof for K♦ would pass
+    t.submit(Proved(0, 0, True))  # a proof for K♦ would pass
     t.serve()  # the reveal shows 9♦
     out = GAME.outcome(t.state)
     assert out.cheaters == (0,) and out.winners == () and "K13" in out.reason
@@ -259,9 +259,8 @@ def test_k13_failed_identity_proof_is_caught() -> None:
     t = table("K♠ 2♥ 7♦", draw="3♥ 4♥ 9♦ J♣ Q♦")
     p, c = hand_cards(t, 0)[0]
     t.submit(Play(0, (p,), (c,), Kind.A))  # 3♥ does not relate to K♠
-    assert next(r for r in GAME.pending(t.state) if isinstance(r, Prove)).simulate(t.faces) == (
-        Verdict(0, False)
-    )
+    prove = next(r for r in GAME.pending(t.state) if isinstance(r, Prove))
+    assert t.faces[prove.position] not in prove.allowed  # an honest verifier refuses it
     serve(t)
     assert GAME.outcome(t.state).cheaters == (0,)
 
@@ -384,7 +383,7 @@ def test_kind_a_and_b_plays_rechecked_at_the_end() -> None:
     t = table("K♠ 2♥ 7♦", draw="3♥ 4♥ 9♦ J♣ Q♦ 5♣ 6♣ 8♣ 10♣ J♦")
     p, c = hand_cards(t, 0)[0]  # 3♥: not related to K♠
     t.submit(Play(0, (p,), (c,), Kind.A))
-    t.submit(Verdict(0, True))
+    t.submit(Proved(0, 0, True))
     serve(t)
     t.state = replace(t.state, phase=Phase.WINDOW, bomb=2)
     t.submit(Detonate(1))
@@ -400,7 +399,7 @@ def test_events_and_config_round_trip_and_strict() -> None:
         PlaceBomb(0, 2),
         Detonate(3),
         Pass(1),
-        Verdict(2, False),
+        Proved(2, 2, False),
     ):
         assert GAME.decode_event(e.to_data()) == e
     assert str(Play(1, (7, 9), cards("3♥ 3♣"), Kind.C)) == "seat 1 plays 3♥ 3♣ (C)"
@@ -430,7 +429,7 @@ def test_system_events_must_answer_pending_work() -> None:
     t = table("K♠ 2♥ 7♦", draw="3♥ 4♥ 9♦ J♣ Q♦")
     before = GAME.encode(t.state)
     for stray in (
-        Verdict(0, True),
+        Proved(0, 0, True),
         Revealed((3,), cards("3♥")),
         TimerExpired("detonation"),
         RandomValue("starter", 1),

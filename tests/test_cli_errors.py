@@ -11,9 +11,9 @@ import pytest
 
 import p2p.identity
 import p2p.store
-from p2p.cli import main
 from p2p.identity import Identity, IdentityError
-from p2p.verify import verify_log
+from table.verify import verify_log
+from tui.cli import main
 
 
 def _one_line(capsys) -> str:

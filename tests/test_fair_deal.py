@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-import p2p.table as table_module
+import table.machine as table_module
 from engines.bomb import Detonate, Kind, Pass, Phase, Play, Prove, related_faces
 from engines.bots import Bot, sensible_bots
 from engines.cards import Card
@@ -17,8 +17,8 @@ from engines.mao_events import Draw, MaoConfig, Say
 from engines.mao_events import Play as MaoPlay
 from mental_poker.deal import DealSecrets, make_identity_claim
 from mental_poker.group import SeededRng
-from p2p.local import LocalTable
-from p2p.table import Duty, Table, TableSetup, _deal_body
+from table.local import LocalTable
+from table.machine import Duty, Table, TableSetup, _deal_body
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""trio as a guest on an asyncio loop (p2p.guest). Plain asyncio tests, not trio-marked."""
+"""trio as a guest on an asyncio loop (tui.guest). Plain asyncio tests, not trio-marked."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import threading
 import pytest
 import trio
 
-from p2p.guest import (
+from tui.guest import (
     GuestError,
     TrioGuestCancelled,
     run_alongside_trio,
@@ -180,7 +180,7 @@ def test_an_error_in_call_soon_is_logged_and_trio_keeps_running(
         guest.call_soon(lambda: trio.lowlevel.spawn_system_task(send.send, "sit"))
         return await guest.wait()
 
-    with caplog.at_level(logging.ERROR, logger="p2p.guest"):
+    with caplog.at_level(logging.ERROR, logger="tui.guest"):
         assert asyncio.run(main()) == "sit"
     assert "ValueError" in caplog.text
 

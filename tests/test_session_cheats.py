@@ -13,9 +13,9 @@ import trio
 
 from engines.core import Reveal, Timer
 from mental_poker.group import add, encode_scalar, random_scalar
-from p2p.session import PeerResult, TableSession, play_bot_table
-from p2p.table import Table, _deal_body
-from p2p.verify import verify_log
+from table.machine import Table, _deal_body
+from table.session import PeerResult, TableSession, play_bot_table
+from table.verify import verify_log
 from tests.test_mp_deal import forged_lock
 
 

@@ -24,10 +24,10 @@ from engines.mao_events import MaoConfig
 from p2p.envelope import TableSpec
 from p2p.identity import Identity
 from p2p.node import Node
-from p2p.session import SessionResult, TableSession
 from p2p.store import table_dir
-from p2p.table import Table
-from p2p.verify import verify_log
+from table.machine import Table
+from table.session import SessionResult, TableSession
+from table.verify import verify_log
 
 ROOT = Path(__file__).resolve().parent.parent
 SEATS, SCALE = 3, 0.02

@@ -12,9 +12,9 @@ import trio
 from engines.bomb import BombConfig
 from engines.core import to_data
 from engines.mao_events import MaoConfig
-from p2p.session import SECRETS_NAME, play_bot_table
 from p2p.store import read_log
-from p2p.verify import verify_log
+from table.session import SECRETS_NAME, play_bot_table
+from table.verify import verify_log
 
 
 @pytest.mark.trio

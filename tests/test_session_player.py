@@ -11,8 +11,8 @@ from engines.bluff import BluffConfig, Challenge, Start
 from engines.bots import sensible_bots
 from engines.core import to_data
 from p2p.node import Node
-from p2p.session import MoveRefused, TableSession
-from p2p.verify import verify_log
+from table.session import MoveRefused, TableSession
+from table.verify import verify_log
 from tests.p2p_mesh import make_table
 
 

@@ -13,9 +13,9 @@ from engines.bots import sensible_bots
 from engines.core import Timer, Transfer
 from p2p.envelope import TableSpec
 from p2p.identity import Identity
-from p2p.local import LocalTable
-from p2p.table import Seat, Table, TableSetup
-from p2p.verify import Replay, setup_body
+from table.local import LocalTable
+from table.machine import Seat, Table, TableSetup
+from table.replay import Replay, setup_body
 
 
 def bluff(seats: int, name: bytes = b"rules") -> LocalTable:
@@ -252,7 +252,7 @@ def test_session_rebuilds_its_table_when_the_log_is_cut_back(tmp_path) -> None:
     """A failover may cut entries the session already played (Rewound): it
     replays the kept ones, keeps its secrets, and reads the new branch."""
     from p2p.node import LogItem, Node, Rewound
-    from p2p.session import TableSession
+    from table.session import TableSession
 
     local = bluff(2, b"cut-back")
     while local.step():

@@ -1,4 +1,4 @@
-"""The table machine (p2p.table): whole games of every game played by bots
+"""The table machine (table.machine): whole games of every game played by bots
 through real mental-poker deals, replayed offline from the log, and bodies
 from a cheating or confused seat refused with the seat named."""
 
@@ -14,8 +14,8 @@ from engines.bluff import BluffConfig, Start
 from engines.bots import sensible_bots
 from engines.core import RandomValue, to_data
 from mental_poker.group import encode_scalar, random_scalar
-from p2p.local import LocalTable, TableFault
-from p2p.table import Table, TableSetup
+from table.local import LocalTable, TableFault
+from table.machine import Table, TableSetup
 
 
 def play(game: str, seats: int, seed: int, proven: bool) -> LocalTable:

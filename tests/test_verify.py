@@ -17,12 +17,13 @@ import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2p.cli import main
 from p2p.envelope import TableSpec
 from p2p.identity import Identity
-from p2p.session import PeerResult, play_bot_table
 from p2p.store import read_records
-from p2p.verify import Replay, SetupError, parse_setup, setup_body, verify_log
+from table.replay import Replay, SetupError, parse_setup, setup_body
+from table.session import PeerResult, play_bot_table
+from table.verify import verify_log
+from tui.cli import main
 
 RECORD = struct.Struct(">II")
 

@@ -10,7 +10,7 @@ benchmarks can run the engines alone: it holds the true deck order (a seeded
 shuffle, separate from every bot's generator), answers the engine's pending
 requests the way the session would — private deals update one seat's
 knowledge, reveals publish faces, jointly drawn values come from the deck's
-generator, a game's own requests answer through their ``simulate(faces)`` —
+generator, a ``prove`` request gets the verdict an honest verifier reaches —
 and keeps a simulated clock for timers: every player event costs
 ``seconds_per_event``; when no bot wants to act the earliest timer fires.
 """
@@ -27,6 +27,7 @@ from engines.core import (
     Deal,
     Event,
     Game,
+    Prove,
     RandomDraw,
     RandomValue,
     Request,
@@ -109,8 +110,9 @@ class Table:
             self._rng.shuffle(cards)
             self.faces.update(zip(request.new_positions, cards, strict=True))
             return request.answer()
-        simulate: Callable[[dict[int, Card]], Event] = request.simulate  # type: ignore[attr-defined]
-        return simulate(self.faces)
+        if isinstance(request, Prove):  # what an honest verifier finds
+            return request.answer(self.faces[request.position] in request.allowed)
+        raise RuntimeError(f"no simulated answer to {request}")
 
     def fire_due_timer(self, force: bool = False) -> bool:
         if not self.deadlines:

@@ -6,11 +6,11 @@ The node gives every peer the same ordered, signed log; the session turns it
 into a game. It is the only place where the network, the table machine and a
 player meet, and it adds no rules of its own: everything it decides is a
 body it signs into the log, judged by every peer (and later the verifier)
-with the same pure :class:`~p2p.verify.Replay`.
+with the same pure :class:`~table.replay.Replay`.
 
 *Setup.* The host (seat 0) makes the table's first body the setup (game,
 engine config, proven deals; protocol.md §7.1). Every peer builds its
-:class:`~p2p.table.Table` from that entry; a setup that does not fit the
+:class:`~table.machine.Table` from that entry; a setup that does not fit the
 table (seat count, unknown game, a different game than the peer expected)
 stops the session with a fault.
 
@@ -24,7 +24,7 @@ keeps every duty from being sent twice (the table only changes once the body
 is back in the log) and makes a restart safe: the node resubmits whatever we
 signed before a crash, and we wait for it. To act is, in order:
 
-1. its duties (:meth:`~p2p.table.Seat.duties`: shuffle and lock passes, keys,
+1. its duties (:meth:`~table.machine.Seat.duties`: shuffle and lock passes, keys,
    relocks, identity claims, commitments, final reveals), computed in a worker
    thread; the seat's secrets (deal keys, draw values) are written to the
    node's secret store, fsynced, *before* any body made from them is signed;
@@ -44,14 +44,14 @@ majority held), the table is rebuilt from the kept entries. Our own cut
 events are resubmitted by the node itself (its outbox), so the session sends
 nothing again; it only waits for them, as after a restart.
 
-*Overdue.* Every seat's duties are public (:meth:`~p2p.table.Table.duties`).
+*Overdue.* Every seat's duties are public (:meth:`~table.machine.Table.duties`).
 When another seat has owed a body for ``duty_wait`` seconds without a break
 (a key the judging needs, its pass, its final reveal, …), the session signs
 an ``overdue`` body about it; once more than half of the other seats have,
 the table names that seat (protocol.md §6), so a seat that keeps its keys
 cannot leave an unfinished log that blames nobody.
 
-*Faults.* A refused body is a :class:`~p2p.verify.Fault` naming the seat. The
+*Faults.* A refused body is a :class:`~table.replay.Fault` naming the seat. The
 session reports it (``on_update``), stops playing - no moves, no timers, no
 further crypto work - but still makes its final reveal of every dealt deal so
 the audit can run. It finishes once it has made its own final reveals and
@@ -77,10 +77,10 @@ from engines.cards import Card
 from engines.core import EngineError, Event, Outcome, Timer
 from mental_poker.deal import DealSecrets
 from mental_poker.errors import MentalPokerError, Verdict
+from p2p.node import LogItem, Node, Rewound
 
-from .node import LogItem, Node, Rewound
-from .table import Seat, Table, TableSetup
-from .verify import Fault, Replay, setup_body
+from .machine import Seat, Table, TableSetup
+from .replay import Fault, Replay, setup_body
 
 SECRETS_NAME = "table-seat"
 FINAL_WAIT = 30.0
@@ -683,9 +683,8 @@ async def play_bot_table(
     own identity and store under ``home/peer<seat>``, a real TCP mesh on
     127.0.0.1, every seat played by a sensible bot (``nodealer play``)."""
     from engines.bots import sensible_bots
-
-    from .envelope import TableSpec
-    from .identity import Identity
+    from p2p.envelope import TableSpec
+    from p2p.identity import Identity
 
     homes = [Path(home) / f"peer{s}" for s in range(seats)]
     identities = [Identity.load_or_create(h) for h in homes]

@@ -35,7 +35,7 @@ revealed its keys for the positions, ``Revealed`` once every key is out (the
 faces are decrypted from the public values), ``Transferred`` once the new
 holder relocked and the old holder revealed, ``Reshuffled`` once a new deal
 over the face-up cards has finished both passes, ``RandomValue`` once every
-seat has opened its commitment, the Bomb game's ``Verdict`` once the seat's
+seat has opened its commitment, ``Proved`` once the seat's
 identity claim was checked. So every system event is a consequence of signed
 messages, and a replay reaches the same state.
 
@@ -59,14 +59,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engines.bomb import Prove
-from engines.bomb import Verdict as ProofVerdict
 from engines.cards import Card
 from engines.core import (
     Deal,
     EngineError,
     Event,
     Game,
+    Prove,
     RandomDraw,
     RandomValue,
     Request,
@@ -78,7 +77,6 @@ from engines.core import (
     Transfer,
     game,
 )
-from engines.mao_events import Play as MaoPlay
 from mental_poker.context import Context
 from mental_poker.deal import (
     DealSecrets,
@@ -609,8 +607,12 @@ class Table:
         if event.SYSTEM or event.author != author:
             return Verdict.cheat(author, f"seat {author} may not submit {event}")
         shown: tuple[DealTable, KeyReveal] | None = None
-        if isinstance(event, MaoPlay):
-            checked = self._check_shown(author, body.get("keys"), event.position, event.card)
+        cards = event.shown()
+        if len(cards) > 1:
+            return Verdict.cheat(author, f"{event} shows more than one card at once")
+        if cards:
+            (position, card) = cards[0]
+            checked = self._check_shown(author, body.get("keys"), position, card)
             if isinstance(checked, Verdict):
                 return checked
             shown = checked
@@ -843,7 +845,7 @@ class Table:
         if isinstance(request, Prove):
             key = self.claim_key(request)
             result = None if key is None else self.claims.pop(key, None)
-            return None if result is None else ProofVerdict(request.seat, result)
+            return None if result is None else request.answer(result)
         return None  # timers: answered by a timer body only
 
     def _public_cards(self, positions: tuple[int, ...]) -> list[int] | None:
@@ -928,8 +930,10 @@ class Seat:
         body: dict[str, Any] = {"t": "move", "event": event.to_data()}
         if at is not None:
             body["at"] = at
-        if isinstance(event, MaoPlay) and event.position in self._table.where:
-            number, local = self._table.where[event.position]
+        for position, _ in event.shown()[:1]:
+            if position not in self._table.where:
+                continue
+            number, local = self._table.where[position]
             deal = self._table.deals[number]
             if deal.dealt and deal.public_card(local) is None and number in self.secrets:
                 body["keys"] = make_key_reveal(self.secrets[number], [local], deal).to_wire()

@@ -127,9 +127,8 @@ def _demo(args: argparse.Namespace) -> int:
 
     from engines.bots import sensible_bots
     from engines.core import game
-
-    from .local import LocalTable, TableFault
-    from .table import TableSetup
+    from table.local import LocalTable, TableFault
+    from table.machine import TableSetup
 
     engine = game(args.game)
     seats = engine.default_seats if args.seats is None else args.seats
@@ -176,7 +175,7 @@ def _demo(args: argparse.Namespace) -> int:
 def _verify(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .verify import verify_log
+    from table.verify import verify_log
 
     report = verify_log(Path(args.log))
     if args.json:
@@ -197,10 +196,9 @@ def _play(args: argparse.Namespace) -> int:
     import trio
 
     from engines.core import game
-
-    from .identity import data_dir
-    from .session import Update, play_bot_table
-    from .verify import verify_log
+    from p2p.identity import data_dir
+    from table.session import Update, play_bot_table
+    from table.verify import verify_log
 
     def usage(message: str) -> int:
         print(f"nodealer play: {message}", file=sys.stderr)
@@ -272,9 +270,9 @@ def _problem(exc: BaseException) -> str | None:
     """One line a person can act on, for a failure of this machine rather
     than of nodealer (a full disk, a read-only or missing folder, a bad
     identity key); None: not one of those (a bug: let the traceback show)."""
-    from .identity import IdentityError
-    from .session import SessionError
-    from .store import StoreError
+    from p2p.identity import IdentityError
+    from p2p.store import StoreError
+    from table.session import SessionError
 
     for leaf in _leaves(exc):
         if isinstance(leaf, IdentityError | SessionError | StoreError):

@@ -1,202 +1,33 @@
-"""Replaying a table's log: the pure replay every peer runs, and ``nodealer verify``.
+"""``nodealer verify LOG``: check a saved game log offline and name any cheater.
 
-Theory of operation
--------------------
-A game is its log. :class:`Replay` rebuilds the public table from log
-entries, one at a time, exactly as every peer does while playing and as the
-offline verifier does from a saved file - the same code, so a peer and a
-verifier cannot disagree about what a body meant.
-
-* Entry 1 must be the *setup* body by seat 0 (the host): ``{t: "setup",
-  game, seats, config, proven}`` (protocol.md §7.1). It fixes the game, the
-  engine config and whether deals carry zero-knowledge proofs; the seat count
-  must equal the log's. Everything after it is a table body (§6), fed to
-  :class:`~p2p.table.Table` with its author and the term of its entry, so the
-  timer authority rule (only the sequencer of the entry's term may time out a
-  timer) holds for every peer and for the verifier alike.
-* A body the table refuses is a :class:`Fault`: the seat responsible (seat
-  number and fingerprint), the entry (seq) and the reason. The first fault
-  stops the game for the honest sessions; the table itself goes on replaying
-  whatever follows (a cheater's further bodies cannot hide the first fault).
-
-:func:`verify_log` is ``nodealer verify LOG``: it reads a saved log file
-(:mod:`p2p.store`, §3.6), re-checks every signature and the hash chain, every
+:func:`verify_log` reads a saved log file (:mod:`p2p.store`, protocol.md
+§3.6) as a stream, re-checks every signature and the hash chain, every
 equivocation proof kept in the file, replays every body through the table
-(every proof, every key, every move against the engine, every timer's
-authority), then checks that every seat made its final reveal and audits
-every deal from the revealed keys. The :class:`Report` says ``clean`` with
-the outcome (exit 0), names the cheater, the entry and the reason (exit 1),
-or says why the file cannot be verified (exit 2: unreadable, damaged, not a
-nodealer log, or a game that never finished).
-
-Everything here is pure except reading the file; heavy checks are the
-table's (the session runs :meth:`Replay.feed` in a worker thread).
+with :class:`~table.replay.Replay` (every proof, every key, every move against
+the engine, every timer's authority), then audits every deal from the
+revealed keys. The :class:`Report` says ``clean`` with the outcome (exit 0),
+names the cheater, the entry and the reason (exit 1), or says why the file
+cannot be verified (exit 2: unreadable, damaged, not a nodealer log, a game
+that never finished or whose final reveals are not all in without the
+others' signed ``overdue``).
 """
 
 from __future__ import annotations
 
 import stat
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engines.core import EngineError, Outcome, game
-from mental_poker.errors import Verdict
+from engines.core import Outcome
+from p2p.envelope import EventError, TableSpec
+from p2p.log import verify_prefix
+from p2p.store import MAX_RECORD, RECORD_HEADER, StoreError, parse_log, read_records
 
-from .envelope import EventError, TableSpec
-from .log import verify_prefix
-from .store import _RECORD, MAX_RECORD, StoreError, parse_log, read_records
-from .table import Table, TableError, TableSetup
+from .machine import TableSetup
+from .replay import Fault, Replay
 
-SETUP = "setup"
 EXIT_CLEAN, EXIT_CHEATING, EXIT_BAD_INPUT = 0, 1, 2
-
-
-class SetupError(ValueError):
-    """A setup body that does not describe a game this table can play."""
-
-
-@dataclass(frozen=True)
-class Fault:
-    """Who cheated, where, and how: a refused body, a broken signature, a
-    missing final reveal. ``seat`` is None when nobody can be named."""
-
-    seat: int | None
-    fingerprint: str | None
-    reason: str
-    seq: int | None = None
-
-    def __str__(self) -> str:
-        who = "unknown seat" if self.seat is None else f"seat {self.seat} ({self.fingerprint})"
-        where = f" at entry #{self.seq}" if self.seq is not None else ""
-        return f"{who}{where}: {self.reason}"
-
-
-def setup_body(game_name: str, seats: int, config: Any = None, proven: bool = True) -> dict:
-    """The first body of a table's log, submitted by the host (seat 0)."""
-    return {"t": SETUP, "game": game_name, "seats": seats, "config": config, "proven": proven}
-
-
-def parse_setup(spec: TableSpec, body: Any) -> TableSetup:
-    """The table's setup from the first log body (raises :class:`SetupError`)."""
-    if not isinstance(body, Mapping) or body.get("t") != SETUP:
-        raise SetupError("the first entry of a table's log must be the host's setup")
-    if set(body) != {"t", "game", "seats", "config", "proven"}:
-        raise SetupError("setup body: expected t, game, seats, config, proven")
-    name, seats, proven = body["game"], body["seats"], body["proven"]
-    if type(name) is not str or type(seats) is not int or type(proven) is not bool:
-        raise SetupError("setup body: game is text, seats a whole number, proven true/false")
-    if seats != spec.n:
-        raise SetupError(f"setup is for {seats} seats but the table has {spec.n}")
-    try:
-        engine = game(name)
-    except KeyError:
-        raise SetupError(f"unknown game {name!r:.40}") from None
-    if not engine.min_seats <= seats <= engine.max_seats:
-        raise SetupError(f"{name} is for {engine.min_seats}-{engine.max_seats} seats, not {seats}")
-    setup = TableSetup(spec.table_id, name, seats, body["config"], proven)
-    try:
-        engine.new(setup.decoded_config(), seats)
-    except (EngineError, ValueError, TypeError) as exc:
-        raise SetupError(f"bad {name} config: {exc}") from exc
-    return setup
-
-
-@dataclass(frozen=True)
-class Item:
-    """One log entry as the replay needs it."""
-
-    seq: int
-    term: int
-    author: int
-    body: Any
-
-
-class Replay:
-    """The public table rebuilt from a log, entry by entry (pure)."""
-
-    def __init__(self, spec: TableSpec) -> None:
-        self.spec = spec
-        self.items: list[Item] = []
-        self.setup: TableSetup | None = None
-        self.table: Table | None = None
-        self.faults: list[Fault] = []
-        self.broken = False
-        """the setup was bad: nothing after it can be replayed"""
-
-    def name(self, seat: int | None) -> str | None:
-        return None if seat is None else self.spec.seats[seat].fingerprint
-
-    def fault(self, verdict: Verdict, seq: int | None) -> Fault:
-        return Fault(verdict.seat, self.name(verdict.seat), verdict.reason, seq)
-
-    @property
-    def stopped(self) -> bool:
-        """A fault was found, or a seat refused the setup: honest seats play
-        no further."""
-        return bool(self.faults) or (self.table is not None and self.table.refusal is not None)
-
-    def feed(self, seq: int, term: int, author: int, body: Any) -> Fault | None:
-        """Apply the entry at ``seq`` (entries come in order from 1)."""
-        if seq != len(self.items) + 1:
-            raise ValueError(f"entry #{seq} fed where #{len(self.items) + 1} belongs")
-        self.items.append(Item(seq, term, author, body))
-        return self._apply(self.items[-1])
-
-    def _apply(self, item: Item) -> Fault | None:
-        if self.broken:
-            return None
-        if self.table is None:
-            try:
-                if item.author != 0:
-                    raise SetupError(f"seat {item.author} wrote before the host's setup")
-                self.setup = parse_setup(self.spec, item.body)
-            except SetupError as exc:
-                self.broken = True
-                found = Fault(item.author, self.name(item.author), str(exc), item.seq)
-                self.faults.append(found)
-                return found
-            self.table = Table(self.setup)
-            return None
-        try:
-            verdict = self.table.feed(item.author, item.body, item.term)
-        except TableError as exc:  # a log entry by a seat not at the table
-            verdict = Verdict.cheat(None, str(exc))
-        if verdict.ok:
-            return None
-        found = self.fault(verdict, item.seq)
-        self.faults.append(found)
-        return found
-
-    def rewind(self, seq: int) -> None:
-        """Keep entries up to ``seq`` and rebuild the table from them."""
-        items = self.items[:seq]
-        self.items, self.setup, self.table, self.faults, self.broken = [], None, None, [], False
-        for item in items:
-            self.items.append(item)
-            self._apply(item)
-
-    def finals_missing(self) -> list[int]:
-        """Seats that still owe a final reveal of some dealt deal."""
-        if self.table is None:
-            return []
-        return sorted({s for d in self.table.deals if d.dealt for s in d.missing_final()})
-
-    def audit(self) -> Verdict:
-        """The table's audit (every final reveal in): the first fault found."""
-        assert self.table is not None
-        for deal in self.table.deals:
-            if deal.dealt:
-                verdict = deal.audit()
-                if not verdict.ok:
-                    return verdict
-        return Verdict.good()
-
-    def outcome(self) -> Outcome | None:
-        if self.table is None:
-            return None
-        return self.table.game.outcome(self.table.state)
 
 
 # ---------------------------------------------------------------- the verifier
@@ -302,11 +133,11 @@ def _damage(path: Path, end: int) -> str | None:
         return None
     with path.open("rb") as f:
         f.seek(end)
-        header = f.read(_RECORD.size)
-    if len(header) < _RECORD.size:
+        header = f.read(RECORD_HEADER.size)
+    if len(header) < RECORD_HEADER.size:
         return None  # torn inside the header
-    length, _ = _RECORD.unpack(header)
-    if length <= MAX_RECORD and end + _RECORD.size + length > size:
+    length, _ = RECORD_HEADER.unpack(header)
+    if length <= MAX_RECORD and end + RECORD_HEADER.size + length > size:
         return None  # torn inside the payload
     return f"damaged record at byte {end} of {size} (length or CRC-32 wrong)"
 
@@ -442,16 +273,4 @@ def _chain_fault(spec: TableSpec, entry: Any, position: int, problem: EventError
     return Fault(sequencer, spec.seats[sequencer].fingerprint, reason, position)
 
 
-__all__ = [
-    "EXIT_BAD_INPUT",
-    "EXIT_CHEATING",
-    "EXIT_CLEAN",
-    "Fault",
-    "Item",
-    "Replay",
-    "Report",
-    "SetupError",
-    "parse_setup",
-    "setup_body",
-    "verify_log",
-]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_CHEATING", "EXIT_CLEAN", "Report", "verify_log"]

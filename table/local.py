@@ -2,8 +2,8 @@
 shuffled, locked, dealt and revealed with mental poker, every proof checked.
 
 This is the table session without the network: the bodies each seat owes
-(:meth:`p2p.table.Seat.duties`) and the bots' moves go, in one total order,
-into one :class:`p2p.table.Table` that every peer would hold identically.
+(:meth:`table.machine.Seat.duties`) and the bots' moves go, in one total order,
+into one :class:`table.machine.Table` that every peer would hold identically.
 Time is simulated, as in ``engines.bots.Table``: every move costs
 ``seconds_per_move``; a timer (the 10-second rules, the Bomb game's time
 limit) fires when its time has come, or early when nobody has anything else
@@ -24,7 +24,7 @@ from engines.bots import Bot, sensible_bots
 from engines.core import Event, Outcome, Timer
 from mental_poker.errors import Verdict
 
-from .table import Seat, Table, TableSetup
+from .machine import Seat, Table, TableSetup
 
 __all__ = ["LocalTable", "TableFault", "sensible_bots"]
 

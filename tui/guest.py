@@ -36,7 +36,7 @@ cleanup runs before the app's objects and the loop go away::
 
 Or start trio from inside a Textual app::
 
-    from p2p.guest import run_trio_guest
+    from tui.guest import run_trio_guest
 
     class NodealerApp(App):
         def on_mount(self) -> None:

@@ -137,7 +137,7 @@ class Claim:
 
 # -- events ---------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
-class Play(Event):
+class PlayFaceDown(Event):
     """B4: ``seat`` places ``positions`` face down and claims ``claim``."""
 
     KIND: ClassVar[str] = "play"
@@ -270,7 +270,7 @@ class Bluff(Game[BluffState, BluffConfig]):
     min_seats, max_seats = 2, 6
     default_seats = 2
     Config = BluffConfig
-    events = (Play, Challenge, Accept, Show, *COMMON_EVENTS)
+    events = (PlayFaceDown, Challenge, Accept, Show, *COMMON_EVENTS)
 
     def sensible_bots(
         self, seats: int, seed: int, salt_source: Callable[[int], bytes] | None = None
@@ -347,7 +347,7 @@ class Bluff(Game[BluffState, BluffConfig]):
                 if not 0 <= event.value < state.seats:
                     raise IllegalMove(f"random starter {event.value} is not a seat")
                 return replace(state, phase=Phase.PLAY, turn=event.value, draw_starter=False)
-            case Play():
+            case PlayFaceDown():
                 return self._play(state, event)
             case Challenge():
                 return replace(state, phase=Phase.CHALLENGE, challenger=event.seat)
@@ -422,7 +422,7 @@ class Bluff(Game[BluffState, BluffConfig]):
             return replace(state, phase=Phase.TRANSFER, transfer_to=taker, transfer=hidden)
         return _check_b12(replace(state, phase=Phase.PLAY))
 
-    def _play(self, state: BluffState, event: Play) -> BluffState:
+    def _play(self, state: BluffState, event: PlayFaceDown) -> BluffState:
         hand = state.hands[event.seat]
         missing = [p for p in event.positions if p not in hand]
         if missing:

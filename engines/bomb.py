@@ -232,7 +232,7 @@ class Kind(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Play(Event):
+class PlayToArea(Event):
     """K12: ``seat`` plays ``positions``, naming their faces ``cards``."""
 
     KIND: ClassVar[str] = "play"
@@ -425,7 +425,7 @@ class Bomb(Game[BombState, BombConfig]):
     min_seats, max_seats = 3, 9
     default_seats = 5
     Config = BombConfig
-    events = (Play, PlaceBomb, Detonate, Pass, Proved, *COMMON_EVENTS)
+    events = (PlayToArea, PlaceBomb, Detonate, Pass, Proved, *COMMON_EVENTS)
 
     def sensible_bots(
         self, seats: int, seed: int, salt_source: Callable[[int], bytes] | None = None
@@ -496,7 +496,7 @@ class Bomb(Game[BombState, BombConfig]):
                 return _start_round(state, event.value)  # K10
             case TimerExpired():
                 return self._timer(state, event)
-            case Play():
+            case PlayToArea():
                 return self._play(state, event)
             case Revealed():
                 return self._revealed(state, event)
@@ -533,7 +533,7 @@ class Bomb(Game[BombState, BombConfig]):
             return _end(state, "time limit")  # K25
         return _start_round(state, (state.last_actor + 1) % state.seats)  # K16: nobody
 
-    def _play(self, state: BombState, event: Play) -> BombState:
+    def _play(self, state: BombState, event: PlayToArea) -> BombState:
         seat, hand = event.seat, state.hands[event.seat]
         missing = [p for p in event.positions if p not in hand]
         if missing:

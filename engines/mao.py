@@ -114,11 +114,11 @@ from engines.mao_events import (
     Call,
     Draw,
     MaoConfig,
-    Play,
+    PlayCard,
     Propose,
     RevealRule,
+    RuleVerdict,
     Say,
-    Verdict,
     Vote,
 )
 from engines.mao_rules import (
@@ -215,7 +215,7 @@ class MaoGame(Game[MaoState, MaoConfig]):
     default_seats: ClassVar[int] = 4
     Config: ClassVar[type] = MaoConfig
     events: ClassVar[tuple[type[Event], ...]] = (
-        Play, Draw, Say, Call, Verdict, AddRule, RevealRule, Propose, Vote, *COMMON_EVENTS
+        PlayCard, Draw, Say, Call, RuleVerdict, AddRule, RevealRule, Propose, Vote, *COMMON_EVENTS
     )  # fmt: skip
 
     # -- setup ------------------------------------------------------------------
@@ -364,7 +364,7 @@ class MaoGame(Game[MaoState, MaoConfig]):
 
     # -- apply ----------------------------------------------------------------------
     def _apply(self, state: MaoState, event: Event) -> MaoState:
-        if type(event) is Verdict and not event.effects:
+        if type(event) is RuleVerdict and not event.effects:
             quick = _quiet_verdict(state, event)
             if quick is not None:
                 return quick
@@ -694,7 +694,7 @@ def _take_turn(t: _T) -> int:
     return seat
 
 
-def _on_play(t: _T, e: Play) -> None:
+def _on_play(t: _T, e: PlayCard) -> None:
     seat = e.seat
     _check_turn_allowed(t, seat)
     if e.position not in t.hands[seat]:
@@ -904,15 +904,15 @@ def due_context(state: MaoState, slot: int) -> JudgeContext | None:
     return None
 
 
-def author_verdict(state: MaoState, slot: int, rule: Rule) -> Verdict | None:
+def author_verdict(state: MaoState, slot: int, rule: Rule) -> RuleVerdict | None:
     """What the author's peer submits for the next judgement of ``slot``."""
     ctx = due_context(state, slot)
     if ctx is None:
         return None
-    return Verdict(state.rules[slot].author, slot, ctx.seq, judge(rule, ctx))
+    return RuleVerdict(state.rules[slot].author, slot, ctx.seq, judge(rule, ctx))
 
 
-def _on_verdict(t: _T, e: Verdict) -> None:
+def _on_verdict(t: _T, e: RuleVerdict) -> None:
     if e.slot >= len(t.rules) or t.rules[e.slot].author != e.seat:
         raise IllegalMove(f"seat {e.seat} is not the author of rule {e.slot}", seat=e.seat)
     ctx = due_context(t, e.slot)  # type: ignore[arg-type]
@@ -959,7 +959,7 @@ def _evolve(state: MaoState, **changes: Any) -> MaoState:
     return new
 
 
-def _quiet_verdict(state: MaoState, e: Verdict) -> MaoState | None:
+def _quiet_verdict(state: MaoState, e: RuleVerdict) -> MaoState | None:
     """Fast path for the common verdict "nothing" on a play, draw or say: it only
     moves the judgement into the rule's record. None when the full path is needed."""
     if state.pending_win >= 0 or e.slot >= len(state.rules):
@@ -1127,11 +1127,11 @@ def _settle_vote(t: _T) -> None:
 
 
 _HANDLERS: dict[type, Any] = {
-    Play: _on_play,
+    PlayCard: _on_play,
     Draw: _on_draw,
     Say: _on_say,
     Call: _on_call,
-    Verdict: _on_verdict,
+    RuleVerdict: _on_verdict,
     AddRule: _on_add_rule,
     RevealRule: _on_reveal_rule,
     Propose: _on_propose,

@@ -75,7 +75,7 @@ def _show_says(says: tuple[str, ...]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Play(Event):
+class PlayCard(Event):
     """M4: ``seat`` plays the card at ``position`` face up (the session proves
     ``card`` by revealing keys), saying ``says``."""
 
@@ -147,7 +147,7 @@ class Call(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class Verdict(Event):
+class RuleVerdict(Event):
     """M28: the author of secret rule ``slot`` judges event number ``on``."""
 
     KIND: ClassVar[str] = "verdict"
@@ -232,5 +232,5 @@ class Vote(Event):
 
 
 PLAYER_EVENTS: tuple[type[Event], ...] = (
-    Play, Draw, Say, Call, Verdict, AddRule, RevealRule, Propose, Vote
+    PlayCard, Draw, Say, Call, RuleVerdict, AddRule, RevealRule, Propose, Vote
 )  # fmt: skip

@@ -9,19 +9,19 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from engines.bots import Bot, Table
+from engines.bots import Bot, Simulator
 from engines.core import EngineError, Event
 
 
 def walk_with_strays(
-    t: Table,
+    t: Simulator,
     bots: list[Bot],
     rng: random.Random,
     order: random.Random,
     steps: int,
     stray_rate: float,
-    stray: Callable[[random.Random, Table], Event],
-    check: Callable[[Table], Any],
+    stray: Callable[[random.Random, Simulator], Event],
+    check: Callable[[Simulator], Any],
 ) -> int:
     """Play up to ``steps`` steps; returns how many stray events were refused."""
     refused = 0
@@ -41,7 +41,7 @@ def walk_with_strays(
     return refused
 
 
-def assert_replays(t: Table) -> None:
+def assert_replays(t: Simulator) -> None:
     """The logged events, decoded from their wire form, give the same bytes."""
     replay = t.game.new(t.config, t.seats)
     for event in t.events:

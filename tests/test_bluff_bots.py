@@ -11,8 +11,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from engines.bluff import GAME, Accept, BluffConfig, Challenge, Claim, Play, Show, Start
-from engines.bots import Table
+from engines.bluff import GAME, Accept, BluffConfig, Challenge, Claim, PlayFaceDown, Show, Start
+from engines.bots import Simulator
 from engines.bots.bluff import RandomBluffBot, SensibleBluffBot
 from tests.engine_walk import assert_replays, walk_with_strays
 
@@ -24,7 +24,7 @@ configs = st.builds(
 )
 
 
-def check_invariants(t: Table) -> None:
+def check_invariants(t: Simulator) -> None:
     state = t.state
     n = len(GAME.deck(state.config))
     zones = [p for h in state.hands for p in h]
@@ -37,13 +37,13 @@ def check_invariants(t: Table) -> None:
         assert GAME.view(state, seat, t.faces) == GAME.view(state, seat, t.known[seat])
 
 
-def stray_event(rng: random.Random, t: Table):
+def stray_event(rng: random.Random, t: Simulator):
     seat = rng.randrange(t.seats)
     n = len(t.faces)
     positions = tuple(rng.sample(range(n), rng.randint(1, 3)))
     return rng.choice(
         [
-            Play(seat, positions, Claim(rng.randint(1, 6), rng.randint(1, 13))),
+            PlayFaceDown(seat, positions, Claim(rng.randint(1, 6), rng.randint(1, 13))),
             Challenge(seat),
             Accept(seat),
             Show(seat, positions[0]),
@@ -70,7 +70,7 @@ def test_random_event_sequences_keep_cards_hide_faces_and_replay(
     config: BluffConfig, seats: int, seed: int, stray_rate: float
 ) -> None:
     rng = random.Random(seed)
-    t = Table(GAME, config, seats, deck_seed=seed)
+    t = Simulator(GAME, config, seats, deck_seed=seed)
     bots = [RandomBluffBot(random.Random(f"{seed}/{s}")) for s in range(seats)]
     order = random.Random(seed + 1)
     walk_with_strays(t, bots, rng, order, 400, stray_rate, stray_event, check_invariants)
@@ -88,7 +88,7 @@ def test_1000_bot_games_finish() -> None:
         )
         kinds = [(SensibleBluffBot if (s + seed) % 2 else RandomBluffBot) for s in range(seats)]
         bots = [k(random.Random(f"{seed}/{s}")) for s, k in enumerate(kinds)]
-        t = Table(GAME, config, seats, deck_seed=seed)
+        t = Simulator(GAME, config, seats, deck_seed=seed)
         outcome = t.play(bots, seed, max_events=20_000)
         assert len(outcome.winners) == 1 and outcome.cheaters == ()
         lengths.append(len(t.events))
@@ -102,7 +102,7 @@ def test_b5_sensible_bot_beats_a_four_of_a_kind_claim_with_one_card_left() -> No
     # B5: with 4 × K standing, only a larger count beats it; a bot holding one
     # card it cannot claim truthfully must still make a legal (lying) claim.
     for seed in range(30):
-        t = Table(GAME, BluffConfig(), 2, deck_seed=seed)
+        t = Simulator(GAME, BluffConfig(), 2, deck_seed=seed)
         while t.serve():
             pass
         state = t.state

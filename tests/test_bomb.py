@@ -17,7 +17,7 @@ from engines.bomb import (
     Pass,
     Phase,
     PlaceBomb,
-    Play,
+    PlayToArea,
     Role,
     alliance_of,
     is_pattern,
@@ -27,7 +27,7 @@ from engines.bomb import (
     side_of,
     unrelated_faces,
 )
-from engines.bots import Table
+from engines.bots import Simulator
 from engines.cards import Card, full_deck
 from engines.core import (
     Deal,
@@ -51,12 +51,14 @@ def cards(text: str) -> tuple[Card, ...]:
     return tuple(C(x) for x in text.split())
 
 
-def table(ids: str, draw: str = "", config: BombConfig | None = None, starter: int = 0) -> Table:
+def table(
+    ids: str, draw: str = "", config: BombConfig | None = None, starter: int = 0
+) -> Simulator:
     """Identities ``ids`` (one per seat), the draw pile starting with
     ``draw``; served up to the first seat's turn (its 5 cards drawn)."""
     identities, top = cards(ids), cards(draw)
     config = config or BombConfig()
-    t = Table(GAME, config, len(identities), deck_seed=0)
+    t = Simulator(GAME, config, len(identities), deck_seed=0)
     rest = [c for c in full_deck(1) if c not in identities + top]
     t.faces = dict(enumerate(identities + top + tuple(rest)))
     while t.state.phase is Phase.IDENTITIES:
@@ -67,20 +69,20 @@ def table(ids: str, draw: str = "", config: BombConfig | None = None, starter: i
     return t
 
 
-def serve(t: Table) -> None:
+def serve(t: Simulator) -> None:
     while t.serve():
         pass
 
 
-def hand_cards(t: Table, seat: int) -> list[tuple[int, Card]]:
+def hand_cards(t: Simulator, seat: int) -> list[tuple[int, Card]]:
     return [(p, t.faces[p]) for p in t.state.hands[seat]]
 
 
-def play(t: Table, seat: int, text: str, kind: Kind) -> None:
+def play(t: Simulator, seat: int, text: str, kind: Kind) -> None:
     """Play the named cards from ``seat``'s hand and let the session answer."""
     wanted = cards(text)
     by_card = {c: p for p, c in hand_cards(t, seat)}
-    t.submit(Play(seat, tuple(by_card[c] for c in wanted), wanted, kind))
+    t.submit(PlayToArea(seat, tuple(by_card[c] for c in wanted), wanted, kind))
     serve(t)
 
 
@@ -205,7 +207,7 @@ def test_k12_a_one_to_three_cards_proof_of_relation() -> None:
     t = table("K♠ 2♥ 7♦", draw="3♠ 4♥ 9♦ J♣ Q♦")
     wanted = cards("3♠ 4♥")
     ps = tuple(p for p, c in hand_cards(t, 0) if c in wanted)
-    t.submit(Play(0, ps, wanted, Kind.A))
+    t.submit(PlayToArea(0, ps, wanted, Kind.A))
     prove = next(r for r in GAME.pending(t.state) if isinstance(r, Prove))
     assert prove.seat == 0 and prove.position == 0 and prove.purpose == "K12 A"
     assert set(prove.allowed) == set(related_faces(wanted)) and C("K♠") in prove.allowed
@@ -214,16 +216,16 @@ def test_k12_a_one_to_three_cards_proof_of_relation() -> None:
     assert t.state.history[-1].rule is Kind.A and len(t.state.area) == 2
     with pytest.raises(IllegalMove, match="one, two or three"):
         ps, cs = zip(*hand_cards(t, 1)[:4], strict=True)
-        GAME.apply(t.state, Play(1, ps, cs, Kind.A))
+        GAME.apply(t.state, PlayToArea(1, ps, cs, Kind.A))
 
 
 def test_k12_b_whole_hand_none_related() -> None:
     t = table("K♠ 2♥ 7♦", draw="3♥ 4♥ 9♦ J♣ Q♦")
     hand = hand_cards(t, 0)
     with pytest.raises(IllegalMove, match="all your hand"):
-        GAME.apply(t.state, Play(0, (hand[0][0],), (hand[0][1],), Kind.B))
+        GAME.apply(t.state, PlayToArea(0, (hand[0][0],), (hand[0][1],), Kind.B))
     ps, cs = zip(*hand, strict=True)
-    t.submit(Play(0, ps, cs, Kind.B))
+    t.submit(PlayToArea(0, ps, cs, Kind.B))
     prove = next(r for r in GAME.pending(t.state) if isinstance(r, Prove))
     assert set(prove.allowed) == set(unrelated_faces(cs))
     serve(t)  # K♠ relates to none of 3♥ 4♥ 9♦ J♣ Q♦
@@ -231,15 +233,15 @@ def test_k12_b_whole_hand_none_related() -> None:
     t2 = table("K♠ 2♥ 7♦", draw="3♥ BJ 9♦ J♣ Q♦")
     ps, cs = zip(*hand_cards(t2, 0), strict=True)
     with pytest.raises(IllegalMove, match="every identity relates"):
-        GAME.apply(t2.state, Play(0, ps, cs, Kind.B))  # a joker relates to all
+        GAME.apply(t2.state, PlayToArea(0, ps, cs, Kind.B))  # a joker relates to all
 
 
 def test_k12_c_pair_or_sequence_checked_directly() -> None:
     t = table("K♠ 2♥ 7♦", draw="3♥ 3♣ 9♦ J♣ Q♦")
     by = {c: p for p, c in hand_cards(t, 0)}
     with pytest.raises(IllegalMove, match="K12 C"):
-        GAME.apply(t.state, Play(0, (by[C("3♥")], by[C("9♦")]), cards("3♥ 9♦"), Kind.C))
-    t.submit(Play(0, (by[C("3♥")], by[C("3♣")]), cards("3♥ 3♣"), Kind.C))
+        GAME.apply(t.state, PlayToArea(0, (by[C("3♥")], by[C("9♦")]), cards("3♥ 9♦"), Kind.C))
+    t.submit(PlayToArea(0, (by[C("3♥")], by[C("3♣")]), cards("3♥ 3♣"), Kind.C))
     assert not any(isinstance(r, Prove) for r in GAME.pending(t.state))  # no proof for C
     serve(t)
     assert len(t.state.area) == 2
@@ -248,7 +250,7 @@ def test_k12_c_pair_or_sequence_checked_directly() -> None:
 def test_k13_naming_other_faces_is_caught() -> None:
     t = table("K♠ 2♥ 7♦", draw="3♥ 3♣ 9♦ J♣ Q♦")
     p = hand_cards(t, 0)[2][0]  # really 9♦
-    t.submit(Play(0, (p,), cards("K♦"), Kind.A))  # named K♦ (relates to K♠)
+    t.submit(PlayToArea(0, (p,), cards("K♦"), Kind.A))  # named K♦ (relates to K♠)
     t.submit(Proved(0, 0, True))  # a proof for K♦ would pass
     t.serve()  # the reveal shows 9♦
     out = GAME.outcome(t.state)
@@ -258,7 +260,7 @@ def test_k13_naming_other_faces_is_caught() -> None:
 def test_k13_failed_identity_proof_is_caught() -> None:
     t = table("K♠ 2♥ 7♦", draw="3♥ 4♥ 9♦ J♣ Q♦")
     p, c = hand_cards(t, 0)[0]
-    t.submit(Play(0, (p,), (c,), Kind.A))  # 3♥ does not relate to K♠
+    t.submit(PlayToArea(0, (p,), (c,), Kind.A))  # 3♥ does not relate to K♠
     prove = next(r for r in GAME.pending(t.state) if isinstance(r, Prove))
     assert t.faces[prove.position] not in prove.allowed  # an honest verifier refuses it
     serve(t)
@@ -271,7 +273,7 @@ def test_k14_area_face_up_turn_passes_until_seven() -> None:
     assert t.state.turn == 1 and t.state.phase is Phase.TURN
     assert [t.state.face(p) for p in t.state.area] == list(cards("3♣ 4♣ 5♣"))
     with pytest.raises(IllegalMove, match="turn"):
-        GAME.apply(t.state, Play(0, t.state.hands[0][:1], cards("6♣"), Kind.C))
+        GAME.apply(t.state, PlayToArea(0, t.state.hands[0][:1], cards("6♣"), Kind.C))
 
 
 def test_k15_exactly_seven_place_bomb_more_bomb_on_player() -> None:
@@ -382,7 +384,7 @@ def test_kind_a_and_b_plays_rechecked_at_the_end() -> None:
     # a faulty verifier let a false kind-A play through: the end catches it
     t = table("K♠ 2♥ 7♦", draw="3♥ 4♥ 9♦ J♣ Q♦ 5♣ 6♣ 8♣ 10♣ J♦")
     p, c = hand_cards(t, 0)[0]  # 3♥: not related to K♠
-    t.submit(Play(0, (p,), (c,), Kind.A))
+    t.submit(PlayToArea(0, (p,), (c,), Kind.A))
     t.submit(Proved(0, 0, True))
     serve(t)
     t.state = replace(t.state, phase=Phase.WINDOW, bomb=2)
@@ -395,14 +397,14 @@ def test_kind_a_and_b_plays_rechecked_at_the_end() -> None:
 # -- codec ----------------------------------------------------------------------
 def test_events_and_config_round_trip_and_strict() -> None:
     for e in (
-        Play(1, (7, 9), cards("3♥ 3♣"), Kind.C),
+        PlayToArea(1, (7, 9), cards("3♥ 3♣"), Kind.C),
         PlaceBomb(0, 2),
         Detonate(3),
         Pass(1),
         Proved(2, 2, False),
     ):
         assert GAME.decode_event(e.to_data()) == e
-    assert str(Play(1, (7, 9), cards("3♥ 3♣"), Kind.C)) == "seat 1 plays 3♥ 3♣ (C)"
+    assert str(PlayToArea(1, (7, 9), cards("3♥ 3♣"), Kind.C)) == "seat 1 plays 3♥ 3♣ (C)"
     bad = {"kind": "play", "seat": 0, "positions": [5], "cards": [3], "rule_": "A"}
     with pytest.raises(MalformedEvent):
         GAME.decode_event(bad)
@@ -442,4 +444,4 @@ def test_system_events_must_answer_pending_work() -> None:
     with pytest.raises(IllegalMove, match="face up"):
         t2 = table("K♠ 2♥ 7♦", draw="3♣ 4♣ 5♣ 6♣ 7♣")
         play(t2, 0, "3♣ 4♣ 5♣", Kind.C)
-        GAME.apply(t2.state, Play(1, t2.state.hands[1][:1], cards("3♣"), Kind.A))
+        GAME.apply(t2.state, PlayToArea(1, t2.state.hands[1][:1], cards("3♣"), Kind.A))

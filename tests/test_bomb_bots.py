@@ -11,15 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines.bomb import GAME, BombConfig, Detonate, Kind, Pass, PlaceBomb, Play
-from engines.bots import Table
+from engines.bomb import GAME, BombConfig, Detonate, Kind, Pass, PlaceBomb, PlayToArea
+from engines.bots import Simulator
 from engines.bots.bomb import RandomBombBot, SensibleBombBot, legal_plays
 from engines.cards import Card
 from engines.core import Reshuffle, Revealed
 from tests.engine_walk import assert_replays, walk_with_strays
 
 
-def check_invariants(t: Table) -> None:
+def check_invariants(t: Simulator) -> None:
     state = t.state
     live = list(range(state.seats)) + [p for h in state.hands for p in h]
     live += list(state.draw) + list(state.discard) + list(state.area)
@@ -33,13 +33,13 @@ def check_invariants(t: Table) -> None:
         assert GAME.view(state, seat, t.faces) == GAME.view(state, seat, t.known[seat])
 
 
-def stray_event(rng: random.Random, t: Table):
+def stray_event(rng: random.Random, t: Simulator):
     seat = rng.randrange(t.seats)
     positions = tuple(rng.sample(range(54), rng.randint(1, 3)))
     faces = tuple(Card(i) for i in rng.sample(range(54), len(positions)))
     return rng.choice(
         [
-            Play(seat, positions, faces, rng.choice(list(Kind))),
+            PlayToArea(seat, positions, faces, rng.choice(list(Kind))),
             PlaceBomb(seat, rng.randrange(t.seats)),
             Detonate(seat),
             Pass(seat),
@@ -54,7 +54,7 @@ def test_random_event_sequences_keep_cards_hide_faces_and_replay(
 ) -> None:
     rng = random.Random(seed)
     config = BombConfig(time_limit=rng.choice([0, 300, 3600]))
-    t = Table(GAME, config, seats, deck_seed=seed)
+    t = Simulator(GAME, config, seats, deck_seed=seed)
     bots = [RandomBombBot(random.Random(f"{seed}/{s}"), 0.01) for s in range(seats)]
     order = random.Random(seed + 1)
     walk_with_strays(t, bots, rng, order, 300, stray_rate, stray_event, check_invariants)
@@ -66,7 +66,7 @@ def test_random_event_sequences_keep_cards_hide_faces_and_replay(
 
 
 def test_legal_plays_are_accepted_by_the_engine() -> None:
-    t = Table(GAME, BombConfig(), 4, deck_seed=3)
+    t = Simulator(GAME, BombConfig(), 4, deck_seed=3)
     while "play" not in GAME.legal_kinds(t.state, t.state.turn):
         t.serve()
     seat = t.state.turn
@@ -74,7 +74,7 @@ def test_legal_plays_are_accepted_by_the_engine() -> None:
     plays = legal_plays(hand, t.faces[seat])
     assert plays
     for play in plays:
-        GAME.apply(t.state, Play(seat, play.positions, play.cards, play.rule))
+        GAME.apply(t.state, PlayToArea(seat, play.positions, play.cards, play.rule))
 
 
 @pytest.mark.slow
@@ -85,7 +85,7 @@ def test_1000_bot_games_finish() -> None:
         seats = 3 + seed % 7
         kinds = [(SensibleBombBot if (s + seed) % 2 else RandomBombBot) for s in range(seats)]
         bots = [k(random.Random(f"{seed}/{s}")) for s, k in enumerate(kinds)]
-        t = Table(GAME, BombConfig(time_limit=1800), seats, deck_seed=seed)
+        t = Simulator(GAME, BombConfig(time_limit=1800), seats, deck_seed=seed)
         outcome = t.play(bots, seed, max_events=20_000)
         assert outcome.cheaters == () and not set(outcome.winners) & set(outcome.losers)
         assert sorted(outcome.winners + outcome.losers) == list(range(seats))
@@ -109,7 +109,7 @@ def test_sensible_bots_detonate_well_and_rarely_run_out_of_time() -> None:
     for seed in range(100):
         seats = 3 + seed % 4
         bots = [SensibleBombBot(random.Random(f"{seed}/{s}")) for s in range(seats)]
-        t = Table(GAME, BombConfig(), seats, deck_seed=seed)
+        t = Simulator(GAME, BombConfig(), seats, deck_seed=seed)
         reasons[t.play(bots, seed, max_events=20_000).reason[:3]] += 1
     assert reasons["K18"] + reasons["K19"] > 3 * reasons["K20"], reasons
     assert reasons["K25"] <= 3, reasons
@@ -120,7 +120,7 @@ def test_a_detonation_decision_holds_for_its_window() -> None:
     # the log; the sensible bot decides once per window, not once per poll
     windows = 0
     for seed in range(30):
-        t = Table(GAME, BombConfig(), 4, deck_seed=seed)
+        t = Simulator(GAME, BombConfig(), 4, deck_seed=seed)
         bots = [SensibleBombBot(random.Random(f"{seed}/{s}")) for s in range(4)]
         order = random.Random(seed)
         while not GAME.is_over(t.state) and windows < 60:

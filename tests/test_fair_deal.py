@@ -8,13 +8,12 @@ from __future__ import annotations
 import pytest
 
 import table.machine as table_module
-from engines.bomb import Detonate, Kind, Pass, Phase, Play, Prove, related_faces
+from engines.bomb import Detonate, Kind, Pass, Phase, PlayToArea, Prove, related_faces
 from engines.bots import Bot, sensible_bots
 from engines.cards import Card
 from engines.core import Deal, Timer, to_data
 from engines.mao import turn_of
-from engines.mao_events import Draw, MaoConfig, Say
-from engines.mao_events import Play as MaoPlay
+from engines.mao_events import Draw, MaoConfig, PlayCard, Say
 from mental_poker.deal import DealSecrets, make_identity_claim
 from mental_poker.group import SeededRng
 from table.local import LocalTable
@@ -101,7 +100,7 @@ def test_k12_identity_claim_about_a_reshuffled_card_is_refused(deterministic_dea
     table = local.table
     number, local_position = table.where[position]
     knowledge = local.seats[a].knowledge()
-    play = Play(a, (x,), (knowledge[x],), Kind.A)
+    play = PlayToArea(a, (x,), (knowledge[x],), Kind.A)
     assert table.feed(a, local.seats[a].move_body(play)).ok
     (prove,) = [r for r in table.pending() if isinstance(r, Prove)]
     assert prove.position == a and knowledge[position] in prove.allowed  # a true claim ...
@@ -354,7 +353,7 @@ def test_a_card_still_being_dealt_cannot_be_shown(deterministic_deals) -> None:
     number, position = table.where[p]
     face = Card(table.deals[number].decrypt(position, other, local.seats[other].secrets[number]))
     assert p not in local.seats[other].knowledge()  # not its card yet
-    body = local.seats[other].move_body(MaoPlay(other, p, face), at=table.count)
+    body = local.seats[other].move_body(PlayCard(other, p, face), at=table.count)
     verdict = table.feed(other, body)
     assert not verdict.ok and verdict.seat == other and "still being dealt" in verdict.reason
     assert q != p

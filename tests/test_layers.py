@@ -50,7 +50,7 @@ def test_the_table_knows_no_particular_game() -> None:
         for name in _modules(path):
             parts = name.split(".")
             if parts[0] == "engines":
-                assert len(parts) > 1 and parts[1] not in GAME_MODULES or parts[1:] == ["bots"], (
+                assert (len(parts) > 1 and parts[1] not in GAME_MODULES) or parts[1:] == ["bots"], (
                     f"{path.relative_to(ROOT)} imports {name}"
                 )
 

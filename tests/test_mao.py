@@ -8,7 +8,7 @@ import pytest
 from engines.cards import Card
 from engines.core import IllegalMove, MalformedEvent, Reshuffle, TimerExpired, game
 from engines.mao import GAME, turn_of
-from engines.mao_events import AddRule, Call, Draw, MaoConfig, Play, RevealRule, Verdict
+from engines.mao_events import AddRule, Call, Draw, MaoConfig, PlayCard, RevealRule, RuleVerdict
 from engines.mao_rules import M29_EXAMPLES, Cond, Effect, Rule, VerdictEffect
 from tests.test_mao_script import Script
 
@@ -297,7 +297,7 @@ def test_M26_a_win_ends_the_round_everything_is_reshuffled_and_dealt_again() -> 
     s.play(0, "5♣", "last card")
     s.play(1, "4♣", "last card")
     before = s.state.next_position
-    s.table.submit(Play(0, s.position(0, "K♣"), C("K♣"), ("Mao",)))
+    s.table.submit(PlayCard(0, s.position(0, "K♣"), C("K♣"), ("Mao",)))
     kinds = [r.KIND for r in GAME.pending(s.state)]
     assert kinds[:2] == ["reveal", "reshuffle"] and kinds.count("deal") == 2
     reshuffle = next(r for r in GAME.pending(s.state) if isinstance(r, Reshuffle))
@@ -328,7 +328,7 @@ def _with_rule(rule: Rule, hands, top: str, draws=()) -> tuple[Script, int]:
     s.play(1, "4♣", "last card")
     if len(hands) > 2:
         s.play(2, "6♣", "last card")
-    s.table.submit(Play(0, s.position(0, "K♣"), C("K♣"), ("Mao",)))
+    s.table.submit(PlayCard(0, s.position(0, "K♣"), C("K♣"), ("Mao",)))
     s.deal(hands, top, list(draws))
     slot = s.add_rule(0, rule)
     return s, slot
@@ -585,12 +585,12 @@ def test_M40_mini_mao_starts_from_one_secret_rule_with_no_preset_rules() -> None
 
 def test_events_decode_strictly_and_print_readably() -> None:
     mao = game("mao")
-    event = Play(0, 3, C("9♦"), ("that's the badger",))
+    event = PlayCard(0, 3, C("9♦"), ("that's the badger",))
     assert mao.decode_event(event.to_data()) == event
     assert str(event) == "seat 0 plays 9♦ (#3) “that's the badger”"
     rule_event = RevealRule(0, 0, "ab" * 32, M29_EXAMPLES["red on black"])
     assert mao.decode_event(rule_event.to_data()) == rule_event
-    verdict = Verdict(0, 0, 5, (VerdictEffect("skip", 1, 2),))
+    verdict = RuleVerdict(0, 0, 5, (VerdictEffect("skip", 1, 2),))
     assert mao.decode_event(verdict.to_data()) == verdict
     for bad in (
         {"kind": "play", "seat": 0, "position": -1, "card": 5, "says": []},
@@ -611,9 +611,9 @@ def test_illegal_events_change_nothing() -> None:
     s = three([["5♣", "K♣", "2♣"], ["4♣", "Q♣", "3♣"]], "10♣")
     before = GAME.encode(s.state)
     for event in (
-        Play(0, s.position(1, "4♣"), C("4♣")),  # not in my hand
-        Play(0, s.position(0, "5♣"), C("10♣")),  # the face is already on the pile
-        Verdict(0, 0, 0),  # no such rule
+        PlayCard(0, s.position(1, "4♣"), C("4♣")),  # not in my hand
+        PlayCard(0, s.position(0, "5♣"), C("10♣")),  # the face is already on the pile
+        RuleVerdict(0, 0, 0),  # no such rule
         Call(0, 7, "bad card"),  # no such seat
         Call(0, 1, "   "),  # no phrase
         RevealRule(0, 0, "ab" * 32, M29_EXAMPLES["red on black"]),
@@ -668,8 +668,9 @@ def test_a_verdict_out_of_order_or_by_another_seat_is_refused() -> None:
     s, slot = _with_rule(M29_EXAMPLES["two skips twice"], [["5♦", "K♣"], ["5♠", "2♥"]], "5♣")
     on = s.state.seq
     s.play(1, "5♠", "five of spades", "last card")
-    for bad in (Verdict(1, slot, on), Verdict(0, slot, on + 1), Verdict(0, slot + 1, on),
-                Verdict(0, slot, on, (VerdictEffect("uphold", 1),)),
-                Verdict(0, slot, on, (VerdictEffect("penalty", 1, 1, " ! "),))):  # fmt: skip
+    for bad in (RuleVerdict(1, slot, on), RuleVerdict(0, slot, on + 1),
+                RuleVerdict(0, slot + 1, on),
+                RuleVerdict(0, slot, on, (VerdictEffect("uphold", 1),)),
+                RuleVerdict(0, slot, on, (VerdictEffect("penalty", 1, 1, " ! "),))):  # fmt: skip
         with pytest.raises(IllegalMove):
             GAME.apply(s.state, bad)

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines.bots import Table
+from engines.bots import Simulator
 from engines.bots.mao import LegalBot, SensibleBot
 from engines.cards import Card, full_deck
 from engines.core import EngineError, Event
 from engines.mao import GAME, MaoState
-from engines.mao_events import Call, Draw, MaoConfig, Play, Say
+from engines.mao_events import Call, Draw, MaoConfig, PlayCard, Say
 from tests.engine_walk import assert_replays, walk_with_strays
 
 STRAY_SAYS = ["last card", "Mao", "point of order", "point taken", "hearts", "hello", "damn",
@@ -31,7 +31,7 @@ def positions_in_play(state: MaoState) -> list[int]:
     return zones + ([state.start] if state.start >= 0 else [])
 
 
-def check_invariants(t: Table) -> None:
+def check_invariants(t: Simulator) -> None:
     state = t.state
     if state.phase in ("ending", "over"):
         return
@@ -56,7 +56,7 @@ def check_invariants(t: Table) -> None:
         assert not set(shown) & (set(hidden) - {str(c.card) for c in state.shown})
 
 
-def stray(rng: random.Random, t: Table) -> Event:
+def stray(rng: random.Random, t: Simulator) -> Event:
     seat = rng.randrange(t.seats)
     state = t.state
     kind = rng.randrange(4)
@@ -66,7 +66,7 @@ def stray(rng: random.Random, t: Table) -> Event:
         if not known:
             return Draw(seat)
         position = rng.choice(known)
-        return Play(seat, position, t.faces[position], tuple(rng.sample(STRAY_SAYS, 1)))
+        return PlayCard(seat, position, t.faces[position], tuple(rng.sample(STRAY_SAYS, 1)))
     if kind == 1:
         return Say(seat, tuple(rng.sample(STRAY_SAYS, rng.randint(1, 3))))
     if kind == 2:
@@ -88,7 +88,7 @@ def test_random_event_sequences_keep_cards_hide_faces_and_replay(
 ) -> None:
     config = MaoConfig(hand_size=4, no_talking=no_talking, conduct=conduct,
                        seven_draw=seven_draw, decks=2 if seats > 5 else 1)  # fmt: skip
-    t = Table(GAME, config, seats, deck_seed=seed)
+    t = Simulator(GAME, config, seats, deck_seed=seed)
     bots = [SensibleBot(seed + s, rounds=2) if s % 2 else LegalBot(seed + s, rounds=2)
             for s in range(seats)]  # fmt: skip
     rng = random.Random(seed)
@@ -96,10 +96,10 @@ def test_random_event_sequences_keep_cards_hide_faces_and_replay(
     assert_replays(t)
 
 
-def play_bot_game(seed: int, rounds: int = 5) -> tuple[Table, Counter]:
+def play_bot_game(seed: int, rounds: int = 5) -> tuple[Simulator, Counter]:
     seats = 3 + seed % 6
     config = MaoConfig.for_seats(seats)
-    t = Table(GAME, config, seats, deck_seed=seed)
+    t = Simulator(GAME, config, seats, deck_seed=seed)
     bots = [
         SensibleBot(seed * 16 + s, rounds) if (s + seed) % 3 else LegalBot(seed * 16 + s, rounds)
         for s in range(seats)
@@ -164,7 +164,7 @@ _events = st.sampled_from(sorted(_EVENT_DATA)).flatmap(
 
 
 def _mid_game() -> MaoState:
-    t = Table(GAME, MaoConfig(conduct=True), 3, deck_seed=5)
+    t = Simulator(GAME, MaoConfig(conduct=True), 3, deck_seed=5)
     bots = [SensibleBot(s) for s in range(3)]
     rng = random.Random(5)
     while t.state.round < 1 or not t.state.rules or t.state.phase != "play":
@@ -197,7 +197,7 @@ def test_arbitrary_event_data_never_crashes_the_engine(data: list[dict]) -> None
 def test_bots_never_play_a_bad_card_or_out_of_turn() -> None:
     for seed in range(12):
         seats = 3 + seed % 4
-        t = Table(GAME, MaoConfig.for_seats(seats), seats, deck_seed=seed)
+        t = Simulator(GAME, MaoConfig.for_seats(seats), seats, deck_seed=seed)
         bots = [LegalBot(s) if s % 2 else SensibleBot(s) for s in range(seats)]
         rng = random.Random(seed)
         seen = 0
@@ -214,7 +214,7 @@ def test_sensible_bot_says_its_phrases() -> None:
 
     s = Script([["7♠", "K♣"], ["4♣", "Q♥"]], "2♠", config=MaoConfig(hand_size=2))
     event = SensibleBot(1).act(GAME, s.state, 0, s.table.known[0])
-    assert event == Play(0, s.position(0, "7♠"), Card.parse("7♠"),
+    assert event == PlayCard(0, s.position(0, "7♠"), Card.parse("7♠"),
                          ("have a nice day", "seven of spades", "last card"))  # fmt: skip
 
 
@@ -250,7 +250,7 @@ def test_sensible_bot_learns_a_secret_rule_from_penalties() -> None:
     choice = bot.act(GAME, s.state, 0, s.table.known[0])
     assert isinstance(choice, Draw)
     naive = LegalBot(11).act(GAME, s.state, 0, s.table.known[0])
-    assert isinstance(naive, Play) and naive.card == Card.parse("5♦")
+    assert isinstance(naive, PlayCard) and naive.card == Card.parse("5♦")
 
 
 def test_a_winning_bot_writes_a_fair_secret_rule() -> None:
@@ -277,7 +277,7 @@ def test_a_winning_bot_writes_a_fair_secret_rule() -> None:
 def test_bot_games_finish_under_every_variant(switches: dict) -> None:
     for seed in range(8):
         seats = 3 + seed % 5
-        t = Table(GAME, MaoConfig.for_seats(seats, **switches), seats, deck_seed=seed)
+        t = Simulator(GAME, MaoConfig.for_seats(seats, **switches), seats, deck_seed=seed)
         bots = [SensibleBot(seed * 16 + s) if s % 3 else LegalBot(seed * 16 + s)
                 for s in range(seats)]  # fmt: skip
         outcome = t.play(bots, seed=seed, max_events=60_000)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from engines.bots import Table
+from engines.bots import Simulator
 from engines.cards import Card, full_deck
 from engines.core import Deal, Event, TimerExpired
 from engines.mao import GAME, MaoState, Note, author_verdict, due_context
@@ -16,11 +16,11 @@ from engines.mao_events import (
     Call,
     Draw,
     MaoConfig,
-    Play,
+    PlayCard,
     Propose,
     RevealRule,
+    RuleVerdict,
     Say,
-    Verdict,
     Vote,
 )
 from engines.mao_rules import Rule, commitment
@@ -39,7 +39,7 @@ class Script:
 
     def __post_init__(self) -> None:
         self.seats = self.seats or len(self.hands)
-        self.table = Table(GAME, self.config, self.seats, deck_seed=0)
+        self.table = Simulator(GAME, self.config, self.seats, deck_seed=0)
         self.deal(self.hands, self.top, self.draws)
 
     def deal(self, hands: list[list[str]], top: str, draws: list[str] = ()) -> None:  # type: ignore[assignment]
@@ -91,7 +91,7 @@ class Script:
 
     # -- the players ------------------------------------------------------------
     def play(self, seat: int, card: str, *says: str) -> MaoState:
-        return self.submit(Play(seat, self.position(seat, card), C(card), says))
+        return self.submit(PlayCard(seat, self.position(seat, card), C(card), says))
 
     def draw(self, seat: int, *says: str) -> MaoState:
         return self.submit(Draw(seat, says))
@@ -127,7 +127,9 @@ class Script:
     def false_verdict(self, slot: int, *effects: Any) -> MaoState:
         ctx = due_context(self.state, slot)
         assert ctx is not None
-        return self.submit(Verdict(self.state.rules[slot].author, slot, ctx.seq, tuple(effects)))
+        return self.submit(
+            RuleVerdict(self.state.rules[slot].author, slot, ctx.seq, tuple(effects))
+        )
 
     def reveal(self, slot: int) -> MaoState:
         rule, salt = self.secrets[slot]

@@ -226,22 +226,22 @@ def _mao_until_play(seed: int = 1) -> tuple[LocalTable, int, int]:
 
 
 def test_m4_a_card_played_face_up_must_be_the_card_its_keys_open() -> None:
-    from engines.mao_events import Play as MaoPlay
+    from engines.mao_events import PlayCard
 
     local, seat, position = _mao_until_play()
     table, me = local.table, local.seats[seat]
     true_card = me.knowledge()[position]
     wrong = next(c for c in table.game.deck(table.config) if c != true_card)
     before = table.game.encode(table.state)
-    lie = me.move_body(MaoPlay(seat, position, wrong))
+    lie = me.move_body(PlayCard(seat, position, wrong))
     verdict = table.feed(seat, lie)
     assert not verdict.ok and verdict.seat == seat and f"keys open {true_card}" in verdict.reason
-    no_keys = me.move_body(MaoPlay(seat, position, true_card))
+    no_keys = me.move_body(PlayCard(seat, position, true_card))
     del no_keys["keys"]
     verdict = table.feed(seat, no_keys)
     assert not verdict.ok and "comes with its holder's keys" in verdict.reason
     assert table.game.encode(table.state) == before
-    assert table.feed(seat, me.move_body(MaoPlay(seat, position, true_card))).ok
+    assert table.feed(seat, me.move_body(PlayCard(seat, position, true_card))).ok
     deal, local_pos = table.locate(position)
     assert deal.public_card(local_pos) == true_card.index
 
@@ -254,7 +254,7 @@ def test_m4_face_up_over_an_invalid_point_names_its_sender() -> None:
     # is refused naming seat 0, the sender of the point; nothing crashes.
     from engines.cards import Card
     from engines.core import Deal
-    from engines.mao_events import Play as MaoPlay
+    from engines.mao_events import PlayCard
     from mental_poker.deal import make_lock
     from mental_poker.group import L, add, inverse, mul
 
@@ -298,7 +298,7 @@ def test_m4_face_up_over_an_invalid_point_names_its_sender() -> None:
         product = product * seat.secrets[0].lock_keys[hidden[0]] % L
     card = Card(deal.setup.deck.index_of(mul(inverse(product), deal.current[hidden[0]])))
     before = table.game.encode(table.state)
-    verdict = table.feed(1, local.seats[1].move_body(MaoPlay(1, position, card)))
+    verdict = table.feed(1, local.seats[1].move_body(PlayCard(1, position, card)))
     assert not verdict.ok and verdict.seat == 0, verdict
     assert table.game.encode(table.state) == before
 

@@ -5,7 +5,7 @@ sees the public state and its own private knowledge (exactly what the session
 would give it) and either submits one player event or waits. Bots draw their
 choices from their own seeded ``random.Random``; they never touch the deal.
 
-``Table`` stands in for the whole session (p2p + mental_poker) so tests and
+``Simulator`` stands in for the whole session (p2p + mental_poker) so tests and
 benchmarks can run the engines alone: it holds the true deck order (a seeded
 shuffle, separate from every bot's generator), answers the engine's pending
 requests the way the session would — private deals update one seat's
@@ -52,7 +52,7 @@ class Stuck(RuntimeError):
 
 
 @dataclass
-class Table:
+class Simulator:
     """An in-process session: deck order, per-seat knowledge, simulated clock."""
 
     game: Game[Any, Any]

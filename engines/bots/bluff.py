@@ -9,7 +9,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engines.bluff import Accept, BluffState, Challenge, Claim, Phase, Play, Show
+from engines.bluff import Accept, BluffState, Challenge, Claim, Phase, PlayFaceDown, Show
 from engines.cards import Card
 from engines.core import Event, Game
 
@@ -58,7 +58,7 @@ class RandomBluffBot:
             claims = _next_claims(state.claim, state.config.twos_reset)
             if not claims:  # the standing claim is already huge: claim one more card
                 claims = [Claim(min(state.claim.count + 1, 54), 1)]  # type: ignore[union-attr]
-            return Play(seat, tuple(placed), self.rng.choice(claims[:8]))
+            return PlayFaceDown(seat, tuple(placed), self.rng.choice(claims[:8]))
         return None
 
 
@@ -135,7 +135,7 @@ class SensibleBluffBot:
         if truthful and self.rng.random() >= self.lie_rate:
             claim, placed = min(truthful, key=lambda t: (t[0].count, t[0].rank))
             # claim only what beats the standing claim, keep the rest of the set
-            return Play(seat, tuple(placed), claim)
+            return PlayFaceDown(seat, tuple(placed), claim)
         # past four of a kind only a larger count beats the standing claim (B5)
         above = Claim(min((state.claim.count if state.claim else 0) + 1, 54), 1)
         claims = _next_claims(state.claim, twos) or [above]
@@ -143,7 +143,7 @@ class SensibleBluffBot:
         # get rid of the cards least likely to make a true claim later
         lonely = sorted(hand, key=lambda p: len(by_rank.get(getattr(faces.get(p), "rank", 0), [])))
         placed = lonely[: min(len(lonely), max(1, min(claim.count, 2)))]
-        return Play(seat, tuple(placed), claim)
+        return PlayFaceDown(seat, tuple(placed), claim)
 
 
 def sensible_bots(

@@ -27,7 +27,7 @@ from engines.bomb import (
     Kind,
     Pass,
     PlaceBomb,
-    Play,
+    PlayToArea,
     Role,
     alliance_of,
     is_pattern,
@@ -38,24 +38,24 @@ from engines.cards import Card
 from engines.core import Event, Game
 
 
-def legal_plays(hand: list[tuple[int, Card]], identity: Card) -> list[Play]:
+def legal_plays(hand: list[tuple[int, Card]], identity: Card) -> list[PlayToArea]:
     """Every legal play (K12) of ``hand`` for this identity, seat 0 (the
     caller sets the seat)."""
-    plays: list[Play] = []
+    plays: list[PlayToArea] = []
     cards = [c for _, c in hand]
     for size in (1, 2, 3):
         for combo in combinations(hand, size):
             ps, cs = zip(*combo, strict=True)
             if any(related(identity, c) for c in cs):
-                plays.append(Play(0, ps, cs, Kind.A))
+                plays.append(PlayToArea(0, ps, cs, Kind.A))
     if hand and not any(related(identity, c) for c in cards):
         ps, cs = zip(*hand, strict=True)
-        plays.append(Play(0, ps, cs, Kind.B))
+        plays.append(PlayToArea(0, ps, cs, Kind.B))
     for size in range(2, len(hand) + 1):
         for combo in combinations(hand, size):
             ps, cs = zip(*combo, strict=True)
             if is_pattern(cs):
-                plays.append(Play(0, ps, cs, Kind.C))
+                plays.append(PlayToArea(0, ps, cs, Kind.C))
     return plays
 
 
@@ -64,8 +64,8 @@ def _mine(state: BombState, seat: int, known: dict[int, Card]) -> tuple[Card, li
     return identity, [(p, known[p]) for p in state.hands[seat]]
 
 
-def _seat(play: Play, seat: int) -> Play:
-    return Play(seat, play.positions, play.cards, play.rule)
+def _seat(play: PlayToArea, seat: int) -> PlayToArea:
+    return PlayToArea(seat, play.positions, play.cards, play.rule)
 
 
 @dataclass
@@ -204,7 +204,7 @@ class SensibleBombBot:
         plays = legal_plays(hand, identity)
         room = AREA_SIZE - len(state.area)
 
-        def score(play: Play) -> float:
+        def score(play: PlayToArea) -> float:
             n = len(play.cards)
             s = self.rng.random()
             if n == room:

@@ -37,7 +37,7 @@ import msgpack
 from engines.cards import Card
 from engines.core import EngineError, Event, from_data, to_data
 from engines.mao import MaoState, author_verdict, effective, is_valid_play, judged_of
-from engines.mao_events import AddRule, Call, Draw, Play, Propose, RevealRule, Say, Vote
+from engines.mao_events import AddRule, Call, Draw, PlayCard, Propose, RevealRule, Say, Vote
 from engines.mao_rules import CATALOGUE, JudgeContext, Rule, RuleError, commitment, validate
 from engines.phrases import Phrase, nice_day, normalize, spade_name, suit_name, thank_you
 
@@ -266,7 +266,7 @@ class _Author:
         if more:  # secret phrases before "Mao", which is said last (M15)
             tail = says[-1:] if says and says[-1] == "Mao" else []
             says = [s for s in says if s != "Mao"] + more + tail
-        return Play(seat, position, card, tuple(says))
+        return PlayCard(seat, position, card, tuple(says))
 
 
 class LegalBot(_Author):

@@ -26,6 +26,12 @@ still signed themselves (§3), which is what a saved log is checked with.
 
 Any failure raises :class:`HandshakeError` with the reason; the node logs it
 and closes the connection.
+
+A *lobby* handshake (``lobby=True``, :mod:`p2p.lobby`) is the same exchange
+for a table that has no seats yet: any key but our own (or a banned one) is
+admitted and ``peer_seat`` stays None. Its transcript and channel use their
+own tags (``nodealer/lobby-handshake``, ``nodealer/lobby-channel``), so a
+lobby handshake never verifies as a table handshake, nor the reverse.
 """
 
 from __future__ import annotations
@@ -46,6 +52,8 @@ from p2p.wire import MalformedFrame, WireError, canonical, message
 
 HANDSHAKE_TAG = "nodealer/handshake"
 CHANNEL_TAG = "nodealer/channel"
+LOBBY_HANDSHAKE_TAG = "nodealer/lobby-handshake"
+LOBBY_CHANNEL_TAG = "nodealer/lobby-channel"
 
 
 class Channel:
@@ -88,9 +96,14 @@ class Handshake:
         table: TableSpec,
         listen_port: int = 0,
         banned: Collection[PeerKey] = (),
+        *,
+        lobby: bool = False,
     ) -> None:
         self.identity = identity
         self.table = table
+        self.lobby = lobby  # admit any key, under the lobby's own tags
+        self._tag = LOBBY_HANDSHAKE_TAG if lobby else HANDSHAKE_TAG
+        self._channel_tag = LOBBY_CHANNEL_TAG if lobby else CHANNEL_TAG
         self.listen_port = listen_port
         self.banned = frozenset(banned)
         self.nonce = secrets.token_bytes(32)
@@ -131,7 +144,7 @@ class Handshake:
         v_port: int,
     ) -> bytes:
         return canonical(
-            HANDSHAKE_TAG,
+            self._tag,
             self.table.version,
             self.table.table_id,
             signer.raw,
@@ -152,7 +165,7 @@ class Handshake:
         mine = (self.identity.public.raw, self.nonce, self.ephemeral)
         theirs = (peer.raw, peer_nonce, peer_eph)
         low, high = sorted([mine, theirs])
-        info = canonical(CHANNEL_TAG, self.table.version, self.table.table_id, *low, *high)
+        info = canonical(self._channel_tag, self.table.version, self.table.table_id, *low, *high)
         okm = HKDF(algorithm=hashes.SHA256(), length=64, salt=None, info=info).derive(shared)
         low_to_high, high_to_low = okm[:32], okm[32:]
         self._keys = (low_to_high, high_to_low) if mine == low else (high_to_low, low_to_high)
@@ -184,8 +197,8 @@ class Handshake:
             raise HandshakeError(f"peer {key} is banned")
         if key == self.identity.public:
             raise HandshakeError("peer presented our own key")
-        seat = self.table.seat_of(key)
-        if seat is None:
+        seat = None if self.lobby else self.table.seat_of(key)
+        if seat is None and not self.lobby:
             raise HandshakeError(f"peer {key} holds no seat at this table")
         self._derive_keys(key, msg["nonce"], msg["eph"])
         self.peer_key, self.peer_seat, self.peer_port = key, seat, msg["port"]

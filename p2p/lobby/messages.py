@@ -1,0 +1,563 @@
+"""The lobby's values and messages: errors, settings and their digest,
+nicknames, the message schemas and the bytes each signature covers
+(protocol.md §4.3)."""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import logging
+import re
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from p2p.envelope import TableSpec
+from p2p.identity import Identity, PeerKey
+from p2p.wire import (
+    HASH_LEN,
+    KEY_LEN,
+    MAX_SEATS,
+    MAX_TABLE_ID,
+    PROTOCOL_VERSION,
+    SIG_LEN,
+    SchemaError,
+    canonical,
+    unpack_strict,
+)
+
+log = logging.getLogger("nodealer.p2p.lobby")
+
+LOBBY_ID = b"nodealer/lobby"  # the table id in every lobby handshake (the real one comes later)
+SETTINGS_TAG = b"nodealer/settings/v1\x00"
+REQUEST_TAG = "nodealer/v1/seat-request"
+SPEC_TAG = "nodealer/lobby-spec"
+AGREE_TAG = "nodealer/lobby-agree"
+
+MAX_NICK = 32  # characters
+MAX_SETTINGS = 16 * 1024  # bytes of canonical msgpack
+MAX_SETTINGS_DEPTH = 32
+MAX_CODE = 32
+MAX_TEXT = 200
+MAX_HOST = 255
+
+CONNECT_TIMEOUT = 5.0  # a joiner's TCP connection
+HANDSHAKE_TIMEOUT = 5.0
+REQUEST_TIMEOUT = 10.0  # from accept to a joiner's request (host side)
+REPLY_TIMEOUT = 10.0  # a joiner waits this long for the host's first lobby and its answer
+AGREE_TIMEOUT = 10.0  # from a spec to every seat's agreement
+PENDING_TOTAL = 64  # lobby connections not yet seated, from every address
+PENDING_PER_HOST = 16  # ... and from one remote address
+HANDSHAKE_FRAME = 1024  # largest frame before the handshake ends
+READ_CHUNK = 2048  # bytes the host reads at once from a joiner
+JOINER_FRAME = 1024  # largest (sealed) payload a joiner ever sends the host
+OUTBOX = 64  # frames queued to one joiner before it counts as not reading
+CLOSE_GRACE = 5.0  # the host's wait for its last frames to leave after the start
+TICK = 0.05
+MAX_ERRORS = 1000
+
+# refusal codes (the ``code`` of a ``refused`` message)
+VERSION, TABLE, SIGNATURE, SETTINGS = "version", "table", "signature", "settings"
+SEATED, NICKNAME, FULL, CLOSED = "seated", "nickname", "full", "closed"
+TIMEOUT, PROTOCOL, SPEC = "timeout", "protocol", "spec"
+
+_FINGERPRINT_RE = re.compile(r"[A-Z2-7]{4}(?:-[A-Z2-7]{4}){3}")
+_BAD_NICK_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+
+
+# --------------------------------------------------------------------- errors
+
+
+class LobbyError(Exception):
+    """Something a person can act on went wrong in the lobby.
+
+    ``code`` is the refusal code when the other side refused us (or we
+    refused it); ``reply`` is the ``refused`` message to send before closing,
+    if any."""
+
+    code = "error"
+
+    def __init__(self, text: str, *, code: str | None = None, reply: dict | None = None) -> None:
+        super().__init__(text)
+        if code is not None:
+            self.code = code
+        self.reply = reply
+
+
+class HostUnreachable(LobbyError):
+    """No lobby answered at that address (refused, timed out, not a lobby, busy)."""
+
+
+class WrongHost(LobbyError):
+    """The lobby there is not the advertised one (another key or table id)."""
+
+
+class HostLeft(LobbyError):
+    """The host closed the lobby (or the connection broke) before the start."""
+
+
+class TableFull(LobbyError):
+    """Every seat is taken."""
+
+    code = FULL
+
+
+class SettingsMismatch(LobbyError):
+    """The host's settings are not the ones this joiner agrees to."""
+
+    code = SETTINGS
+
+
+class VersionMismatch(LobbyError):
+    """The host speaks another protocol version."""
+
+    code = VERSION
+
+
+class SettingsChanged(LobbyError):
+    """The host changed the settings after this joiner agreed to them."""
+
+    code = SETTINGS
+
+
+class NicknameTaken(LobbyError):
+    """Someone at the table already has that nickname (or it is not usable)."""
+
+    code = NICKNAME
+
+
+class AlreadySeated(LobbyError):
+    """This key already holds a seat at that table."""
+
+    code = SEATED
+
+
+class Refused(LobbyError):
+    """The other side refused us for another reason (``code`` says which)."""
+
+
+class BadHostMessage(LobbyError):
+    """The host sent something malformed or against the lobby's rules."""
+
+    code = PROTOCOL
+
+
+class BadSpec(BadHostMessage):
+    """The host's table does not match what it showed (seats, keys, signatures)."""
+
+    code = SPEC
+
+
+class NotEnoughPlayers(LobbyError):
+    """:meth:`LobbyHost.start` with fewer than ``min_seats`` seated."""
+
+
+_REFUSALS: dict[str, type[LobbyError]] = {
+    FULL: TableFull,
+    SETTINGS: SettingsMismatch,
+    VERSION: VersionMismatch,
+    NICKNAME: NicknameTaken,
+    SEATED: AlreadySeated,
+}
+
+
+def _refusal_error(code: str, text: str) -> LobbyError:
+    cls = _REFUSALS.get(code, Refused)
+    return cls(f"the host refused: {text} ({code})", code=code)
+
+
+# --------------------------------------------------------------------- settings
+
+
+def _normalise(value: Any, depth: int, where: str) -> Any:
+    if depth > MAX_SETTINGS_DEPTH:
+        raise ValueError(f"{where}: nested deeper than {MAX_SETTINGS_DEPTH}")
+    if value is None or type(value) in (bool, str, bytes, float):
+        return value
+    if type(value) is int:
+        if not -(1 << 63) <= value < 1 << 64:
+            raise ValueError(f"{where}: integer {value} does not fit msgpack")
+        return value
+    if type(value) in (list, tuple):
+        return [_normalise(v, depth + 1, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, Mapping):
+        for key in value:
+            if type(key) is not str:
+                raise ValueError(f"{where}: map key {key!r} is not text")
+        return {k: _normalise(value[k], depth + 1, f"{where}.{k}") for k in sorted(value)}
+    raise ValueError(f"{where}: {type(value).__name__} is not a msgpack value")
+
+
+def canonical_settings(settings: Mapping[str, Any]) -> bytes:
+    """The canonical bytes of a settings map: msgpack (``use_bin_type``), every
+    map's keys text and sorted (by code point, i.e. by UTF-8 bytes), tuples as
+    arrays, at most ``MAX_SETTINGS`` bytes. Raises ``ValueError`` otherwise."""
+    if not isinstance(settings, Mapping):
+        raise ValueError(f"settings must be a map, not {type(settings).__name__}")
+    data = msgpack.packb(_normalise(settings, 0, "settings"), use_bin_type=True)
+    if len(data) > MAX_SETTINGS:
+        raise ValueError(f"settings are {len(data)} bytes of msgpack; at most {MAX_SETTINGS}")
+    return data
+
+
+def settings_digest(settings: Mapping[str, Any]) -> bytes:
+    """SHA-256(``"nodealer/settings/v1" ‖ 0x00 ‖ canonical_settings(settings)``)."""
+    return hashlib.sha256(SETTINGS_TAG + canonical_settings(settings)).digest()
+
+
+def _canonical_copy(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings exactly as a joiner decodes them (sorted keys, lists)."""
+    return unpack_strict(canonical_settings(settings))
+
+
+def _show(settings: Mapping[str, Any], limit: int = 160) -> str:
+    """Settings for an error message: repr (control characters escaped), cut short."""
+    text = repr(settings)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def nickname_problem(nick: object) -> str | None:
+    """Why ``nick`` cannot be a nickname, or None: 1 to 32 characters, no
+    control, format, private-use, unassigned or line-separator characters,
+    no space at either end."""
+    if type(nick) is not str:
+        return "a nickname is text"
+    if not 1 <= len(nick) <= MAX_NICK:
+        return f"a nickname has 1 to {MAX_NICK} characters"
+    if nick != nick.strip():
+        return "a nickname cannot start or end with a space"
+    if any(unicodedata.category(ch) in _BAD_NICK_CATEGORIES for ch in nick):
+        return "a nickname cannot contain control or invisible characters"
+    return None
+
+
+def _nick_key(nick: str) -> str:
+    """Nicknames that look alike count as taken: NFKC, case-folded."""
+    return unicodedata.normalize("NFKC", nick).casefold()
+
+
+# --------------------------------------------------------------------- messages
+
+Check = Callable[[Any, str], None]
+
+
+def _int(lo: int, hi: int) -> Check:
+    def check(value: Any, where: str) -> None:
+        if type(value) is not int:
+            raise SchemaError(f"{where}: expected an integer, got {type(value).__name__}")
+        if not lo <= value <= hi:
+            raise SchemaError(f"{where}: {value} is outside {lo}..{hi}")
+
+    return check
+
+
+def _bin(lo: int, hi: int) -> Check:
+    def check(value: Any, where: str) -> None:
+        if type(value) is not bytes:
+            raise SchemaError(f"{where}: expected bytes, got {type(value).__name__}")
+        if not lo <= len(value) <= hi:
+            raise SchemaError(f"{where}: {len(value)} bytes, expected {lo}..{hi}")
+
+    return check
+
+
+def _text(lo: int, hi: int) -> Check:
+    def check(value: Any, where: str) -> None:
+        if type(value) is not str:
+            raise SchemaError(f"{where}: expected text, got {type(value).__name__}")
+        if not lo <= len(value) <= hi:
+            raise SchemaError(f"{where}: {len(value)} characters, expected {lo}..{hi}")
+
+    return check
+
+
+def _nick(value: Any, where: str) -> None:
+    problem = nickname_problem(value)
+    if problem is not None:
+        raise SchemaError(f"{where}: {problem}")
+
+
+def _fingerprint(value: Any, where: str) -> None:
+    if type(value) is not str or not _FINGERPRINT_RE.fullmatch(value):
+        raise SchemaError(f"{where}: not a fingerprint (XXXX-XXXX-XXXX-XXXX)")
+
+
+def _settings(value: Any, where: str) -> None:
+    if type(value) is not dict:
+        raise SchemaError(f"{where}: expected a map, got {type(value).__name__}")
+    try:
+        canonical_settings(value)
+    except ValueError as exc:
+        raise SchemaError(f"{where}: {exc}") from None
+
+
+def _map(fields: dict[str, Check]) -> Check:
+    def check(value: Any, where: str) -> None:
+        if type(value) is not dict:
+            raise SchemaError(f"{where}: expected a map, got {type(value).__name__}")
+        missing = fields.keys() - value.keys()
+        extra = value.keys() - fields.keys()
+        if missing:
+            raise SchemaError(f"{where}: missing field(s) {sorted(missing)}")
+        if extra:
+            raise SchemaError(f"{where}: unknown field(s) {sorted(map(str, extra))}")
+        for name, field_check in fields.items():
+            field_check(value[name], f"{where}.{name}")
+
+    return check
+
+
+def _list(item: Check, lo: int, hi: int) -> Check:
+    def check(value: Any, where: str) -> None:
+        if type(value) is not list:
+            raise SchemaError(f"{where}: expected a list, got {type(value).__name__}")
+        if not lo <= len(value) <= hi:
+            raise SchemaError(f"{where}: {len(value)} items, expected {lo}..{hi}")
+        for i, element in enumerate(value):
+            item(element, f"{where}[{i}]")
+
+    return check
+
+
+VERSION_FIELD = _int(0, 0xFFFF)
+TABLE_FIELD = _bin(1, MAX_TABLE_ID)
+SIG_FIELD = _bin(SIG_LEN, SIG_LEN)
+ROUND_FIELD = _int(0, (1 << 32) - 1)
+PLAYER = _map({"seat": _int(0, MAX_SEATS - 1), "nick": _nick, "fp": _fingerprint})
+SPEC_SEAT = _map(
+    {
+        "key": _bin(KEY_LEN, KEY_LEN),
+        "nick": _nick,
+        "host": _text(1, MAX_HOST),
+        "port": _int(1, 0xFFFF),
+    }
+)
+
+LOBBY_SCHEMAS: dict[str, dict[str, Check]] = {
+    # joiner -> host
+    "request": {
+        "v": VERSION_FIELD,
+        "table": TABLE_FIELD,
+        "digest": _bin(HASH_LEN, HASH_LEN),
+        "nick": _text(0, MAX_NICK),  # a bad nickname is refused as such, not as malformed
+        "port": _int(1, 0xFFFF),
+        "s": SIG_FIELD,
+    },
+    "agree": {"round": ROUND_FIELD, "s": SIG_FIELD},
+    # host -> joiner
+    "lobby": {
+        "v": VERSION_FIELD,
+        "table": TABLE_FIELD,
+        "settings": _settings,
+        "total": _int(2, MAX_SEATS),
+        "min": _int(2, MAX_SEATS),
+        "players": _list(PLAYER, 1, MAX_SEATS),
+    },
+    "spec": {
+        "v": VERSION_FIELD,
+        "table": TABLE_FIELD,
+        "round": ROUND_FIELD,
+        "digest": _bin(HASH_LEN, HASH_LEN),
+        "seats": _list(SPEC_SEAT, 2, MAX_SEATS),
+        "s": SIG_FIELD,
+    },
+    "start": {"agreements": _list(SIG_FIELD, 2, MAX_SEATS)},
+    # either way
+    "refused": {"code": _text(1, MAX_CODE), "text": _text(0, MAX_TEXT)},
+}
+
+
+def check_lobby_message(msg: Any) -> dict[str, Any]:
+    """``msg`` if it is exactly one of :data:`LOBBY_SCHEMAS`, else :class:`SchemaError`."""
+    if type(msg) is not dict:
+        raise SchemaError(f"a message is a map, got {type(msg).__name__}")
+    kind = msg.get("k")
+    if type(kind) is not str:
+        raise SchemaError("message has no text field 'k' naming its kind")
+    fields = LOBBY_SCHEMAS.get(kind)
+    if fields is None:
+        raise SchemaError(f"unknown lobby message kind {kind[:40]!r}")
+    _map({"k": _text(1, 16), **fields})(msg, kind)
+    return msg
+
+
+def decode_lobby_message(payload: bytes) -> dict[str, Any]:
+    """Decode and validate one (opened) lobby frame; raises :class:`WireError`."""
+    return check_lobby_message(unpack_strict(payload))
+
+
+def lobby_message(kind: str, **fields: Any) -> dict[str, Any]:
+    """Build a lobby message (checked, so our own bugs never reach the wire)."""
+    return check_lobby_message({"k": kind, **fields})
+
+
+def refused(code: str, text: str) -> dict[str, Any]:
+    return lobby_message("refused", code=code, text=text[:MAX_TEXT])
+
+
+def request_bytes(table_id: bytes, digest: bytes, nick: str, port: int) -> bytes:
+    """What a joiner signs to ask for a seat."""
+    return canonical(REQUEST_TAG, table_id, digest, nick, port)
+
+
+def request_message(
+    identity: Identity,
+    table_id: bytes,
+    digest: bytes,
+    nick: str,
+    port: int,
+    version: int = PROTOCOL_VERSION,
+) -> dict[str, Any]:
+    """A signed ``request`` for a seat."""
+    sig = identity.sign(request_bytes(table_id, digest, nick, port))
+    return lobby_message(
+        "request", v=version, table=table_id, digest=digest, nick=nick, port=port, s=sig
+    )
+
+
+def spec_bytes(
+    version: int, table_id: bytes, digest: bytes, seats: list[tuple[bytes, str, str, int]]
+) -> bytes:
+    """What the host signs as the table: every seat's (key, nick, host, port)."""
+    return canonical(SPEC_TAG, version, table_id, digest, [list(s) for s in seats])
+
+
+def agree_bytes(version: int, table_id: bytes, spec: bytes) -> bytes:
+    """What every seat (the host too) signs to agree to the spec ``spec``."""
+    return canonical(AGREE_TAG, version, table_id, hashlib.sha256(spec).digest())
+
+
+# --------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True)
+class Player:
+    """A seated player as the lobby shows it."""
+
+    seat: int
+    nickname: str
+    fingerprint: str
+
+    def __str__(self) -> str:
+        return f"seat {self.seat}: {self.nickname} ({self.fingerprint})"
+
+
+class Phase(enum.Enum):
+    OPEN = "open"  # taking seats
+    AGREEING = "agreeing"  # a spec is out, waiting for every agreement
+    STARTED = "started"
+
+
+@dataclass(frozen=True)
+class LobbyState:
+    """What a lobby screen shows: the table, its settings and who sits where."""
+
+    table_id: bytes
+    settings: dict[str, Any]
+    seats: int
+    min_seats: int
+    players: tuple[Player, ...]
+    phase: Phase = Phase.OPEN
+
+    @property
+    def taken(self) -> int:
+        return len(self.players)
+
+    @property
+    def digest(self) -> bytes:
+        return settings_digest(self.settings)
+
+    def __str__(self) -> str:
+        return (
+            f"table {self.table_id.hex()[:8]}: {self.taken}/{self.seats} seats "
+            f"({self.phase.value}): " + ", ".join(p.nickname for p in self.players)
+        )
+
+
+@dataclass(frozen=True)
+class SeatedTable:
+    """The table every seat agreed to: what a :class:`p2p.node.Node` needs.
+
+    ``table`` holds the keys in seat order; ``addresses[s]`` is where seat
+    ``s``'s game node listens; ``seat`` is our own. ``agreements[s]`` is seat
+    ``s``'s signature over the spec (:func:`agree_bytes`), ``spec_signature``
+    the host's over :func:`spec_bytes`: evidence that everyone agreed."""
+
+    table: TableSpec
+    seat: int
+    addresses: tuple[tuple[str, int], ...]
+    nicknames: tuple[str, ...]
+    settings: dict[str, Any]
+    digest: bytes
+    spec_signature: bytes
+    agreements: tuple[bytes, ...]
+
+    @property
+    def table_id(self) -> bytes:
+        return self.table.table_id
+
+    @property
+    def n(self) -> int:
+        return self.table.n
+
+    @property
+    def fingerprints(self) -> tuple[str, ...]:
+        return tuple(k.fingerprint for k in self.table.seats)
+
+    @property
+    def own_address(self) -> tuple[str, int]:
+        """Where our game node must listen (``addresses[seat]``)."""
+        return self.addresses[self.seat]
+
+    def peers(self) -> dict[int, tuple[str, int]]:
+        """Every other seat's address, for :meth:`p2p.node.Node.add_address`."""
+        return {s: a for s, a in enumerate(self.addresses) if s != self.seat}
+
+    def spec_bytes(self) -> bytes:
+        seats = [
+            (k.raw, nick, host, port)
+            for k, nick, (host, port) in zip(
+                self.table.seats, self.nicknames, self.addresses, strict=True
+            )
+        ]
+        return spec_bytes(self.table.version, self.table_id, self.digest, seats)
+
+    def verify(self) -> None:
+        """Check the host's and every seat's signature (raises :class:`BadSpec`)."""
+        spec = self.spec_bytes()
+        if not self.table.seats[0].verify(self.spec_signature, spec):
+            raise BadSpec("the table is not signed by its host (seat 0)")
+        if len(self.agreements) != self.n:
+            raise BadSpec(f"{len(self.agreements)} agreements for {self.n} seats")
+        agreed = agree_bytes(self.table.version, self.table_id, spec)
+        for seat, (key, sig) in enumerate(zip(self.table.seats, self.agreements, strict=True)):
+            if not key.verify(sig, agreed):
+                raise BadSpec(f"seat {seat} ({key}) did not agree to this table")
+
+    def __str__(self) -> str:
+        return f"{self.table}, seat {self.seat} of " + ", ".join(self.nicknames)
+
+
+def _seated(
+    version: int,
+    table_id: bytes,
+    seats: list[tuple[bytes, str, str, int]],
+    seat: int,
+    settings: dict[str, Any],
+    digest: bytes,
+    spec_signature: bytes,
+    agreements: list[bytes],
+) -> SeatedTable:
+    return SeatedTable(
+        table=TableSpec(table_id, tuple(PeerKey(s[0]) for s in seats), version),
+        seat=seat,
+        addresses=tuple((s[2], s[3]) for s in seats),
+        nicknames=tuple(s[1] for s in seats),
+        settings=settings,
+        digest=digest,
+        spec_signature=spec_signature,
+        agreements=tuple(agreements),
+    )

@@ -112,6 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--quiet", action="store_true", help="print only the summary")
     play.set_defaults(handler=_play)
+
+    from .lan import add_commands
+
+    add_commands(commands, _games(), _count)
     return parser
 
 
@@ -270,13 +274,17 @@ def _problem(exc: BaseException) -> str | None:
     """One line a person can act on, for a failure of this machine rather
     than of nodealer (a full disk, a read-only or missing folder, a bad
     identity key); None: not one of those (a bug: let the traceback show)."""
+    from p2p.discovery import DiscoveryError
     from p2p.identity import IdentityError
+    from p2p.lobby import LobbyError
     from p2p.store import StoreError
     from table.session import SessionError
 
     for leaf in _leaves(exc):
-        if isinstance(leaf, IdentityError | SessionError | StoreError):
+        if isinstance(leaf, IdentityError | SessionError | StoreError | LobbyError):
             return str(leaf)
+        if isinstance(leaf, DiscoveryError):
+            return f"{leaf} (use --connect HOST:PORT on a network without multicast)"
         if isinstance(leaf, OSError):
             where = f" ({leaf.filename})" if leaf.filename else ""
             if leaf.errno in (errno.ENOSPC, errno.EDQUOT):

@@ -1,0 +1,366 @@
+"""``nodealer host``, ``nodealer join`` and ``nodealer tables``: play with
+people on the LAN (headless for now: a sensible bot plays this seat, with a
+note saying so, until the TUI's table screens land).
+
+The host opens a lobby (:mod:`p2p.lobby`) and, unless ``--no-advertise``,
+advertises it by mDNS (:mod:`p2p.discovery`); a joiner finds it by mDNS or
+is told ``--connect HOST:PORT``. Once the table is full every seat signs the
+same table and the game runs (:mod:`table.seating`). ``join`` with no table
+named first resumes a table this identity holds a seat at in its own store
+(after a crash or a quit): the game goes on where it stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_CLEAN, EXIT_CHEATING, EXIT_PROBLEM = 0, 1, 2
+
+
+def add_commands(commands: Any, games: list[str], count: Any) -> None:
+    """The three subcommands (``commands`` is argparse's subparsers)."""
+    host = commands.add_parser(
+        "host",
+        help="open a table on the LAN, seat who joins, play when full",
+        description=(
+            "Open a table: a lobby that seats whoever joins (nodealer join on the same LAN, "
+            "or nodealer join --connect HOST:PORT), then the game, every deal shuffled with "
+            "mental poker among the seats. Headless for now: a bot plays your seat."
+        ),
+    )
+    host.add_argument("game", choices=games, help="which game")
+    host.add_argument("--players", type=count, default=None, help="seats at the table")
+    host.add_argument("--name", default=None, help="the table's name (default: yours + game)")
+    host.add_argument("--nickname", default=None, help="your name at the table")
+    host.add_argument("--port", type=_port, default=0, help="lobby port (default: any free)")
+    host.add_argument(
+        "--interface",
+        default="0.0.0.0",
+        help="address to listen on and advertise (default: every interface)",
+    )
+    host.add_argument("--no-advertise", action="store_true", help="do not advertise by mDNS")
+    _game_options(host)
+    host.set_defaults(handler=run_host)
+
+    join = commands.add_parser(
+        "join",
+        help="take a seat at a table on the LAN (or go back to the one you hold)",
+        description=(
+            "Take a seat: with no TABLE, go back to a table you hold a seat at (after a "
+            "crash or a quit), else the first open table found by mDNS; TABLE matches a "
+            "table's name, its host's nickname or fingerprint, or a table id prefix. "
+            "--connect HOST:PORT skips mDNS. Headless for now: a bot plays your seat."
+        ),
+    )
+    join.add_argument("table", nargs="?", default=None, help="which table (see nodealer tables)")
+    join.add_argument("--connect", default=None, metavar="HOST:PORT", help="the host's lobby")
+    join.add_argument("--nickname", "--name", dest="nickname", default=None, help="your name")
+    join.add_argument("--interface", default="0.0.0.0", help="address your game node listens on")
+    join.add_argument("--seconds", type=float, default=4.0, help="how long to look for tables")
+    _common_options(join)
+    join.set_defaults(handler=run_join)
+
+    tables = commands.add_parser("tables", help="list the open tables found on the LAN")
+    tables.add_argument("--seconds", type=float, default=3.0, help="how long to look")
+    tables.add_argument("--interface", default=None, help="look on this local address only")
+    tables.set_defaults(handler=run_tables)
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port number (0-65535)")
+    return value
+
+
+def _common_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--headless", action="store_true", help="a bot plays (no screen)")
+    parser.add_argument("--home", default=None, help="data folder (default: NODEALER_HOME)")
+    parser.add_argument("--seed", type=int, default=0, help="the bot's seed (never the deal)")
+    parser.add_argument(
+        "--time-scale", type=float, default=1.0, help="real seconds per game second (timers)"
+    )
+    parser.add_argument("--quiet", action="store_true", help="print only the summary")
+
+
+def _game_options(parser: argparse.ArgumentParser) -> None:
+    _common_options(parser)
+    parser.add_argument("--unproven", action="store_true", help="skip the proofs (faster)")
+    parser.add_argument("--rounds", type=int, default=None, help="Mao: end after R rounds")
+
+
+def _nickname(given: str | None) -> str:
+    name = given or os.environ.get("USER") or os.environ.get("USERNAME") or "player"
+    return name[:32]
+
+
+def _home(args: argparse.Namespace) -> Path | None:
+    if args.home is not None:
+        home = Path(args.home)
+        home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.environ["NODEALER_HOME"] = str(home)
+        return home
+    return None
+
+
+def _player_for(seed: int) -> Any:
+    from engines.core import game
+
+    def make(settings: Any, seat: int) -> Any:
+        bots = game(settings.game).sensible_bots(settings.seats, seed, _salt)
+        bot = bots[seat]
+        if settings.rounds is not None and hasattr(bot, "rounds"):
+            bot.rounds = settings.rounds  # every seat's bot: the table agreed to it
+        return bot
+
+    return make
+
+
+def _salt(n: int) -> bytes:
+    import secrets
+
+    return secrets.token_bytes(n)
+
+
+def _say(args: argparse.Namespace, text: str) -> None:
+    if not args.quiet:
+        print(text, flush=True)
+
+
+def _update_printer(args: argparse.Namespace) -> Any:
+    def show(update: Any) -> None:
+        if args.quiet and update.kind in ("event", "stale"):
+            return
+        print(f"  {update.text}" if update.kind == "event" else f"{update}", flush=True)
+
+    return show
+
+
+def _lobby_printer(args: argparse.Namespace) -> Any:
+    def show(state: Any) -> None:
+        seated = ", ".join(
+            f"{p.seat}: {p.nickname} ({p.fingerprint})" for p in getattr(state, "players", ())
+        )
+        _say(args, f"lobby: {state.taken}/{state.seats} seated - {seated}")
+
+    return show
+
+
+def _finish(args: argparse.Namespace, seat: Any) -> int:
+    from table.verify import verify_log
+
+    result = seat.result
+    print(f"{result}")
+    print(f"saved log: {seat.log_path}")
+    report = verify_log(seat.log_path)
+    print(f"verify: {report.lines()[-1]}")
+    if report.exit_code == EXIT_CHEATING or result.faults or not result.audit.ok:
+        return EXIT_CHEATING
+    return EXIT_CLEAN if result.clean and report.exit_code == EXIT_CLEAN else EXIT_PROBLEM
+
+
+def _note_headless(args: argparse.Namespace) -> None:
+    if not args.headless:
+        print(
+            "note: the table screens are not there yet - a sensible bot plays your seat "
+            "(as with --headless)",
+            file=sys.stderr,
+        )
+
+
+def run_host(args: argparse.Namespace) -> int:
+    import trio
+
+    from engines.core import game
+    from p2p.identity import Identity
+    from table.seating import GameSettings, host_table
+
+    home = _home(args)
+    engine = game(args.game)
+    players = args.players or engine.default_seats
+    nickname = _nickname(args.nickname)
+    name = args.name or f"{nickname}'s {args.game.capitalize()} table"
+    config = None
+    if args.rounds is not None and args.game != "mao":
+        print("nodealer host: --rounds is for Mao", file=sys.stderr)
+        return EXIT_PROBLEM
+    settings = GameSettings(args.game, players, config, not args.unproven, name, args.rounds)
+    identity = Identity.load_or_create()
+    _note_headless(args)
+
+    async def main() -> Any:
+        async with trio.open_nursery() as nursery:
+            opened = trio.Event()
+            where: list[Any] = []
+
+            def on_lobby(lobby: Any) -> None:
+                where.append(lobby)
+                opened.set()
+
+            async def advertise_while_open() -> None:
+                await opened.wait()
+                if args.no_advertise:
+                    return
+                await _advertise(args, settings, identity, where[0])
+
+            nursery.start_soon(advertise_while_open)
+            seat = await host_table(
+                identity,
+                settings,
+                home=home,
+                nickname=nickname,
+                host=args.interface,
+                port=args.port,
+                player=_player_for(args.seed)(settings, 0),
+                time_scale=args.time_scale,
+                on_lobby=lambda lobby: (on_lobby(lobby), _announce(args, settings, lobby)),
+                on_change=_lobby_printer(args),
+                on_update=_update_printer(args),
+            )
+            nursery.cancel_scope.cancel()
+            return seat
+
+    return _finish(args, trio.run(main))
+
+
+def _announce(args: argparse.Namespace, settings: Any, lobby: Any) -> None:
+    host = lobby.host
+    if host in ("0.0.0.0", "::", ""):
+        from p2p.discovery import local_addresses
+
+        found = local_addresses()
+        host = found[0][1] if found else "<this machine's address>"
+    print(f"{settings}", flush=True)
+    print(f"lobby open on {args.interface}:{lobby.port}; others join with:", flush=True)
+    print("  nodealer join                       (same LAN, found by mDNS)", flush=True)
+    print(f"  nodealer join --connect {host}:{lobby.port}", flush=True)
+
+
+async def _advertise(args: argparse.Namespace, settings: Any, identity: Any, lobby: Any) -> None:
+    import trio
+
+    from p2p.discovery import DiscoveryError, TableAd, advertise
+
+    if args.interface in ("0.0.0.0", "::", ""):
+        from p2p.discovery import local_addresses
+
+        addresses = local_addresses()
+        if not addresses:
+            print("note: no LAN address to advertise on; use --connect", file=sys.stderr)
+            return
+        address = addresses[0][1]
+    else:
+        address = args.interface
+    ad = TableAd(
+        lobby.table_id,
+        settings.game,
+        1,
+        settings.seats,
+        identity.public.fingerprint,
+        address,
+        lobby.port,
+    )
+    try:
+        async with advertise(ad) as advert:
+            while True:
+                await trio.sleep(0.5)
+                taken = lobby.state.taken
+                if taken != advert.ad.seats_taken:
+                    await advert.update(taken)
+    except DiscoveryError as exc:
+        print(f"note: not advertised on the LAN ({exc}); use --connect", file=sys.stderr)
+
+
+def run_join(args: argparse.Namespace) -> int:
+    import trio
+
+    from p2p.discovery import parse_hostport
+    from p2p.identity import Identity
+    from table.seating import held_tables, join_table, resume_table
+
+    home = _home(args)
+    identity = Identity.load_or_create()
+    nickname = _nickname(args.nickname)
+    player_for = _player_for(args.seed)
+    _note_headless(args)
+    bind = args.interface
+    options: dict[str, Any] = {
+        "time_scale": args.time_scale,
+        "on_update": _update_printer(args),
+    }
+    if args.connect is None:
+        held = [
+            t
+            for t in held_tables(identity, home)
+            if args.table is None or t.spec.table_id.hex().startswith(args.table.lower())
+        ]
+        if held:
+            table = held[0]
+            print(f"going back to {table.settings} (seat {table.seat})", flush=True)
+            seat = trio.run(
+                lambda: resume_table(
+                    identity, table, home=home, bind=bind, player_for=player_for, **options
+                )
+            )
+            return _finish(args, seat)
+        found = trio.run(_find, args)
+        if found is None:
+            print(
+                "nodealer join: no open table found on the LAN; is the host's lobby open? "
+                "(or use --connect HOST:PORT)",
+                file=sys.stderr,
+            )
+            return EXIT_PROBLEM
+        host, port = found
+    else:
+        where = parse_hostport(args.connect)
+        host, port = where.host, where.port
+    seat = trio.run(
+        lambda: join_table(
+            identity,
+            host,
+            port,
+            home=home,
+            nickname=nickname,
+            bind=bind,
+            player_for=player_for,
+            on_change=_lobby_printer(args),
+            **options,
+        )
+    )
+    return _finish(args, seat)
+
+
+async def _find(args: argparse.Namespace) -> tuple[str, int] | None:
+    from p2p.discovery import find_tables
+
+    interface = None if args.interface in ("0.0.0.0", "::", "") else args.interface
+    for ad in await find_tables(args.seconds, interface):
+        if not ad.compatible or ad.is_full:
+            continue
+        wanted = args.table
+        if wanted is None or ad.table_id.hex().startswith(wanted.lower()):
+            return ad.address, ad.port
+        if wanted.upper() == ad.host_fingerprint:
+            return ad.address, ad.port
+    return None
+
+
+def run_tables(args: argparse.Namespace) -> int:
+    import trio
+
+    from p2p.discovery import find_tables
+
+    ads = trio.run(find_tables, args.seconds, args.interface)
+    if not ads:
+        print("no open tables found")
+    for ad in ads:
+        print(f"{ad.table_id.hex()[:8]}  {ad}")
+    return EXIT_CLEAN

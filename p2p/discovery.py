@@ -52,6 +52,7 @@ import logging
 import re
 import socket
 import threading
+import unicodedata
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
@@ -166,6 +167,12 @@ class TableAd:
     address: str
     port: int
     protocol_version: int = PROTOCOL_VERSION
+    name: str = ""
+    """the table's friendly name ("Alice's Bluff table"); UTF-8 in the TXT record"""
+    host_name: str = ""
+    """the host's nickname"""
+    proven: bool | None = None
+    """whether the deals carry zero-knowledge proofs (None: not said)"""
 
     def __post_init__(self) -> None:
         if not isinstance(self.table_id, bytes) or not 1 <= len(self.table_id) <= MAX_TABLE_ID:
@@ -195,13 +202,38 @@ class TableAd:
             )
         object.__setattr__(self, "address", _check_address(self.address))
         _check_port(self.port)
+        for attr in ("name", "host_name"):
+            value = getattr(self, attr)
+            if not isinstance(value, str) or len(value.encode()) > MAX_NAME_BYTES:
+                raise BadAdvertisement(f"{attr} must be text of at most {MAX_NAME_BYTES} bytes")
+            if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in value):
+                raise BadAdvertisement(f"{attr} {value!r} holds control characters")
+        if self.proven is not None and not isinstance(self.proven, bool):
+            raise BadAdvertisement(f"proven must be true or false, not {self.proven!r}")
 
     def __str__(self) -> str:
         version = "" if self.compatible else f" (protocol {self.protocol_version})"
+        named = f"{self.name}: " if self.name else ""
+        host = f"{self.host_name} " if self.host_name else ""
+        mode = {None: "", True: ", proven", False: ", unproven"}[self.proven]
         return (
-            f"{self.game} {self.seats_taken}/{self.seats_total} seats, "
-            f"table {self.table_id.hex()[:8]}, host {self.host_fingerprint} at {self.hostport}"
-            f"{version}"
+            f"{named}{self.game} {self.seats_taken}/{self.seats_total} seats{mode}, "
+            f"table {self.table_id.hex()[:8]}, host {host}{self.host_fingerprint} at "
+            f"{self.hostport}{version}"
+        )
+
+    def matches(self, wanted: str) -> bool:
+        """Whether ``wanted`` names this table: its friendly name or its
+        host's nickname (case-insensitive, a part is enough), the host's
+        fingerprint, or a prefix of the table id in hex."""
+        text = wanted.strip().casefold()
+        if not text:
+            return False
+        return (
+            (bool(self.name) and text in self.name.casefold())
+            or (bool(self.host_name) and text in self.host_name.casefold())
+            or text.upper() == self.host_fingerprint.casefold().upper()
+            or self.table_id.hex().startswith(text)
         )
 
     @property
@@ -219,7 +251,12 @@ class TableAd:
 
     @property
     def instance_name(self) -> str:
-        """The DNS-SD service instance name (unique per table id prefix)."""
+        """The DNS-SD service instance name: the friendly name if there is one
+        (registration makes it unique on the LAN), else one unique per table
+        id prefix."""
+        if self.name:
+            label = self.name.replace(".", "·")
+            return f"{label}.{SERVICE_TYPE}"
         return f"nodealer {self.game} {self.table_id.hex()[:16]}.{SERVICE_TYPE}"
 
     @property
@@ -235,16 +272,23 @@ class TableAd:
 
     def txt(self) -> bytes:
         """The TXT record's RDATA: length-prefixed ``key=value`` strings, in key order."""
-        pairs = (
+        pairs = [
+            ("txtvers", "1"),
             ("v", str(self.protocol_version)),
             ("tid", self.table_id.hex()),
             ("game", self.game),
             ("seats", f"{self.seats_taken}/{self.seats_total}"),
             ("fp", self.host_fingerprint),
-        )
+        ]
+        if self.proven is not None:
+            pairs.append(("p", "1" if self.proven else "0"))
+        if self.name:
+            pairs.append(("n", self.name))
+        if self.host_name:
+            pairs.append(("hn", self.host_name))
         out = bytearray()
         for key, value in pairs:
-            item = f"{key}={value}".encode("ascii")
+            item = f"{key}={value}".encode()
             out.append(len(item))
             out += item
         return bytes(out)
@@ -265,6 +309,7 @@ class TableAd:
         table_id = fields["tid"] or ""
         if not _TABLE_ID_RE.fullmatch(table_id):
             raise BadAdvertisement(f"TXT tid={table_id!r} is not 1 to {MAX_TABLE_ID} bytes in hex")
+        proven = {"1": True, "0": False, None: None}.get(fields.get("p"), None)
         return cls(
             table_id=bytes.fromhex(table_id),
             game=fields["game"] or "",
@@ -274,7 +319,14 @@ class TableAd:
             address=address,
             port=_check_port(port),
             protocol_version=int(version or "0"),
+            name=fields.get("n") or "",
+            host_name=fields.get("hn") or "",
+            proven=proven,
         )
+
+
+_UTF8_KEYS: Final = frozenset({"n", "hn"})
+MAX_NAME_BYTES: Final = 63
 
 
 def decode_txt(text: bytes) -> dict[str, str | None]:
@@ -309,9 +361,11 @@ def decode_txt(text: bytes) -> dict[str, str | None]:
             fields[key] = None
             continue
         try:
-            fields[key] = raw_value.decode("ascii")
+            # names (n, hn) are UTF-8 text (RFC 6763 §6.5); everything else ASCII
+            fields[key] = raw_value.decode("utf-8" if key in _UTF8_KEYS else "ascii")
         except UnicodeDecodeError:
-            raise BadAdvertisement(f"TXT value of {key!r} is not ASCII") from None
+            want = "UTF-8" if key in _UTF8_KEYS else "ASCII"
+            raise BadAdvertisement(f"TXT value of {key!r} is not {want}") from None
     return fields
 
 

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -61,6 +62,7 @@ def txt(*items: bytes) -> bytes:
 
 
 GOOD_ITEMS = (
+    b"txtvers=1",
     b"v=1",
     b"tid=1a2b3c4d5e6f7a8b",
     b"game=mao",
@@ -491,6 +493,9 @@ def test_mdns_advertise_browse_update_vanish() -> None:
         "address": "127.0.0.1",
         "port": 40123,
         "protocol_version": PROTOCOL_VERSION,
+        "name": "",
+        "host_name": "",
+        "proven": None,
     }
     appeared = result["appeared"]
     assert appeared["change"] == "appeared"
@@ -541,3 +546,22 @@ def test_mdns_advertise_browse_update_vanish() -> None:
     assert [e["change"] for e in guest["events"]] == ["appeared", "vanished"]
     assert guest["events"][0]["ad"]["port"] == 40125
     assert guest["zeroconf_on_host_loop"] is False
+
+
+def test_the_friendly_name_proofs_and_host_nickname_travel_in_the_txt() -> None:
+    """Issue 11: the advert says the table's name (UTF-8), its host's
+    nickname and whether deals are proven; a joiner names a table by any."""
+    ad = replace(AD, name="Alice's Bluff table · 吹牛", host_name="Alice", proven=True)
+    back = TableAd.from_txt(ad.txt(), "192.168.1.20", 4000)
+    assert back == ad and b"txtvers=1" in ad.txt()
+    assert ad.instance_name.startswith("Alice's Bluff table")
+    assert "proven" in str(ad) and "Alice" in str(ad)
+    for wanted in ("bluff table", "ALICE", AD.host_fingerprint, "1a2b3c"):
+        assert back.matches(wanted), wanted
+    assert not back.matches("bob") and not back.matches("")
+    with pytest.raises(BadAdvertisement):
+        replace(AD, name="x" * 64)
+    with pytest.raises(BadAdvertisement):
+        replace(AD, host_name="bad\nname")
+    with pytest.raises(BadAdvertisement, match="UTF-8"):
+        TableAd.from_txt(AD.txt() + b"\x04n=\xff\xfe", "192.168.1.20", 4000)

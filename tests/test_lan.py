@@ -214,7 +214,8 @@ def test_join_finds_the_table_by_mdns_in_a_private_namespace(tmp_path) -> None:
     )
     outputs = {p.name: p.read_text() for p in tmp_path.glob("*.txt")}
     assert run.returncode == 0, (run.stderr[-2000:], outputs)
-    assert "bluff 1/2 seats" in outputs["tables.txt"], outputs
+    assert "bluff 1/2 seats, unproven" in outputs["tables.txt"], outputs
+    assert "Alice" in outputs["tables.txt"], outputs
     for name in ("host", "guest"):
         (log,) = (tmp_path / name).glob("tables/*/log")
         assert verify_log(log).exit_code == 0
@@ -241,7 +242,7 @@ ip netns exec "$A" env NODEALER_HOME="$TMP/host" {py} -m tui.cli host bluff --pl
     > "$TMP/host.txt" 2>&1 &
 HOST=$!
 sleep 2
-ip netns exec "$B" env NODEALER_HOME="$TMP/guest" {py} -m tui.cli join \
+ip netns exec "$B" env NODEALER_HOME="$TMP/guest" {py} -m tui.cli join alice \
     --interface 169.254.77.2 --nickname Bob --headless --time-scale 0.05 --seconds 6 \
     > "$TMP/guest.txt" 2>&1
 wait $HOST

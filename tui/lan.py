@@ -208,7 +208,7 @@ def run_host(args: argparse.Namespace) -> int:
                 await opened.wait()
                 if args.no_advertise:
                     return
-                await _advertise(args, settings, identity, where[0])
+                await _advertise(args, settings, identity, nickname, where[0])
 
             nursery.start_soon(advertise_while_open)
             seat = await host_table(
@@ -243,10 +243,15 @@ def _announce(args: argparse.Namespace, settings: Any, lobby: Any) -> None:
     print(f"  nodealer join --connect {host}:{lobby.port}", flush=True)
 
 
-async def _advertise(args: argparse.Namespace, settings: Any, identity: Any, lobby: Any) -> None:
+async def _advertise(
+    args: argparse.Namespace, settings: Any, identity: Any, nickname: str, lobby: Any
+) -> None:
+    """Advertise the lobby while it takes seats; withdrawn (goodbye) once the
+    table starts."""
     import trio
 
     from p2p.discovery import DiscoveryError, TableAd, advertise
+    from p2p.lobby import Phase
 
     if args.interface in ("0.0.0.0", "::", ""):
         from p2p.discovery import local_addresses
@@ -261,21 +266,30 @@ async def _advertise(args: argparse.Namespace, settings: Any, identity: Any, lob
     ad = TableAd(
         lobby.table_id,
         settings.game,
-        1,
+        lobby.state.taken,
         settings.seats,
         identity.public.fingerprint,
         address,
         lobby.port,
+        name=_fit(settings.name),
+        host_name=_fit(nickname),
+        proven=settings.proven,
     )
     try:
         async with advertise(ad) as advert:
-            while True:
-                await trio.sleep(0.5)
+            while lobby.state.phase is Phase.OPEN:
+                await trio.sleep(0.25)
                 taken = lobby.state.taken
-                if taken != advert.ad.seats_taken:
+                if taken != advert.ad.seats_taken and lobby.state.phase is Phase.OPEN:
                     await advert.update(taken)
     except DiscoveryError as exc:
         print(f"note: not advertised on the LAN ({exc}); use --connect", file=sys.stderr)
+
+
+def _fit(text: str, limit: int = 63) -> str:
+    """Text cut to fit an advert's name field (UTF-8 bytes)."""
+    data = text.encode()[:limit]
+    return data.decode(errors="ignore")
 
 
 def run_join(args: argparse.Namespace) -> int:
@@ -345,10 +359,7 @@ async def _find(args: argparse.Namespace) -> tuple[str, int] | None:
     for ad in await find_tables(args.seconds, interface):
         if not ad.compatible or ad.is_full:
             continue
-        wanted = args.table
-        if wanted is None or ad.table_id.hex().startswith(wanted.lower()):
-            return ad.address, ad.port
-        if wanted.upper() == ad.host_fingerprint:
+        if args.table is None or ad.matches(args.table):
             return ad.address, ad.port
     return None
 

@@ -5,36 +5,15 @@ that blames nobody."""
 
 from __future__ import annotations
 
-import pytest
-
-import table.machine as table_module
 from engines.bomb import Detonate, Kind, Pass, Phase, PlayToArea, Prove, related_faces
 from engines.bots import Bot, sensible_bots
 from engines.cards import Card
 from engines.core import Deal, Timer, to_data
 from engines.mao import turn_of
 from engines.mao_events import Draw, MaoConfig, PlayCard, Say
-from mental_poker.deal import DealSecrets, make_identity_claim
-from mental_poker.group import SeededRng
+from mental_poker.deal import make_identity_claim
 from table.local import LocalTable
 from table.machine import Duty, Table, TableSetup, _deal_body
-
-
-@pytest.fixture
-def deterministic_deals(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every deal secret and draw value from a seeded stream, so that a game
-    between seeded bots goes the same way every run (tests must not depend
-    on how fresh secrets happen to deal)."""
-    generate = DealSecrets.generate.__func__  # type: ignore[attr-defined]
-
-    def seeded(cls, setup, seat, rng=None):
-        ctx = setup.context
-        label = b"%s/%d/%d" % (ctx.table_id, ctx.deal, seat)
-        return generate(cls, setup, seat, SeededRng(label))
-
-    monkeypatch.setattr(DealSecrets, "generate", classmethod(seeded))
-    draws = SeededRng(b"draws")
-    monkeypatch.setattr(table_module._secrets, "token_bytes", lambda n: draws(n))
 
 
 def _opening(local: LocalTable) -> tuple[int, int, int] | None:
@@ -125,14 +104,14 @@ def test_a_claim_for_no_request_or_a_second_claim_is_refused(deterministic_deals
     assert not verdict.ok and verdict.seat == a and "no pending proof request" in verdict.reason
 
 
-def test_duties_are_public_and_match_what_a_seat_sends() -> None:
+def test_duties_are_public_and_match_what_a_seat_sends(deterministic_deals) -> None:
     """Table.duties (what every peer can see a seat owes) and Seat.duties
     (the bodies it makes with its secrets) agree at every step of a game."""
     setup = TableSetup(b"duties", "bluff", 3, proven=False)
     local = LocalTable(setup, sensible_bots("bluff", 3, 2), seed=2)
     kinds = {"keys": "keys", "pass": None, "final": "final", "relock": "relock"}
     seen: set[str] = set()
-    for _ in range(400):
+    for _ in range(20_000):  # to the end of the game, final reveals included
         for seat in local.seats:
             public = [d for d in local.table.duties(seat.seat) if d.kind != "move"]
             bodies = seat.duties()

@@ -248,9 +248,10 @@ def test_arbitrary_bodies_never_crash_the_replay(setup, bodies) -> None:
 SPEC2 = TableSpec(b"fuzz", tuple(Identity.generate().public for _ in range(2)))
 
 
-def test_session_rebuilds_its_table_when_the_log_is_cut_back(tmp_path) -> None:
+def test_session_rebuilds_its_table_when_the_log_is_cut_back(tmp_path, deterministic_deals) -> None:
     """A failover may cut entries the session already played (Rewound): it
-    replays the kept ones, keeps its secrets, and reads the new branch."""
+    replays the kept ones, keeps its secrets, and reads the new branch. (The
+    cut points follow the game's length, whatever the deal.)"""
     from p2p.node import LogItem, Node, Rewound
     from table.session import TableSession
 
@@ -268,16 +269,18 @@ def test_session_rebuilds_its_table_when_the_log_is_cut_back(tmp_path) -> None:
         for seq, (author, body) in enumerate(log, start=1):
             items.append(LogItem(seq, 0, author, counters[author], body))
             counters[author] += 1
-        session._feed_batch(items[:60])
+        cut, later = len(items) // 3, 2 * len(items) // 3
+        assert cut >= 30, "a game long enough to deal hands before the cut"
+        session._feed_batch(items[:cut])
         session.seat.secrets = secrets = dict(local.seats[1].secrets)
         session.seat.draw_values = dict(local.seats[1].draw_values)
         session._refresh_snapshot()
         snap = session.snapshot
         assert snap.known, "seat 1 reads its own hand with its secrets"
-        session._feed_batch(items[60:90])
-        assert session.snapshot.count == 89
-        updates = session._feed_batch([Rewound(60), *items[60:]])
-        assert updates[0].kind == "rewound" and updates[0].seq == 60
+        session._feed_batch(items[cut:later])
+        assert session.snapshot.count == later - 1  # the setup entry is no table body
+        updates = session._feed_batch([Rewound(cut), *items[cut:]])
+        assert updates[0].kind == "rewound" and updates[0].seq == cut
         assert session.replay.items == [
             type(session.replay.items[0])(i.seq, i.term, i.author, i.body) for i in items
         ]
@@ -286,7 +289,7 @@ def test_session_rebuilds_its_table_when_the_log_is_cut_back(tmp_path) -> None:
         assert session.outcome is not None and not session.faults
         assert str(session.outcome) == str(local.table.game.outcome(local.table.state))
         # the snapshot taken before the cut is still a consistent earlier table
-        assert snap.count == 59 and snap.state is not None
+        assert snap.count == cut - 1 and snap.state is not None
     finally:
         node.store.close()
 

@@ -77,6 +77,7 @@ from engines.cards import Card
 from engines.core import EngineError, Event, Outcome, Timer
 from mental_poker.deal import DealSecrets
 from mental_poker.errors import MentalPokerError, Verdict
+from p2p.identity import Identity
 from p2p.node import LogItem, Node, Rewound
 
 from .machine import Seat, Table, TableSetup
@@ -656,7 +657,7 @@ class PeerResult:
 
     seat: int
     fingerprint: str
-    home: Path
+    home: Path | None
     log_path: Path
     result: SessionResult
 
@@ -678,18 +679,27 @@ async def play_bot_table(
     duty_wait: float = DUTY_WAIT,
     on_update: Callable[[int, Update], None] | None = None,
     make_session: SessionFactory = TableSession,
+    own: tuple[Identity, Path | None] | None = None,
+    rounds: int | None = None,
 ) -> list[PeerResult]:
     """A whole game between ``seats`` real peers in this process: each its
     own identity and store under ``home/peer<seat>``, a real TCP mesh on
-    127.0.0.1, every seat played by a sensible bot (``nodealer play``)."""
+    127.0.0.1, every seat played by a sensible bot (``nodealer play``).
+    ``own``: seat 0's identity and data folder instead (a person's own, so
+    that its log is kept with its other games). ``rounds``: Mao bots end
+    the game after this many rounds (M31)."""
     from engines.bots import sensible_bots
     from p2p.envelope import TableSpec
-    from p2p.identity import Identity
 
-    homes = [Path(home) / f"peer{s}" for s in range(seats)]
+    homes: list[Path | None] = [Path(home) / f"peer{s}" for s in range(seats)]
     identities = [Identity.load_or_create(h) for h in homes]
+    if own is not None:
+        identities[0], homes[0] = own
     spec = TableSpec(secrets.token_bytes(16), tuple(i.public for i in identities))
     bots = sensible_bots(game_name, seats, seed, salt_source=secrets.token_bytes)
+    for bot in bots:
+        if rounds is not None and hasattr(bot, "rounds"):
+            bot.rounds = rounds
     nodes = [
         Node(identities[s], spec, home=homes[s], host="127.0.0.1", timeout=node_timeout)
         for s in range(seats)

@@ -24,7 +24,7 @@ def _one_line(capsys) -> str:
 
 
 @pytest.mark.parametrize(
-    "argv", [["demo", "bluff", "--seats", "0"], ["play", "bluff", "--bots", "x"]]
+    "argv", [["demo", "bluff", "--players", "0"], ["play", "bluff", "--players", "x"]]
 )
 def test_bad_numbers_are_usage_errors(argv, capsys) -> None:
     with pytest.raises(SystemExit) as exit_:
@@ -36,7 +36,7 @@ def test_bad_numbers_are_usage_errors(argv, capsys) -> None:
 def test_a_home_that_is_a_file(tmp_path, capsys) -> None:
     home = tmp_path / "file"
     home.write_text("not a folder")
-    assert main(["play", "bluff", "--bots", "1", "--home", str(home), "--unproven"]) == 2
+    assert main(["play", "bluff", "--players", "2", "--home", str(home), "--unproven"]) == 2
     line = _one_line(capsys)
     assert "nodealer play:" in line and str(home) in line
 
@@ -54,11 +54,11 @@ def test_a_full_disk_mid_game_is_one_line_and_keeps_the_log(tmp_path, capsys, mo
 
     monkeypatch.setattr(p2p.store.Store, "append", append)
     home = tmp_path / "home"
-    argv = ["play", "bluff", "--bots", "1", "--home", str(home), "--unproven", "--quiet"]
+    argv = ["play", "bluff", "--players", "2", "--home", str(home), "--unproven", "--quiet"]
     assert main(argv) == 2
     line = capsys.readouterr().err.strip().splitlines()[-1]
     assert "the disk is full" in line and "Traceback" not in line
-    logs = list(home.glob("peer*/tables/*/log"))
+    logs = list(home.glob("tables/*/log"))  # your own seat's log, kept
     assert logs
     for log in logs:  # intact: what was written verifies so far (the game did not finish)
         report = verify_log(log)
@@ -86,7 +86,28 @@ def test_a_read_only_home_is_one_line(tmp_path, capsys, monkeypatch) -> None:
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setattr(p2p.store.os, "open", read_only)
-    argv = ["play", "bluff", "--bots", "1", "--home", str(home), "--unproven", "--quiet"]
+    argv = ["play", "bluff", "--players", "2", "--home", str(home), "--unproven", "--quiet"]
     assert main(argv) == 2
     line = capsys.readouterr().err.strip().splitlines()[-1]
     assert "cannot write" in line and "Read-only" in line and "--home" in line
+
+
+def test_play_keeps_your_log_and_removes_the_bots(tmp_path, capsys, monkeypatch) -> None:
+    """Issue 16: seat 0 is yours (your identity, your log kept with your
+    games); the bots' stores go in a temporary folder removed at the end."""
+    import tempfile
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    home = tmp_path / "home"
+    copy = tmp_path / "copy.log"
+    argv = ["play", "bluff", "--players", "3", "--home", str(home), "--unproven", "--headless"]
+    assert main([*argv, "--log", str(copy)]) == 0
+    out = capsys.readouterr().out
+    (log,) = home.glob("tables/*/log")
+    assert copy.read_bytes() == log.read_bytes() and f"your log: {log}" in out
+    assert (home / "identity.key").exists() and list(scratch.iterdir()) == []
+    assert "verify: clean" in out
+    assert "dealt [" not in out and " on event " not in out  # the story, not the protocol
+    assert (home / "tables").stat().st_mode & 0o077 == 0

@@ -22,6 +22,16 @@ def _version() -> str:
         return "0+unknown"
 
 
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{value} is not positive")
+    return value
+
+
 def _count(text: str) -> int:
     """A whole number of seats or bots (argparse: a bad one is a usage error)."""
     try:
@@ -51,7 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     demo.add_argument("game", choices=_games(), help="which game")
-    demo.add_argument("--seats", type=_count, default=None, help="number of seats")
+    demo.add_argument(
+        "--players", type=_count, default=None, help="seats at the table (default: per game)"
+    )
     demo.add_argument(
         "--seed", type=int, default=0, help="bot seed (never the deal: deals use secrets)"
     )
@@ -84,32 +96,41 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = commands.add_parser(
         "play",
-        help="a whole game between real peers on 127.0.0.1, played by bots, then verified",
+        help="a whole game between real peers on 127.0.0.1 (you at seat 0), then verified",
         description=(
-            "Start BOTS+1 peers in this process, each with its own identity and store, "
-            "joined in a real TCP mesh on 127.0.0.1; every seat is played by a sensible "
-            "bot (seat 0 is yours once the TUI exists). Prints the game as seat 0 sees it, "
-            "the outcome and the saved log, then verifies that log offline."
+            "Start PLAYERS peers in this process, each with its own identity and store, "
+            "joined in a real TCP mesh on 127.0.0.1. You hold seat 0 (your own identity; "
+            "your seat's log is kept with your other games); the others are bots whose "
+            "stores are removed at the end unless --keep. Until the table screens land "
+            "your seat is played by a sensible bot too (--headless says so). Prints the "
+            "story of the game and a summary, then verifies the saved log: exit 0 when "
+            "the game ended cleanly and its log verifies, 1 when a cheat was found."
         ),
     )
-    play.add_argument("game", help="which game: " + ", ".join(_games()))
-    play.add_argument("--bots", type=_count, required=True, help="number of bot peers besides you")
+    play.add_argument("game", choices=_games(), help="which game")
     play.add_argument(
-        "--home",
-        default=None,
-        help="directory for the peers' identities and logs (default: a new directory "
-        "below <data dir>/play/)",
+        "--players", type=_count, default=None, help="seats at the table (default: per game)"
     )
+    play.add_argument("--headless", action="store_true", help="every seat a bot (no screen)")
     play.add_argument("--seed", type=int, default=0, help="bot seed (never the deal)")
+    play.add_argument("--log", default=None, help="also write the table's log to this file")
+    play.add_argument("--rounds", type=_count, default=None, help="Mao: end after R rounds")
     play.add_argument(
         "--unproven", action="store_true", help="skip the zero-knowledge proofs (faster)"
     )
     play.add_argument(
         "--time-scale",
-        type=float,
+        type=_positive,
         default=0.1,
         help="real seconds per game second for timers (default 0.1)",
     )
+    play.add_argument(
+        "--home",
+        default=None,
+        help="your data folder (default: NODEALER_HOME, else ~/.local/share/nodealer)",
+    )
+    play.add_argument("--keep", action="store_true", help="keep the bots' identities and logs")
+    play.add_argument("--verbose", action="store_true", help="every event, protocol included")
     play.add_argument("--quiet", action="store_true", help="print only the summary")
     play.set_defaults(handler=_play)
 
@@ -135,7 +156,7 @@ def _demo(args: argparse.Namespace) -> int:
     from table.machine import TableSetup
 
     engine = game(args.game)
-    seats = engine.default_seats if args.seats is None else args.seats
+    seats = engine.default_seats if args.players is None else args.players
     if not engine.min_seats <= seats <= engine.max_seats:
         print(
             f"nodealer demo: {args.game} is for {engine.min_seats}-{engine.max_seats} seats, "
@@ -193,6 +214,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
+    import shutil
     import tempfile
     import time
     from pathlib import Path
@@ -200,61 +222,90 @@ def _play(args: argparse.Namespace) -> int:
     import trio
 
     from engines.core import game
-    from p2p.identity import data_dir
+    from p2p.identity import Identity, config_dir, data_dir
     from table.session import Update, play_bot_table
     from table.verify import verify_log
 
-    def usage(message: str) -> int:
-        print(f"nodealer play: {message}", file=sys.stderr)
-        return 2
+    from .story import story
 
-    if args.game not in _games():
-        return usage(f"unknown game {args.game!r} (choose from {', '.join(_games())})")
     engine = game(args.game)
-    seats = args.bots + 1
+    seats = engine.default_seats if args.players is None else args.players
     if not engine.min_seats <= seats <= engine.max_seats:
-        low, high = engine.min_seats - 1, engine.max_seats - 1
-        return usage(f"{args.game} takes {low}-{high} bots (you hold one seat), not {args.bots}")
-    if not args.time_scale > 0:
-        return usage("--time-scale must be positive")
-    try:
-        if args.home is not None:
-            home = Path(args.home)
-            home.mkdir(parents=True, exist_ok=True)
-        else:
-            base = data_dir() / "play"
-            base.mkdir(parents=True, exist_ok=True, mode=0o700)
-            home = Path(tempfile.mkdtemp(prefix=f"{args.game}-", dir=base))
-    except OSError as exc:
-        return usage(f"cannot create the peers' home: {exc}")
+        print(
+            f"nodealer play: {args.game} is for {engine.min_seats}-{engine.max_seats} "
+            f"players, not {seats}",
+            file=sys.stderr,
+        )
+        return EXIT_PROBLEM
+    if args.rounds is not None and args.game != "mao":
+        print("nodealer play: --rounds is for Mao", file=sys.stderr)
+        return EXIT_PROBLEM
+    if args.home is not None:
+        home = Path(args.home)
+        home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        identity = Identity.load_or_create(home)
+    else:
+        home = data_dir()
+        home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        identity = Identity.load_or_create(config_dir())
+    (home / "tables").mkdir(parents=True, exist_ok=True, mode=0o700)
+    bots_home = Path(tempfile.mkdtemp(prefix=f"nodealer-{args.game}-bots-"))
+    if not args.headless:
+        print(
+            "note: the table screens are not there yet - a sensible bot plays your seat "
+            "(as with --headless)",
+            file=sys.stderr,
+        )
 
     def show(seat: int, update: Update) -> None:
-        if seat == 0 and not (args.quiet and update.kind in ("event", "stale")):
-            print(f"  {update.text}" if update.kind == "event" else f"{update}", flush=True)
+        if seat != 0 or args.quiet:
+            return
+        if update.kind == "event":
+            line = update.text if args.verbose else story(update.text)
+            if line:
+                print(f"  {line}", flush=True)
+        elif update.kind != "stale" or args.verbose:
+            print(f"{update}", flush=True)
 
     mode = "proven" if not args.unproven else "unproven"
-    print(f"{args.game}: {seats} peers on 127.0.0.1 ({mode} deals), homes in {home}")
+    print(f"{args.game}: {seats} players on 127.0.0.1 ({mode} deals); you are seat 0")
     start = time.perf_counter()
-    peers = trio.run(
-        lambda: play_bot_table(
-            args.game,
-            seats,
-            home,
-            proven=not args.unproven,
-            seed=args.seed,
-            time_scale=args.time_scale,
-            on_update=show,
+    try:
+        peers = trio.run(
+            lambda: play_bot_table(
+                args.game,
+                seats,
+                bots_home,
+                proven=not args.unproven,
+                seed=args.seed,
+                time_scale=args.time_scale,
+                on_update=show,
+                own=(identity, home),
+                rounds=args.rounds,
+            )
         )
-    )
+    finally:
+        if args.keep:
+            print(f"bots' identities and logs kept in {bots_home}")
+        else:
+            shutil.rmtree(bots_home, ignore_errors=True)
     elapsed = time.perf_counter() - start
-    for peer in peers:
-        print(f"seat {peer.seat} ({peer.fingerprint}): {peer.result}")
     mine = peers[0]
-    print(f"{mine.result.entries} log entries, {elapsed:.1f} s; saved log: {mine.log_path}")
-    print(f"$ nodealer verify {mine.log_path}")
+    names = ", ".join(f"seat {p.seat} {p.fingerprint}" for p in peers)
+    print(f"seats: {names}")
+    result = mine.result
+    outcome = result.outcome
+    rounds = ""
+    if outcome is not None:
+        print(f"outcome: {outcome}")
+    print(f"{result.entries} log entries, {elapsed:.1f} s; your log: {mine.log_path}")
+    if args.log is not None:
+        shutil.copyfile(mine.log_path, args.log)
+        print(f"log copied to {args.log}")
     report = verify_log(mine.log_path)
-    for line in report.lines()[1:]:
-        print(line)
+    print(f"verify: {report.lines()[-1]}{rounds}")
+    for found in report.faults:
+        print(f"CHEATING: {found}")
     return report.exit_code
 
 

@@ -111,3 +111,32 @@ def test_play_keeps_your_log_and_removes_the_bots(tmp_path, capsys, monkeypatch)
     assert "verify: clean" in out
     assert "dealt [" not in out and " on event " not in out  # the story, not the protocol
     assert (home / "tables").stat().st_mode & 0o077 == 0
+
+
+def test_cards_on_a_terminal_that_is_not_utf8() -> None:
+    """Issue 16: UnicodeEncodeError before; now ASCII card names."""
+    import io
+
+    from tui.cli import _PlainCards
+
+    raw = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+    out = _PlainCards(raw)
+    out.write("seat 0 plays Q♠ 10♥ 7♦ A♣, claims 2 × 7 – ok\n")
+    raw.flush()
+    assert raw.buffer.getvalue() == b"seat 0 plays QS 10H 7D AC, claims 2 x 7 ? ok\n"
+
+
+def test_saved_games_are_listed_and_verified_by_table_id(tmp_path, capsys, monkeypatch) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("NODEALER_HOME", str(home))
+    argv = ["play", "bluff", "--players", "2", "--unproven", "--headless", "--quiet"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main(["games"]) == 0
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    table_id = line.split()[0]
+    assert "bluff 2 seats" in line and "clean:" in line
+    assert main(["verify", table_id[:6]]) == 0
+    assert "clean:" in capsys.readouterr().out
+    assert main(["verify", "ffffffffff"]) == 2
+    assert "no saved game" in capsys.readouterr().err

@@ -13,6 +13,8 @@ import json
 import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
 
 
 def _version() -> str:
@@ -86,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
             "2: the file cannot be verified."
         ),
     )
-    verify.add_argument("log", help="path of a saved log file")
+    verify.add_argument(
+        "log", help="path of a saved log file, or a table id prefix (see nodealer games)"
+    )
     verify.add_argument(
         "--json",
         action="store_true",
@@ -137,7 +141,20 @@ def build_parser() -> argparse.ArgumentParser:
     from .lan import add_commands
 
     add_commands(commands, _games(), _count)
+    games = commands.add_parser("games", help="this machine's saved games")
+    games.set_defaults(handler=_list_games)
     return parser
+
+
+def _list_games(args: argparse.Namespace) -> int:
+    from .games import saved_games
+
+    found = saved_games()
+    if not found:
+        print("no saved games yet (nodealer play, host or join saves them)")
+    for saved in found:
+        print(saved.line())
+    return 0
 
 
 def _games() -> list[str]:
@@ -198,11 +215,19 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from table.verify import verify_log
 
-    report = verify_log(Path(args.log))
+    from .games import UnknownGame, find_log
+
+    try:
+        path = find_log(args.log)
+    except UnknownGame as exc:
+        path = Path(args.log)  # verify says what is wrong with it
+        if not any(c in args.log for c in "/."):
+            print(f"nodealer verify: {exc} (see nodealer games)", file=sys.stderr)
+            return EXIT_PROBLEM
+    report = verify_log(path)
     if args.json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
         return report.exit_code
@@ -217,7 +242,6 @@ def _play(args: argparse.Namespace) -> int:
     import shutil
     import tempfile
     import time
-    from pathlib import Path
 
     import trio
 
@@ -354,7 +378,32 @@ def _problem(exc: BaseException) -> str | None:
     return None
 
 
+class _PlainCards:
+    """stdout for a terminal that cannot show suit symbols (not UTF-8):
+    cards fall back to ASCII names (``QS``, ``10H``) instead of crashing."""
+
+    SUITS = str.maketrans({"♠": "S", "♥": "H", "♦": "D", "♣": "C", "×": "x"})
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        plain = text.translate(self.SUITS)
+        encoding = getattr(self._stream, "encoding", None) or "ascii"
+        return self._stream.write(plain.encode(encoding, "replace").decode(encoding))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _plain_if_needed() -> None:
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    if encoding and encoding != "utf8":
+        sys.stdout = _PlainCards(sys.stdout)  # type: ignore[assignment]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _plain_if_needed()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

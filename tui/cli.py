@@ -134,6 +134,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="your data folder (default: NODEALER_HOME, else ~/.local/share/nodealer)",
     )
     play.add_argument("--keep", action="store_true", help="keep the bots' identities and logs")
+    play.add_argument(
+        "--cheat",
+        choices=_cheats(),
+        default=None,
+        help="seat 1 cheats this way, to show what nodealer catches",
+    )
     play.add_argument("--verbose", action="store_true", help="every event, protocol included")
     play.add_argument("--quiet", action="store_true", help="print only the summary")
     play.set_defaults(handler=_play)
@@ -155,6 +161,12 @@ def _list_games(args: argparse.Namespace) -> int:
     for saved in found:
         print(saved.line())
     return 0
+
+
+def _cheats() -> list[str]:
+    from table.cheats import CHEATS
+
+    return sorted(CHEATS)
 
 
 def _games() -> list[str]:
@@ -264,6 +276,15 @@ def _play(args: argparse.Namespace) -> int:
     if args.rounds is not None and args.game != "mao":
         print("nodealer play: --rounds is for Mao", file=sys.stderr)
         return EXIT_PROBLEM
+    cheat = None
+    if args.cheat is not None:
+        from table.cheats import CHEATS, cheating_at
+
+        cheat = CHEATS[args.cheat]
+        if not cheat.fits(args.game):
+            print(f"nodealer play: --cheat {cheat.name} is for {', '.join(cheat.games)}",
+                  file=sys.stderr)  # fmt: skip
+            return EXIT_PROBLEM
     if args.home is not None:
         home = Path(args.home)
         home.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -306,6 +327,15 @@ def _play(args: argparse.Namespace) -> int:
                 on_update=show,
                 own=(identity, home),
                 rounds=args.rounds,
+                **(
+                    {}
+                    if cheat is None
+                    else {
+                        "make_session": cheating_at(1, cheat),
+                        "duty_wait": 3.0,
+                        "final_wait": 8.0,
+                    }
+                ),
             )
         )
     finally:
@@ -326,10 +356,14 @@ def _play(args: argparse.Namespace) -> int:
     if args.log is not None:
         shutil.copyfile(mine.log_path, args.log)
         print(f"log copied to {args.log}")
+    for found in result.faults:
+        print(f"caught by the table: {found}")
     report = verify_log(mine.log_path)
     print(f"verify: {report.lines()[-1]}{rounds}")
     for found in report.faults:
         print(f"CHEATING: {found}")
+    if cheat is not None:
+        print(f"(seat 1 was told to cheat: it {cheat.what})")
     return report.exit_code
 
 

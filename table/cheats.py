@@ -1,0 +1,187 @@
+"""Cheating seats, to show a table what nodealer catches (``nodealer play
+--cheat KIND``) and to test that it does: each is an honest
+:class:`~table.session.TableSession` that tampers with one kind of body
+just before signing it. The honest seats refuse the body (or the audit
+names the seat), name the cheater and its fingerprint, and ``nodealer
+verify`` names the same seat from the saved log.
+
+Kinds (the name is what ``--cheat`` takes):
+
+* ``wrong-key`` — a made-up key in its first key reveal (§1.4 step 4);
+* ``duplicate-card`` — its first shuffle pass repeats a card and replaces
+  another (with a proof made for that deck, when proven; §1.6);
+* ``lock-key`` — its lock pass of deal 0 sets up reading another seat's
+  card (the fair-dealing review's attack: ``locked[i] = s·X[j]``; §1.7);
+* ``identity-claim`` — a Bomb identity proof about another card than the
+  one asked for (K12; §6 *Identity claims*);
+* ``move-for-another`` — signs a move as if it were another seat's;
+* ``timer`` — times out a timer though it is not the sequencer (§7.2);
+* ``keep-final`` — never makes its final reveal (named ``overdue``).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from engines.core import Timer
+from mental_poker.deal import LockPass
+from mental_poker.group import encode_scalar, inverse, mul, random_scalar
+from mental_poker.proofs import prove_lock, prove_shuffle
+
+from .machine import _deal_body
+from .session import TableSession
+
+
+class _Once(TableSession):
+    cheated = False
+
+    def tamper(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The body to sign instead (None: sign nothing), or ``body``."""
+        return body
+
+    async def _publish(self, body: dict[str, Any]) -> None:
+        out = body if self.cheated else self.tamper(body)
+        if out is not body:
+            self.cheated = True
+        if out is not None:
+            await super()._publish(out)
+
+
+def _is(body: dict[str, Any], kind: str) -> bool:
+    return body["t"] == "deal" and body["msg"]["type"] == kind
+
+
+class WrongKey(_Once):
+    def tamper(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        if not _is(body, "keys") or not body["msg"]["keys"]:
+            return body
+        body = copy.deepcopy(body)
+        body["msg"]["keys"][0][1] = encode_scalar(random_scalar())
+        return body
+
+
+class DuplicateCard(_Once):
+    def tamper(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        if not _is(body, "shuffle") or self.seat is None or self.table is None:
+            return body
+        number = body["deal"]
+        deal = self.table.deals[number]
+        secrets = self.seat.secrets[number]
+        xs = deal.expected_input()
+        s, perm = secrets.shuffle_key, secrets.permutation
+        out = [mul(s, xs[perm[i]]) for i in range(len(xs))]
+        out[1] = out[0]  # one card twice, another gone
+        msg = copy.deepcopy(body["msg"])
+        msg["deck"] = out
+        if deal.setup.proven:
+            ctx = deal.setup.context.at("shuffle", self.me)
+            msg["proof"] = prove_shuffle(ctx, xs, out, msg["gamma"], s, perm).to_wire()
+        return {**body, "msg": msg}
+
+
+class LockKey(_Once):
+    def tamper(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        if not _is(body, "lock") or body["deal"] != 0 or self.seat is None or self.table is None:
+            return body
+        deal = self.table.deals[0]
+        secrets = self.seat.secrets[0]
+        xs = deal.expected_input()
+        s = secrets.shuffle_key
+        i, j = self.me, (self.me + 1) % self.node.table.n  # its own card, the next seat's
+        locked = [mul(k, x) for k, x in zip(secrets.lock_keys, xs, strict=True)]
+        locked[i] = mul(s, xs[j])
+        stripped = [mul(inverse(s), x) for x in locked]
+        proof = None
+        if deal.setup.proven:
+            keys = list(secrets.lock_keys)
+            keys[i] = s  # the only key it knows for that locked point
+            ctx = deal.setup.context.at("lock", self.me)
+            proof = prove_lock(ctx, xs, locked, stripped, s, keys)
+        return _deal_body(0, LockPass(self.me, tuple(stripped), proof, tuple(locked)))
+
+
+class IdentityClaim(_Once):
+    def tamper(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        if not _is(body, "identity") or self.table is None:
+            return body
+        deal = self.table.deals[body["deal"]]
+        own = body["msg"]["position"]
+        other = next(
+            (p for p in range(deal.setup.size) if p != own and deal.holder(p) == self.me), None
+        )
+        if other is None:
+            return body
+        body = copy.deepcopy(body)
+        body["msg"]["position"] = other  # proves something about another card
+        return body
+
+
+class MoveForAnother(_Once):
+    def tamper(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        if body["t"] != "move":
+            return body
+        body = copy.deepcopy(body)
+        body["event"]["seat"] = (self.me + 1) % self.node.table.n
+        return body
+
+
+class TimerNotSequencer(TableSession):
+    cheated = False
+
+    async def _time_out_timer(self, table: Any) -> bool:
+        if self.cheated or self.node.is_sequencer:
+            return await super()._time_out_timer(table)
+        for request in table.pending():
+            if isinstance(request, Timer):
+                self.cheated = True
+                await self._publish({"t": "timer", "purpose": request.purpose, "at": table.count})
+                return True
+        return False
+
+
+class KeepFinal(TableSession):
+    async def _publish(self, body: dict[str, Any]) -> None:
+        if not _is(body, "final"):
+            await super()._publish(body)
+
+
+@dataclass(frozen=True)
+class Cheat:
+    name: str
+    session: type[TableSession]
+    what: str
+    games: tuple[str, ...] = ()  # empty: every game
+    proven_only: bool = False
+
+    def fits(self, game: str) -> bool:
+        return not self.games or game in self.games
+
+
+CHEATS = {
+    c.name: c
+    for c in (
+        Cheat("wrong-key", WrongKey, "reveals a made-up key"),
+        Cheat("duplicate-card", DuplicateCard, "shuffles one card in twice"),
+        Cheat("lock-key", LockKey, "locks another position's card to read it"),
+        Cheat("identity-claim", IdentityClaim, "proves its play against another card", ("bomb",)),
+        Cheat("move-for-another", MoveForAnother, "signs a move for another seat"),
+        Cheat("timer", TimerNotSequencer, "times out a timer without being the sequencer"),
+        Cheat("keep-final", KeepFinal, "withholds its final reveal"),
+    )
+}
+
+
+def cheating_at(seat: int, cheat: Cheat) -> Callable[..., TableSession]:
+    """A session factory: ``cheat`` plays ``seat``, honest sessions the rest."""
+
+    def make(node: Any, **options: Any) -> TableSession:
+        kind = cheat.session if node.seat == seat else TableSession
+        return kind(node, **options)
+
+    return make
+
+
+__all__ = ["CHEATS", "Cheat", "cheating_at"]

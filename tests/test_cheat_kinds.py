@@ -1,0 +1,88 @@
+"""Every ``--cheat`` kind (table/cheats.py) is caught and named — by every
+honest peer and by ``nodealer verify`` — at a real networked table."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from engines.core import to_data
+from engines.mao_events import MaoConfig
+from table.cheats import CHEATS, cheating_at
+from table.verify import verify_log
+from tui.cli import main
+
+CASES = {
+    "wrong-key": ("bluff", 3, False, None),
+    "duplicate-card": ("bluff", 3, True, None),
+    "lock-key": ("bomb", 3, True, None),
+    "identity-claim": ("bomb", 3, False, None),
+    "move-for-another": ("bluff", 3, False, None),
+    "timer": ("mao", 3, False, to_data(MaoConfig(hand_size=3))),
+    "keep-final": ("bluff", 2, False, None),
+}
+
+
+def test_every_kind_has_a_case() -> None:
+    assert set(CASES) == set(CHEATS)
+
+
+@pytest.mark.trio
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", sorted(CASES))
+async def test_each_cheat_is_caught_and_named(tmp_path, kind: str) -> None:
+    from table.session import play_bot_table
+
+    game, seats, proven, config = CASES[kind]
+    cheat = CHEATS[kind]
+    made: list = []
+
+    def make(node, **options):
+        session = cheating_at(1, cheat)(node, **options)
+        made.append(session)
+        return session
+
+    for seed in range(6):  # a seed where the cheat gets its chance (a Mao rule fires, ...)
+        home = tmp_path / f"seed{seed}"
+        with trio.fail_after(240):
+            peers = await play_bot_table(
+                game,
+                seats,
+                home,
+                proven=proven,
+                config=config,
+                seed=seed,
+                time_scale=0.02,
+                make_session=make,
+                duty_wait=1.0,
+                final_wait=3.0,
+                rounds=2,
+            )
+        cheater = next(s for s in made if s.me == 1)
+        made.clear()
+        if getattr(cheater, "cheated", True):
+            break
+    else:
+        pytest.fail(f"{kind}: the cheat never had its chance in 6 games")
+    fingerprint = peers[1].fingerprint
+    for peer in peers:
+        if peer.seat == 1:
+            continue
+        named = {(f.seat, f.fingerprint) for f in peer.result.faults}
+        if peer.result.outcome is not None:
+            named |= {(s, peers[s].fingerprint) for s in peer.result.outcome.cheaters}
+        assert (1, fingerprint) in named, (kind, peer.result)
+        report = verify_log(peer.log_path)
+        assert report.exit_code == 1, report.lines()
+        assert report.faults[0].seat == 1 and report.faults[0].fingerprint == fingerprint
+
+
+def test_the_command_lists_the_kinds_and_names_the_cheater(tmp_path, capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["play", "--help"])
+    assert "--cheat {" + ",".join(sorted(CHEATS)) + "}" in capsys.readouterr().out
+    argv = ["play", "bluff", "--players", "3", "--home", str(tmp_path), "--headless"]
+    assert main([*argv, "--unproven", "--cheat", "wrong-key", "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert "caught by the table: seat 1" in out and "CHEATING: seat 1" in out
+    assert main([*argv, "--cheat", "identity-claim"]) == 2  # a Bomb cheat at a Bluff table

@@ -451,6 +451,20 @@ class Bluff(Game[BluffState, BluffConfig]):
         return state
 
     # -- reading the state -----------------------------------------------------------
+    def legal_claims(self, state: BluffState, limit: int = MAX_CLAIM) -> list[Claim]:
+        """B5/B9: every claim a play may make now, lowest first (more cards,
+        or as many of a higher rank, A lowest; rank 2 always with twos
+        reset), up to ``limit`` cards: what a screen offers instead of
+        validating guesses."""
+        out = [
+            Claim(count, rank)
+            for count in range(1, limit + 1)
+            for rank in range(1, 14)
+            if Claim(count, rank).beats(state.claim)
+            or (state.config.twos_reset and rank == 2)
+        ]
+        return out
+
     def view(self, state: BluffState, seat: int, known: Knowledge) -> dict[str, Any]:
         # own faces only once the session has delivered them (deal, transfer)
         mine = set(state.hands[seat]) if seat in state.dealt else set()

@@ -681,13 +681,17 @@ async def play_bot_table(
     make_session: SessionFactory = TableSession,
     own: tuple[Identity, Path | None] | None = None,
     rounds: int | None = None,
+    person: int | None = None,
+    on_session: Callable[[int, TableSession], None] | None = None,
 ) -> list[PeerResult]:
     """A whole game between ``seats`` real peers in this process: each its
     own identity and store under ``home/peer<seat>``, a real TCP mesh on
     127.0.0.1, every seat played by a sensible bot (``nodealer play``).
     ``own``: seat 0's identity and data folder instead (a person's own, so
     that its log is kept with its other games). ``rounds``: Mao bots end
-    the game after this many rounds (M31)."""
+    the game after this many rounds (M31). ``person``: that seat has no bot;
+    a person plays it through its session's ``submit_move`` (``on_session``
+    hands each session over as it starts)."""
     from engines.bots import sensible_bots
     from p2p.envelope import TableSpec
 
@@ -719,12 +723,14 @@ async def play_bot_table(
                     game=game_name,
                     config=config,
                     proven=proven,
-                    player=bots[s],
+                    player=None if s == person else bots[s],
                     time_scale=time_scale,
                     on_update=updates,
                     final_wait=final_wait,
                     duty_wait=duty_wait,
                 )
+                if on_session is not None:
+                    on_session(s, session)
                 outcome = await session.run()
                 node = nodes[s]
                 results[s] = PeerResult(s, node.fingerprint, homes[s], node.store.log_path, outcome)

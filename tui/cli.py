@@ -295,6 +295,26 @@ def _play(args: argparse.Namespace) -> int:
         identity = Identity.load_or_create(config_dir())
     (home / "tables").mkdir(parents=True, exist_ok=True, mode=0o700)
     bots_home = Path(tempfile.mkdtemp(prefix=f"nodealer-{args.game}-bots-"))
+    from .app import SCREENS
+
+    if not args.headless and args.game in SCREENS and cheat is None and sys.stdout.isatty():
+        from .app import PlayApp
+
+        app = PlayApp(
+            args.game,
+            seats,
+            bots_home=bots_home,
+            own=(identity, home),
+            proven=not args.unproven,
+            seed=args.seed,
+            time_scale=args.time_scale,
+        )
+        try:
+            app.run()
+        finally:
+            if not args.keep:
+                shutil.rmtree(bots_home, ignore_errors=True)
+        return app.exit_code
     if not args.headless:
         print(
             "note: the table screens are not there yet - a sensible bot plays your seat "

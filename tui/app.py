@@ -1,0 +1,139 @@
+"""The Textual app: play a table as a person (for now Bluff against bots,
+``nodealer play bluff``).
+
+Theory of operation
+-------------------
+trio runs as a guest on Textual's asyncio loop (:mod:`tui.guest`): the
+table — every seat a real peer with its own key on 127.0.0.1, the other
+seats bots — runs in trio (:func:`table.session.play_bot_table` with
+``person=0``), and this app plays seat 0 through that seat's session: the
+screen renders the seat's snapshot (only what seat 0 may know) and turns key
+presses into engine events that go through ``submit_move`` — the same
+signed log and the same ``apply`` as every other seat's moves; the screen
+holds no rules (it offers the claims the engine lists as legal). Both worlds
+run on one thread, so trio callbacks update the screen directly and the
+screen hands moves to trio with :meth:`TrioGuest.call_soon`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+import trio
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from table.session import MoveRefused, TableSession, Update, play_bot_table
+from table.verify import verify_log
+
+from .guest import TrioGuest, start_trio_guest
+from .screens.bluff import BluffScreen
+from .screens.over import GameOverScreen
+from .story import story
+
+SCREENS = {"bluff": BluffScreen}
+"""The games a person can play on a screen so far."""
+
+
+class PlayApp(App[int]):
+    """You at seat 0 against bots, each a real peer (``nodealer play``)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "nodealer"
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "quit", priority=True)]
+
+    def __init__(
+        self,
+        game: str,
+        players: int,
+        *,
+        bots_home: Path,
+        own: tuple[Any, Path],
+        proven: bool = True,
+        seed: int = 0,
+        time_scale: float = 1.0,
+    ) -> None:
+        super().__init__()
+        self.game, self.players = game, players
+        self.bots_home, self.own = bots_home, own
+        self.proven, self.seed, self.time_scale = proven, seed, time_scale
+        self.session: TableSession | None = None
+        self.guest: TrioGuest[Any] | None = None
+        self._nursery: trio.Nursery | None = None
+        self.table_screen = SCREENS[game](seat=0)
+        self.exit_code = 2
+
+    async def on_mount(self) -> None:
+        self.sub_title = f"{self.game}, {self.players} players, you are seat 0"
+        await self.push_screen(self.table_screen)
+        self.guest = start_trio_guest(self._table_main)
+        self.run_worker(self._wait_for_trio(), exclusive=True)
+
+    async def _wait_for_trio(self) -> None:
+        assert self.guest is not None
+        await self.guest.wait()
+
+    # -------------------------------------------------------------- trio side
+    async def _table_main(self) -> None:
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            peers = await play_bot_table(
+                self.game,
+                self.players,
+                self.bots_home,
+                proven=self.proven,
+                seed=self.seed,
+                time_scale=self.time_scale,
+                own=self.own,
+                person=0,
+                on_session=self._got_session,
+                on_update=self._updated,
+            )
+            nursery.cancel_scope.cancel()
+        self._over(peers[0])
+
+    def _got_session(self, seat: int, session: TableSession) -> None:
+        if seat == 0:
+            self.session = session
+
+    def _updated(self, seat: int, update: Update) -> None:
+        if seat != 0 or self.session is None:
+            return
+        if update.kind == "event":
+            line = story(update.text)
+            if line:
+                self.table_screen.story(line)
+        elif update.kind in ("fault", "over", "setup", "rewound"):
+            self.table_screen.story(f"[{update.kind}] {update.text}")
+        table = self.session.table
+        if table is not None:
+            self.table_screen.refresh_table(self.session.snapshot, table.game)
+
+    def _over(self, mine: Any) -> None:
+        report = verify_log(mine.log_path)
+        self.exit_code = report.exit_code
+        outcome = mine.result.outcome
+        won = None if outcome is None else 0 in outcome.winners
+        verdict = report.lines()[-1]
+        self.push_screen(GameOverScreen(str(outcome), verdict, str(mine.log_path), won))
+
+    async def _submit_in_trio(self, event: Any) -> None:
+        assert self.session is not None
+        try:
+            await self.session.submit_move(event)
+        except MoveRefused as exc:
+            self.notify(str(exc), severity="warning", timeout=4)
+
+    # -------------------------------------------------------------- screen side
+    def submit(self, event: Any) -> None:
+        """A move of the person's seat, from a key press (asyncio side)."""
+        if self.guest is None or self._nursery is None or self.session is None:
+            self.notify("the table is not ready yet", severity="warning")
+            return
+        self.guest.call_soon(self._nursery.start_soon, self._submit_in_trio, event)
+
+    def action_rules(self) -> None:
+        rules = Path(__file__).resolve().parent.parent / "rules" / "en" / f"{self.game}.md"
+        text = rules.read_text() if rules.exists() else "(rules not found)"
+        self.notify(text[:1500], title=f"{self.game} rules", timeout=20)

@@ -1,0 +1,166 @@
+"""The Bluff / 吹牛 table: your hand, the pile, the last claim, and only the
+moves the rules allow now (B4–B13).
+
+Keys: ←/→ move along your hand, space picks a card to place face down,
+↑/↓ choose the claim among the legal ones (B5: more cards, or as many of a
+higher rank), enter places the picked cards with that claim, ``c``
+challenges the last claim (B7), ``a`` lets a last claim stand (B11), ``s``
+shows your A♠ to start (B3).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, RichLog, Static
+
+from engines.bluff import Accept, Challenge, Claim, PlayFaceDown, Show
+from engines.cards import Card
+
+from ..widgets.cards import Hand
+
+
+class BluffScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "cursor(-1)", "◀", show=False),
+        Binding("right", "cursor(1)", "▶", show=False),
+        Binding("space", "pick", "pick card"),
+        Binding("up", "claim(1)", "claim +"),
+        Binding("down", "claim(-1)", "claim −"),
+        Binding("enter", "place", "place"),
+        Binding("c", "challenge", "challenge"),
+        Binding("a", "accept", "let it stand"),
+        Binding("s", "show", "show A♠"),
+        Binding("question_mark", "app.rules", "rules"),
+    ]
+
+    def __init__(self, seat: int) -> None:
+        super().__init__()
+        self.seat = seat
+        self.cursor = 0
+        self.selected: set[int] = set()
+        self.claim_index = 0
+        self.view: dict[str, Any] | None = None
+        self.snapshot: Any = None
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        with Vertical(id="table"):
+            yield Static(id="status")
+            yield Static(id="others")
+            yield Static(id="pile")
+            yield Hand(id="hand")
+            yield Static(id="claim")
+        yield RichLog(id="story", wrap=True, markup=False)
+        yield Footer()
+
+    # -------------------------------------------------------------- from the app
+    def refresh_table(self, snapshot: Any, game: Any) -> None:
+        """Show the seat's view of the latest table snapshot."""
+        self.snapshot, self.view = snapshot, snapshot.view
+        self._game = game
+        if self.view is None:
+            self.query_one("#status", Static).update("dealing: shuffling and locking the deck…")
+            return
+        view = self.view
+        hand = self._hand()
+        self.cursor = min(self.cursor, max(0, len(hand) - 1))
+        self.selected &= {p for p, _ in hand}
+        may = set(view["may"])
+        turn = "your turn" if view["turn"] == self.seat else f"seat {view['turn']}'s turn"
+        phase = view["phase"]
+        status = Text(f"Bluff · you are seat {self.seat} · {turn} · {phase}", style="bold")
+        if may:
+            status += Text("   you may: " + ", ".join(sorted(may)), style="green")
+        self.query_one("#status", Static).update(status)
+        counts = view["counts"]
+        others = "   ".join(f"seat {s}: {n} cards" for s, n in enumerate(counts) if s != self.seat)
+        self.query_one("#others", Static).update(others)
+        last = view["last"]
+        pile = f"pile: {view['pile']} cards"
+        if last is not None:
+            pile += f"   last: seat {last['seat']} placed {last['placed']}, claims {last['claim']}"
+        self.query_one("#pile", Static).update(pile)
+        self.query_one("#hand", Hand).show(hand, self.cursor, self.selected)
+        self._show_claim()
+
+    def story(self, line: str) -> None:
+        self.query_one("#story", RichLog).write(line)
+
+    # -------------------------------------------------------------- helpers
+    def _hand(self) -> list[tuple[int, Card | None]]:
+        if self.view is None:
+            return []
+        return [(p, None if c is None else Card(c)) for p, c in self.view["hand"]]
+
+    def _claims(self) -> list[Claim]:
+        if self.snapshot is None or self.snapshot.state is None:
+            return []
+        return self._game.legal_claims(self.snapshot.state, limit=8)
+
+    def _claim(self) -> Claim | None:
+        claims = self._claims()
+        if not claims:
+            return None
+        self.claim_index = max(0, min(self.claim_index, len(claims) - 1))
+        return claims[self.claim_index]
+
+    def _show_claim(self) -> None:
+        claim = self._claim()
+        picked = len(self.selected)
+        text = Text(f"picked {picked} · claim: ")
+        text += Text(str(claim) if claim else "-", style="bold cyan")
+        if self.view and "play" in self.view["may"]:
+            text += Text("   (space picks, ↑/↓ claim, enter places)", style="dim")
+        self.query_one("#claim", Static).update(text)
+
+    def _submit(self, event: Any) -> None:
+        self.app.submit(event)  # type: ignore[attr-defined]
+
+    # -------------------------------------------------------------- actions
+    def action_cursor(self, step: int) -> None:
+        hand = self._hand()
+        if hand:
+            self.cursor = (self.cursor + step) % len(hand)
+            self.query_one("#hand", Hand).show(hand, self.cursor, self.selected)
+
+    def action_pick(self) -> None:
+        hand = self._hand()
+        if not hand:
+            return
+        position = hand[self.cursor][0]
+        self.selected ^= {position}
+        self.query_one("#hand", Hand).show(hand, self.cursor, self.selected)
+        self._show_claim()
+
+    def action_claim(self, step: int) -> None:
+        self.claim_index += step
+        self._show_claim()
+
+    def action_place(self) -> None:
+        claim = self._claim()
+        if not self.selected or claim is None:
+            self.notify("pick at least one card (space) first", severity="warning")
+            return
+        event = PlayFaceDown(self.seat, tuple(sorted(self.selected)), claim)
+        self.selected = set()
+        self.claim_index = 0
+        self._submit(event)
+
+    def action_challenge(self) -> None:
+        self._submit(Challenge(self.seat))
+
+    def action_accept(self) -> None:
+        self._submit(Accept(self.seat))
+
+    def action_show(self) -> None:
+        ace = next((p for p, c in self._hand() if c is not None and str(c) == "A♠"), None)
+        if ace is None:
+            self.notify("you do not hold A♠", severity="warning")
+            return
+        self._submit(Show(self.seat, ace))

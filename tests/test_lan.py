@@ -284,3 +284,24 @@ def test_two_machines_joined_by_a_veth_pair(tmp_path) -> None:
         (log,) = (tmp_path / name).glob("tables/*/log")
         assert verify_log(log).exit_code == 0
         assert "verify: clean" in outputs[f"{name}.txt"]
+
+
+@pytest.mark.slow
+def test_a_host_starts_with_fewer_and_a_variant(tmp_path) -> None:
+    """--start-after: the host starts with the players seated by then (the
+    game allowing); --config: a variant every seat agrees to (B8 jokers)."""
+    hosting = host(
+        tmp_path, "bluff", 4, "--unproven", "--start-after", "3", "--config", "jokers=true"
+    )
+    joiners = [join(tmp_path, f"p{i}", hosting.port) for i in (1, 2)]  # type: ignore[attr-defined]
+    assert_one_clean_game([hosting, *joiners])
+    saved = read_log(hosting.log())
+    assert saved.table.n == 3
+    report = verify_log(hosting.log())
+    assert report.setup is not None and report.setup.config["jokers"] is True
+
+
+def test_a_bad_variant_is_a_usage_error(tmp_path) -> None:
+    bad = Proc(tmp_path / "h", "host", "bluff", "--config", "wild=yes", "--no-advertise")
+    assert bad.wait(30) == 2
+    assert "KEY one of" in bad.text() and "Traceback" not in bad.text()

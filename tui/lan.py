@@ -43,6 +43,21 @@ def add_commands(commands: Any, games: list[str], count: Any) -> None:
         help="address to listen on and advertise (default: every interface)",
     )
     host.add_argument("--no-advertise", action="store_true", help="do not advertise by mDNS")
+    host.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a variant of the game (e.g. jokers=true, twos_reset=true for Bluff; "
+        "decks=2, no_talking=true for Mao; time_limit=600 for the Bomb game)",
+    )
+    host.add_argument(
+        "--start-after",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="start with the players seated by then, if the game allows that many",
+    )
     _game_options(host)
     host.set_defaults(handler=run_host)
 
@@ -187,7 +202,11 @@ def run_host(args: argparse.Namespace) -> int:
     players = args.players or engine.default_seats
     nickname = _nickname(args.nickname)
     name = args.name or f"{nickname}'s {args.game.capitalize()} table"
-    config = None
+    try:
+        config = _config(engine, args.config)
+    except ValueError as exc:
+        print(f"nodealer host: {exc}", file=sys.stderr)
+        return EXIT_PROBLEM
     if args.rounds is not None and args.game != "mao":
         print("nodealer host: --rounds is for Mao", file=sys.stderr)
         return EXIT_PROBLEM
@@ -203,6 +222,17 @@ def run_host(args: argparse.Namespace) -> int:
             def on_lobby(lobby: Any) -> None:
                 where.append(lobby)
                 opened.set()
+                if args.start_after is not None:
+                    nursery.start_soon(start_later, lobby)
+
+            async def start_later(lobby: Any) -> None:
+                from p2p.lobby import NotEnoughPlayers
+
+                await trio.sleep(args.start_after)
+                try:
+                    lobby.start()
+                except NotEnoughPlayers as exc:
+                    print(f"note: not started early: {exc}", file=sys.stderr)
 
             async def advertise_while_open() -> None:
                 await opened.wait()
@@ -223,6 +253,7 @@ def run_host(args: argparse.Namespace) -> int:
                 on_lobby=lambda lobby: (on_lobby(lobby), _announce(args, settings, lobby)),
                 on_change=_lobby_printer(args),
                 on_update=_update_printer(args),
+                min_seats=engine.min_seats,
             )
             nursery.cancel_scope.cancel()
             return seat
@@ -284,6 +315,32 @@ async def _advertise(
                     await advert.update(taken)
     except DiscoveryError as exc:
         print(f"note: not advertised on the LAN ({exc}); use --connect", file=sys.stderr)
+
+
+def _config(engine: Any, pairs: list[str]) -> Any:
+    """``--config KEY=VALUE`` pairs as the engine's config data (None: the
+    defaults); values are JSON (true, 600, "text") or plain text."""
+    import json
+
+    from engines.core import EngineError, to_data
+
+    if not pairs:
+        return None
+    data = to_data(engine.Config())
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        key = key.strip()
+        if not sep or key not in data:
+            known = ", ".join(sorted(data))
+            raise ValueError(f"--config {pair!r}: expected KEY=VALUE with KEY one of {known}")
+        try:
+            data[key] = json.loads(text)
+        except json.JSONDecodeError:
+            data[key] = text
+    try:
+        return to_data(engine.decode_config(data))
+    except (EngineError, ValueError, TypeError) as exc:
+        raise ValueError(f"--config: {exc}") from None
 
 
 def _fit(text: str, limit: int = 63) -> str:

@@ -30,6 +30,7 @@ re-verifies the whole chain, so a damaged file cannot feed the log a bad entry.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import stat
 import struct
@@ -196,6 +197,18 @@ def verified_proofs(
     return good, problem
 
 
+def read_secret(directory: Path, name: str) -> bytes | None:
+    """One secret of a table's store, read without opening the store (no
+    lock taken, nothing truncated: another process may be playing it)."""
+    value = None
+    records, _ = read_records(Path(directory) / "secrets")
+    for record in records:
+        if record.get("t") == "secret" and record.get("name") == name:
+            found = record.get("value")
+            value = found if type(found) is bytes else value
+    return value
+
+
 def read_log(path: Path) -> SavedLog:
     """Load a saved log file and keep its longest verified prefix (pure
     except for reading the file; for ``nodealer verify``). ``problem`` says
@@ -230,7 +243,27 @@ class Store:
         self.problem: str | None = None
         self._fds: dict[str, int] = {}
         self._dirty: set[str] = set()
-        self._load()
+        self._lock = self._take_lock()
+        try:
+            self._load()
+        except BaseException:
+            self.close()
+            raise
+
+    def _take_lock(self) -> int:
+        """One process at a time per table store: a second one (a second
+        ``nodealer join`` of the same seat) would cut the first one's
+        records as torn and write over them."""
+        fd = os.open(self.directory / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise StoreError(
+                f"this table's store ({self.directory}) is in use by another nodealer "
+                "process: one process per seat"
+            ) from None
+        return fd
 
     @classmethod
     def open(cls, table: TableSpec, home: Path | None = None) -> Store:
@@ -350,6 +383,9 @@ class Store:
         for fd in self._fds.values():
             os.close(fd)
         self._fds = {}
+        if self._lock >= 0:
+            os.close(self._lock)  # releases the flock
+            self._lock = -1
 
     @property
     def log_path(self) -> Path:

@@ -496,6 +496,8 @@ class Table:
         reason = body.get("reason")
         if set(body) != {"t", "reason"} or not isinstance(reason, str) or len(reason) > 300:
             return Verdict.cheat(author, "refuse body: expected t, reason (text ≤ 300)")
+        if self.refusal is not None and self.refusal[0] == author:
+            return self._stale(author, "refused the setup again (after a restart)")
         if author in self._acted:
             return Verdict.cheat(author, "refused the setup after playing at the table")
         if self.refusal is None:
@@ -543,7 +545,28 @@ class Table:
                 )
         if isinstance(message, IdentityClaim):
             return self._feed_claim(author, number, deal, message, at)
+        if isinstance(message, KeyReveal):
+            moving = self._transferring(number)
+            shown = sorted({p for p, _ in message.keys} & moving)
+            if shown:
+                # the old holder hands a card over with a proof, never with
+                # its key: out, the key would make the new holder's card
+                # everyone's (§1.4 step 4)
+                return Verdict.cheat(
+                    author, f"reveals keys of position {shown[0]}, a card being handed over"
+                )
         return deal.feed(message)
+
+    def _transferring(self, number: int) -> set[int]:
+        """Positions of deal ``number`` that a pending transfer moves."""
+        out = set()
+        for request in self.pending():
+            if isinstance(request, Transfer):
+                for position in request.positions:
+                    where = self.where.get(position)
+                    if where is not None and where[0] == number:
+                        out.add(where[1])
+        return out
 
     def _feed_claim(
         self, author: int, number: int, deal: DealTable, message: IdentityClaim, at: int

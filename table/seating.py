@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +39,13 @@ from p2p.envelope import TableSpec
 from p2p.identity import Identity
 from p2p.lobby import LobbyState, SeatedTable, host_lobby, join_lobby
 from p2p.node import Node
-from p2p.store import StoreError, read_log, table_dir
+from p2p.store import StoreError, read_log, read_secret, table_dir
 
 from .replay import Replay
 from .session import SessionError, SessionResult, TableSession, Update
 
 LOBBY_SECRET = "table-lobby"
+RESUME_WAIT = 20.0  # seconds a seat going back waits for another seat
 NODE_TIMEOUT = 3.0
 
 
@@ -177,6 +178,16 @@ async def _play(
             for seat, (host, peer_port) in enumerate(addresses):
                 if seat != me:
                     node.add_address(seat, host, peer_port)
+            if seat_lobby is None:  # going back: somebody must still be there
+                with trio.move_on_after(RESUME_WAIT):
+                    while not node.connected:
+                        await trio.sleep(0.1)
+                if not node.connected:
+                    raise SeatingError(
+                        f"none of the other seats of {spec} answered within "
+                        f"{RESUME_WAIT:g} s: the table is over or abandoned (try again "
+                        "later, or join another table with --connect)"
+                    )
             options: dict[str, Any] = {}
             if duty_wait is not None:
                 options["duty_wait"] = duty_wait
@@ -246,7 +257,7 @@ async def host_table(
         identity,
         table.table,
         home,
-        settings,
+        _seated_settings(table),
         list(table.addresses),
         _save_lobby(table),
         bind=host,
@@ -277,6 +288,15 @@ async def join_table(
     """Take a seat at the lobby at ``host:port`` (agreeing to ``expect``, or
     to what the host offers), then play it with ``player_for(settings, seat)``."""
     node_port = node_port or free_port(bind)
+
+    def known_table(table_id: bytes) -> str | None:
+        if (table_dir(table_id, home) / "log").exists():
+            return (
+                f"this seat already holds a table with id {table_id.hex()[:16]} (a host "
+                "reusing an old table's id would rewrite its saved log): refused"
+            )
+        return None
+
     table = await join_lobby(
         identity,
         host,
@@ -285,8 +305,9 @@ async def join_table(
         expect_settings=None if expect is None else expect.to_map(),
         node_port=node_port,
         on_change=on_change,
+        refuse_table=known_table,
     )
-    settings = GameSettings.from_map(table.settings)
+    settings = _seated_settings(table)
     player = None if player_for is None else player_for(settings, table.seat)
     result, log_path = await _play(
         identity,
@@ -302,6 +323,19 @@ async def join_table(
         duty_wait=duty_wait,
     )
     return SeatResult(table, result, log_path, identity.public.fingerprint)
+
+
+def _seated_settings(table: SeatedTable) -> GameSettings:
+    """The agreed settings, for the table as it started: a host may start
+    with fewer than the seats offered (the game allowing), never more."""
+    settings = GameSettings.from_map(table.settings)
+    engine = game(settings.game)
+    if not engine.min_seats <= table.n <= settings.seats:
+        raise SeatingError(
+            f"the table has {table.n} seats but its settings offer {settings.seats} "
+            f"({settings.game} needs {engine.min_seats}-{engine.max_seats})"
+        )
+    return replace(settings, seats=table.n)
 
 
 @dataclass(frozen=True)
@@ -346,13 +380,8 @@ def held_tables(identity: Identity, home: Path | None = None) -> list[HeldTable]
 def _held(
     identity: Identity, spec: TableSpec, seat: int, home: Path | None, log_path: Path
 ) -> HeldTable | None:
-    from p2p.store import Store
-
-    store = Store.open(spec, home)
-    try:
-        blob = store.get_secret(LOBBY_SECRET)
-    finally:
-        store.close()
+    # read-only: the table may be in play in another process right now
+    blob = read_secret(log_path.parent, LOBBY_SECRET)
     if blob is None:
         return None
     try:

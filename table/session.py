@@ -323,6 +323,9 @@ class TableSession:
             self.replay.feed(item.seq, item.term, item.author, item.body)
             if item.author == self.me:
                 self._own_fed += 1
+            table = self.replay.table
+            if table is not None and table.refusal is not None and table.refusal[0] == self.me:
+                self._refused = True  # our refusal is already in the log (a restart)
             if not had_table and self.replay.table is not None:
                 self._start_seat()
                 setup = self.replay.setup

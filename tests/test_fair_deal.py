@@ -8,10 +8,10 @@ from __future__ import annotations
 from engines.bomb import Detonate, Kind, Pass, Phase, PlayToArea, Prove, related_faces
 from engines.bots import Bot, sensible_bots
 from engines.cards import Card
-from engines.core import Deal, Timer, to_data
+from engines.core import Deal, Timer, Transfer, to_data
 from engines.mao import turn_of
 from engines.mao_events import Draw, MaoConfig, PlayCard, Say
-from mental_poker.deal import make_identity_claim
+from mental_poker.deal import make_identity_claim, make_key_reveal
 from table.local import LocalTable
 from table.machine import Duty, Table, TableSetup, _deal_body
 
@@ -336,3 +336,42 @@ def test_a_card_still_being_dealt_cannot_be_shown(deterministic_deals) -> None:
     verdict = table.feed(other, body)
     assert not verdict.ok and verdict.seat == other and "still being dealt" in verdict.reason
     assert q != p
+
+
+def test_a_second_refuse_from_the_same_seat_is_stale() -> None:
+    """Third review: a guest that refused the setup and restarted used to
+    refuse again and be named ("refused after playing")."""
+    setup = TableSetup(b"refuse-twice", "bluff", 2, proven=False)
+    table = Table(setup)
+    assert table.feed(1, {"t": "refuse", "reason": "not my game"}).ok
+    assert table.refusal == (1, "not my game") and table.stopped
+    assert table.feed(1, {"t": "refuse", "reason": "not my game"}).ok
+    assert not table.faults and table.stale[-1][0] == 1
+
+
+def test_the_old_holder_cannot_reveal_its_key_during_a_transfer(deterministic_deals) -> None:
+    """Third review: during a Bluff pick-up (B7) the old holder hands a card
+    over with a proof; revealing its key instead would make the new holder's
+    card everyone's. Refused, naming it."""
+    setup = TableSetup(b"transfer-keys", "bluff", 3, proven=False)
+    local = LocalTable(setup, sensible_bots("bluff", 3, 4), seed=4)
+    table = local.table
+    for _ in range(5000):
+        transfers = [r for r in table.pending() if isinstance(r, Transfer)]
+        if transfers:
+            break
+        assert local.step(), "no pick-up in this game"
+    (transfer,) = transfers
+    taker = transfer.seat
+    for body in local.seats[taker].duties():  # the new holder relocks first
+        assert table.feed(taker, body).ok
+    position = transfer.positions[0]
+    number, local_position = table.where[position]
+    holder = next(
+        layer.seat
+        for layer in table.deals[number].outstanding(local_position)
+        if layer.seat != taker
+    )
+    keys = make_key_reveal(local.seats[holder].secrets[number], [local_position])
+    verdict = table.feed(holder, _deal_body(number, keys))
+    assert not verdict.ok and verdict.seat == holder and "being handed over" in verdict.reason

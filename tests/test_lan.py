@@ -305,3 +305,17 @@ def test_a_bad_variant_is_a_usage_error(tmp_path) -> None:
     bad = Proc(tmp_path / "h", "host", "bluff", "--config", "wild=yes", "--no-advertise")
     assert bad.wait(30) == 2
     assert "KEY one of" in bad.text() and "Traceback" not in bad.text()
+
+
+def test_a_table_with_more_seats_than_its_settings_offer_is_refused() -> None:
+    """Review of issue 11: settings saying 2 players at a 3-seat table
+    crashed an honest joiner's bot factory; now a clear refusal."""
+    from types import SimpleNamespace
+
+    from table.seating import GameSettings, SeatingError, _seated_settings
+
+    offered = GameSettings("bluff", 2, None, False, "t").to_map()
+    with pytest.raises(SeatingError, match="3 seats but its settings offer 2"):
+        _seated_settings(SimpleNamespace(settings=offered, n=3))  # type: ignore[arg-type]
+    fewer = GameSettings("bluff", 4, None, False, "t").to_map()
+    assert _seated_settings(SimpleNamespace(settings=fewer, n=3)).seats == 3  # type: ignore[arg-type]

@@ -729,3 +729,49 @@ def test_a_stale_agreement_is_ignored_and_the_host_machine_times_out_seats() -> 
     effects = host.tick(100.0)
     codes = [e.msg.get("code") for e in effects if isinstance(e, Send)]
     assert "timeout" in codes and host.taken == 1 and host.phase is Phase.OPEN
+
+
+def test_a_joiner_agrees_to_one_spec_per_seat_list() -> None:
+    """Review of issue 11: a host collected each joiner's agreement to two
+    specs (other addresses for the other seats) and started each joiner with
+    another table. A second spec without a new `lobby` is out of turn."""
+    _, joiner, (lobby, spec) = _machines()
+    joiner.receive(encode_payload(lobby))
+    joiner.receive(encode_payload(spec))  # agreed
+    other = {**spec, "round": spec["round"] + 1}
+    with pytest.raises(BadHostMessage, match="out of turn"):
+        joiner.receive(encode_payload(other))
+    # after a new seat list (someone left) a new spec is fine again
+    _, joiner, (lobby, spec) = _machines()
+    joiner.receive(encode_payload(lobby))
+    joiner.receive(encode_payload(spec))
+    joiner.receive(encode_payload(lobby))
+    assert joiner.stage == "seated"
+
+
+def test_a_lobby_at_a_table_id_the_joiner_holds_is_refused() -> None:
+    _, joiner, (lobby, _spec) = _machines()
+    joiner.refuse_table = lambda table_id: "already held" if table_id == lobby["table"] else None
+    with pytest.raises(WrongHost, match="already held") as caught:
+        joiner.receive(encode_payload(lobby))
+    assert caught.value.reply is not None and caught.value.reply["code"] == "table"
+
+
+@pytest.mark.parametrize(
+    "nick",
+    [
+        "аlice",  # Cyrillic а among Latin letters
+        "alice\u034f",
+        "\u3164",
+        "\u2800",
+        "e\u0301\u0301\u0301\u0301",
+        "bob (K3QF-7ZPA-M2XD-4RTY)",
+    ],
+)
+def test_look_alike_and_blank_nicknames_are_refused(nick: str) -> None:
+    assert nickname_problem(nick) is not None
+
+
+@pytest.mark.parametrize("nick", ["José", "李雷", "Σοφία", "Иван", "R2-D2"])
+def test_real_names_are_fine(nick: str) -> None:
+    assert nickname_problem(nick) is None

@@ -82,3 +82,24 @@ def test_a_store_refuses_another_tables_log(tmp_path) -> None:
     Store(_chain(0).table, tmp_path).close()
     with pytest.raises(StoreError, match="another table"):
         Store(_chain(0).table, tmp_path)
+
+
+def test_one_process_at_a_time_per_table_store(tmp_path) -> None:
+    """Review of issue 11: a second process opening a table's store cut the
+    first one's fresh records as torn. A lock file refuses it; reading a
+    secret without opening the store takes no lock and cuts nothing."""
+    from p2p.envelope import TableSpec
+    from p2p.identity import Identity
+    from p2p.store import read_secret
+
+    ids = [Identity.generate() for _ in range(2)]
+    table = TableSpec(b"locked", tuple(i.public for i in ids))
+    store = Store.open(table, tmp_path)
+    store.put_secret("x", b"1")
+    try:
+        with pytest.raises(StoreError, match="in use by another"):
+            Store.open(table, tmp_path)
+        assert read_secret(store.directory, "x") == b"1"
+    finally:
+        store.close()
+    Store.open(table, tmp_path).close()  # free again once closed

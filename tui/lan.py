@@ -129,7 +129,7 @@ def _player_for(seed: int) -> Any:
     from engines.core import game
 
     def make(settings: Any, seat: int) -> Any:
-        bots = game(settings.game).sensible_bots(settings.seats, seed, _salt)
+        bots = game(settings.game).sensible_bots(settings.seats, seed, _salt)  # seats as started
         bot = bots[seat]
         if settings.rounds is not None and hasattr(bot, "rounds"):
             bot.rounds = settings.rounds  # every seat's bot: the table agreed to it

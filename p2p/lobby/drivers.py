@@ -48,6 +48,7 @@ from .messages import (
     READ_CHUNK,
     REPLY_TIMEOUT,
     REQUEST_TIMEOUT,
+    START_TIMEOUT,
     TICK,
     BadHostMessage,
     HostLeft,
@@ -402,6 +403,7 @@ async def join_lobby(
     expect_host: str | None = None,
     on_change: Callable[[LobbyState], None] | None = None,
     version: int = PROTOCOL_VERSION,
+    refuse_table: Callable[[bytes], str | None] | None = None,
 ) -> SeatedTable:
     """Take a seat at the lobby on ``host:port`` and wait for the start.
 
@@ -411,7 +413,10 @@ async def join_lobby(
     / ``expect_host``: the advertised table id and host fingerprint, if known
     (a lobby that is not that one is :class:`WrongHost`). Returns the table
     every seat agreed to; raises a :class:`LobbyError` subclass a person can
-    act on (``HostUnreachable``, ``TableFull``, ``NicknameTaken``, ...)."""
+    act on (``HostUnreachable``, ``TableFull``, ``NicknameTaken``, ...).
+    ``refuse_table(table_id)``: why this seat must not take a seat at that
+    table id (e.g. it already holds a table with that id), or None. After our
+    agreement the host must start the table within ``START_TIMEOUT``."""
     machine = LobbyJoinerMachine(
         identity,
         identity.public,  # replaced by the host's key after the handshake
@@ -420,6 +425,7 @@ async def join_lobby(
         expect_settings=expect_settings,
         expect_table=expect_table,
         version=version,
+        refuse_table=refuse_table,
     )
     where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
@@ -477,10 +483,15 @@ async def join_lobby(
         decoder.limit = MAX_FRAME + SEAL_OVERHEAD
         shown: LobbyState | None = None
         while machine.result is None:
-            limit = REPLY_TIMEOUT if machine.stage in ("offer", "requested") else math.inf
-            with trio.move_on_after(limit) as waiting:
+            limit = {"offer": REPLY_TIMEOUT, "requested": REPLY_TIMEOUT, "agreed": START_TIMEOUT}
+            with trio.move_on_after(limit.get(machine.stage, math.inf)) as waiting:
                 payload = await next_payload()
             if waiting.cancelled_caught:
+                if machine.stage == "agreed":
+                    raise HostLeft(
+                        f"the host at {where} did not start the table within "
+                        f"{START_TIMEOUT:g} s of your agreement"
+                    )
                 raise HostUnreachable(f"the lobby at {where} stopped answering")
             for reply in machine.receive(payload):
                 await stream.send_all(frame_of(channel.seal(encode_payload(reply))))

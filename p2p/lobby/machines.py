@@ -4,7 +4,7 @@ and time in, effects out), as in :mod:`p2p.log`."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -462,6 +462,7 @@ class LobbyJoinerMachine:
         expect_settings: Mapping[str, Any] | None = None,
         expect_table: bytes | None = None,
         version: int = PROTOCOL_VERSION,
+        refuse_table: Callable[[bytes], str | None] | None = None,
     ) -> None:
         problem = nickname_problem(nickname)
         if problem:
@@ -474,6 +475,7 @@ class LobbyJoinerMachine:
         self.node_port = node_port
         self.expect = None if expect_settings is None else settings_digest(expect_settings)
         self.table_id = expect_table
+        self.refuse_table = refuse_table
         self.version = version
         self.stage = "offer"  # offer, requested, seated, agreed, done
         self.state: LobbyState | None = None
@@ -492,7 +494,10 @@ class LobbyJoinerMachine:
             raise _refusal_error(msg["code"], msg["text"])
         if kind == "lobby":
             return self._on_lobby(msg)
-        if kind == "spec" and self.stage in ("seated", "agreed"):
+        if kind == "spec" and self.stage == "seated":
+            # one agreement per seat list: a second spec needs a new `lobby`
+            # first (someone left), or a host could collect our signature on
+            # two different tables and start each joiner with another one
             return self._on_spec(msg)
         if kind == "start" and self.stage == "agreed":
             return self._on_start(msg)
@@ -509,6 +514,9 @@ class LobbyJoinerMachine:
                 f"the lobby is table {msg['table'].hex()[:16]}, "
                 f"not the expected {self.table_id.hex()[:16]}"
             )
+        why = None if self.refuse_table is None else self.refuse_table(msg["table"])
+        if why is not None:
+            raise WrongHost(why, reply=refused(TABLE, "I cannot take a seat at this table id"))
         players = tuple(Player(p["seat"], p["nick"], p["fp"]) for p in msg["players"])
         if any(p.seat != i for i, p in enumerate(players)):
             raise BadHostMessage("the host's seat list is not numbered 0, 1, 2, ...")

@@ -49,8 +49,9 @@ HANDSHAKE_TIMEOUT = 5.0
 REQUEST_TIMEOUT = 10.0  # from accept to a joiner's request (host side)
 REPLY_TIMEOUT = 10.0  # a joiner waits this long for the host's first lobby and its answer
 AGREE_TIMEOUT = 10.0  # from a spec to every seat's agreement
+START_TIMEOUT = 30.0  # a joiner's wait for the start after its agreement
 PENDING_TOTAL = 64  # lobby connections not yet seated, from every address
-PENDING_PER_HOST = 16  # ... and from one remote address
+PENDING_PER_HOST = 4  # ... and from one remote address (16 addresses to fill the lobby)
 HANDSHAKE_FRAME = 1024  # largest frame before the handshake ends
 READ_CHUNK = 2048  # bytes the host reads at once from a joiner
 JOINER_FRAME = 1024  # largest (sealed) payload a joiner ever sends the host
@@ -231,6 +232,32 @@ def nickname_problem(nick: object) -> str | None:
         return "a nickname cannot start or end with a space"
     if any(unicodedata.category(ch) in _BAD_NICK_CATEGORIES for ch in nick):
         return "a nickname cannot contain control or invisible characters"
+    if any(ch in _BLANK_LOOKING for ch in nick) or not any(ch.isalnum() for ch in nick):
+        return "a nickname must show letters or digits (no blank-looking fillers)"
+    if _COMBINING_RUN.search(unicodedata.normalize("NFC", nick)):
+        return "a nickname cannot stack combining marks"
+    scripts = {_script(ch) for ch in nick if ch.isalpha()} - {None}
+    if len(scripts) > 1:
+        return "a nickname cannot mix Latin, Greek and Cyrillic letters (they look alike)"
+    if _FINGERPRINT_RE.search(nick.upper()):
+        return "a nickname cannot look like a fingerprint"
+    return None
+
+
+_BLANK_LOOKING = frozenset(
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u2800\u3164\uffa0"
+    + "".join(chr(c) for c in range(0xFE00, 0xFE10))
+)
+_COMBINING_RUN = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff]{3,}")
+
+
+def _script(ch: str) -> str | None:
+    """Latin, Greek or Cyrillic for a letter of those scripts (the ones whose
+    letters are confused with each other), else None."""
+    name = unicodedata.name(ch, "")
+    for script in ("LATIN", "GREEK", "CYRILLIC"):
+        if name.startswith(script):
+            return script
     return None
 
 

@@ -1,0 +1,226 @@
+"""The Bomb game (糊涂炸弹) table: your identity (hidden until you ask, so a
+neighbour cannot read it off the screen), your hand, the public area and
+its 7 slots, which play kinds your pick allows and why (K12), the bomb
+placement (K15), the detonation window with its countdown (K16/K17).
+
+Keys: ←/→ move along your hand (or the seats, when placing the bomb), space
+picks a card, ``a``/``b``/``c`` play the picked cards as kind A, B or C,
+``i`` shows or hides your identity, ``enter`` places the bomb before the
+seat under the cursor, ``d`` detonates, ``n`` passes.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, RichLog, Static
+
+from engines.bomb import Detonate, Kind, Pass, PlaceBomb, PlayToArea, is_pattern, related
+from engines.cards import Card
+
+from ..widgets.cards import Hand, card_text
+
+AREA_SLOTS = 7
+
+
+def allowed_kinds(identity: Card | None, picked: list[Card], hand: list[Card]) -> dict[str, str]:
+    """K12: for each kind the picked cards allow, why (what a screen shows).
+
+    >>> allowed_kinds(Card.parse("7♠"), [Card.parse("9♠")], [Card.parse("9♠")])
+    {'A': '9♠ relates to your identity'}
+    """
+    out: dict[str, str] = {}
+    if not picked:
+        return out
+    if identity is not None and 1 <= len(picked) <= 3:
+        hit = next((c for c in picked if related(identity, c)), None)
+        if hit is not None:
+            out["A"] = f"{hit} relates to your identity"
+    if identity is not None and len(picked) == len(hand):
+        if not any(related(identity, c) for c in picked):
+            out["B"] = "your whole hand, none related to your identity"
+    if len(picked) >= 2 and is_pattern(tuple(picked)):
+        out["C"] = "a pair or a run"
+    return out
+
+
+class BombScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "cursor(-1)", "◀", show=False),
+        Binding("right", "cursor(1)", "▶", show=False),
+        Binding("space", "pick", "pick"),
+        Binding("a", "play('A')", "play A"),
+        Binding("b", "play('B')", "play B"),
+        Binding("c", "play('C')", "play C"),
+        Binding("enter", "place", "place bomb"),
+        Binding("d", "detonate", "detonate!"),
+        Binding("n", "pass", "pass"),
+        Binding("i", "identity", "identity"),
+    ]
+
+    def __init__(self, seat: int) -> None:
+        super().__init__()
+        self.seat = seat
+        self.cursor = 0
+        self.target = 0
+        self.selected: set[int] = set()
+        self.show_identity = False
+        self.view: dict[str, Any] | None = None
+        self.window_since: float | None = None
+        self.window_seconds = 10.0
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        with Vertical(id="table"):
+            yield Static(id="status")
+            yield Static(id="identity")
+            yield Static(id="others")
+            yield Static(id="area")
+            yield Hand(id="hand")
+            yield Static(id="claim")
+        yield RichLog(id="story", wrap=True, markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_interval(0.25, self._tick)
+
+    # -------------------------------------------------------------- from the app
+    def refresh_table(self, snapshot: Any, game: Any) -> None:
+        self.view = snapshot.view
+        if self.view is None:
+            self.query_one("#status", Static).update("dealing: shuffling and locking the deck…")
+            return
+        view = self.view
+        config = getattr(snapshot.state, "config", None)
+        if config is not None:
+            scale = getattr(self.app, "time_scale", 1.0)
+            self.window_seconds = config.detonation_seconds * scale
+        if view["phase"] == "window":
+            self.window_since = self.window_since or time.monotonic()
+        else:
+            self.window_since = None
+        hand = self._hand()
+        self.cursor = min(self.cursor, max(0, len(hand) - 1))
+        self.selected &= {p for p, _ in hand}
+        may = set(view["may"])
+        turn = view["turn"]
+        whose = "your turn" if turn == self.seat else f"seat {turn}'s turn"
+        status = Text(f"Bomb · you are seat {self.seat} · round {view['round']} · {whose}")
+        status += Text(f" · {view['phase']}", style="bold")
+        if may:
+            status += Text("   you may: " + ", ".join(sorted(may)), style="green")
+        self.query_one("#status", Static).update(status)
+        counts = view["counts"]
+        seats = []
+        for s, n in enumerate(counts):
+            mark = " 💣" if view["bomb"] == s else ""
+            here = "▶" if "place_bomb" in may and s == self.target else " "
+            seats.append(f"{here}seat {s}: {n}{mark}")
+        self.query_one("#others", Static).update("   ".join(seats))
+        area = Text(f"area ({len(view['area'])}/{AREA_SLOTS}): ")
+        for index in view["area"]:
+            area += card_text(Card(index))
+        area += Text(" ·" * max(0, AREA_SLOTS - len(view["area"])), style="dim")
+        area += Text(f"   draw {view['draw']}  discard {view['discard']}", style="dim")
+        self.query_one("#area", Static).update(area)
+        self._show_identity()
+        self.query_one("#hand", Hand).show(hand, self.cursor, self.selected)
+        self._show_kinds()
+        if view.get("identities"):
+            ids = " ".join(f"{s}:{Card(c)}" for s, c in enumerate(view["identities"]))
+            self.story(f"identities: {ids}")
+
+    def story(self, line: str) -> None:
+        self.query_one("#story", RichLog).write(line)
+
+    # -------------------------------------------------------------- helpers
+    def _hand(self) -> list[tuple[int, Card | None]]:
+        if self.view is None:
+            return []
+        return [(p, None if c is None else Card(c)) for p, c in self.view["hand"]]
+
+    def _identity(self) -> Card | None:
+        index = None if self.view is None else self.view.get("identity")
+        return None if index is None else Card(index)
+
+    def _show_identity(self) -> None:
+        identity = self._identity()
+        if identity is None:
+            text = Text("identity: being dealt…", style="dim")
+        elif self.show_identity:
+            text = Text("identity: ") + card_text(identity) + Text("  (i hides it)", style="dim")
+        else:
+            text = Text("identity: ▒▒ hidden (i shows it)", style="dim")
+        self.query_one("#identity", Static).update(text)
+
+    def _picked(self) -> list[Card]:
+        return [c for p, c in self._hand() if p in self.selected and c is not None]
+
+    def _show_kinds(self) -> None:
+        hand = [c for _, c in self._hand() if c is not None]
+        kinds = allowed_kinds(self._identity(), self._picked(), hand)
+        text = Text(f"picked {len(self.selected)}: ")
+        if kinds:
+            text += Text("  ".join(f"{k} ({why})" for k, why in kinds.items()), style="cyan")
+        else:
+            text += Text("no kind allowed yet", style="dim")
+        if self.window_since is not None:
+            left = max(0.0, self.window_seconds - (time.monotonic() - self.window_since))
+            text += Text(f"   💣 detonation window: {left:.0f} s — d detonates, n passes")
+        self.query_one("#claim", Static).update(text)
+
+    def _tick(self) -> None:
+        if self.window_since is not None and self.view is not None:
+            self._show_kinds()
+
+    def _submit(self, event: Any) -> None:
+        self.app.submit(event)  # type: ignore[attr-defined]
+
+    # -------------------------------------------------------------- actions
+    def action_cursor(self, step: int) -> None:
+        if self.view is not None and "place_bomb" in self.view["may"]:
+            self.target = (self.target + step) % len(self.view["counts"])
+            self.refresh_table(type("S", (), {"view": self.view, "state": None})(), None)
+            return
+        hand = self._hand()
+        if hand:
+            self.cursor = (self.cursor + step) % len(hand)
+            self.query_one("#hand", Hand).show(hand, self.cursor, self.selected)
+
+    def action_pick(self) -> None:
+        hand = self._hand()
+        if hand:
+            self.selected ^= {hand[self.cursor][0]}
+            self.query_one("#hand", Hand).show(hand, self.cursor, self.selected)
+            self._show_kinds()
+
+    def action_play(self, kind: str) -> None:
+        hand = [c for _, c in self._hand() if c is not None]
+        picked = self._picked()
+        allowed = allowed_kinds(self._identity(), picked, hand)
+        if kind not in allowed:
+            self.notify(f"kind {kind} is not allowed for these cards", severity="warning")
+            return
+        positions = tuple(p for p, _ in self._hand() if p in self.selected)
+        faces = tuple(c for p, c in self._hand() if p in self.selected and c is not None)
+        self.selected = set()
+        self._submit(PlayToArea(self.seat, positions, faces, Kind(kind)))
+
+    def action_place(self) -> None:
+        self._submit(PlaceBomb(self.seat, self.target))
+
+    def action_detonate(self) -> None:
+        self._submit(Detonate(self.seat))
+
+    def action_pass(self) -> None:
+        self._submit(Pass(self.seat))
+
+    def action_identity(self) -> None:
+        self.show_identity = not self.show_identity
+        self._show_identity()

@@ -138,3 +138,39 @@ class PlayApp(App[int]):
         rules = Path(__file__).resolve().parent.parent / "rules" / "en" / f"{self.game}.md"
         text = rules.read_text() if rules.exists() else "(rules not found)"
         self.notify(text[:1500], title=f"{self.game} rules", timeout=20)
+
+
+class ReplayApp(App[int]):
+    """``nodealer replay LOG``: a saved game, step by step."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "nodealer replay"
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+
+    async def on_mount(self) -> None:
+        from .replay import load
+        from .screens.replay import ReplayScreen
+
+        steps, verdict = load(self.path)
+        self.sub_title = str(self.path)
+        await self.push_screen(ReplayScreen(steps, verdict))
+
+
+class HomeApp(App[str]):
+    """``nodealer`` in a terminal: choose what to do; exits with the choice
+    (``play:GAME`` or ``replay:PATH``)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "nodealer"
+
+    def __init__(self, who: str, games: list[tuple[str, int]], saved: list[Any]) -> None:
+        super().__init__()
+        self.who, self.games, self.saved = who, games, saved
+
+    async def on_mount(self) -> None:
+        from .screens.home import HomeScreen
+
+        await self.push_screen(HomeScreen(self.who, self.games, self.saved))

@@ -149,7 +149,63 @@ def build_parser() -> argparse.ArgumentParser:
     add_commands(commands, _games(), _count)
     games = commands.add_parser("games", help="this machine's saved games")
     games.set_defaults(handler=_list_games)
+    replay = commands.add_parser(
+        "replay", help="step through a saved game, every card shown once the log reveals it"
+    )
+    replay.add_argument("log", help="a saved log file or a table id prefix (nodealer games)")
+    replay.add_argument(
+        "--text", action="store_true", help="print the steps instead of opening the screen"
+    )
+    replay.set_defaults(handler=_replay)
     return parser
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from .games import UnknownGame, find_log
+
+    try:
+        path = find_log(args.log)
+    except UnknownGame as exc:
+        print(f"nodealer replay: {exc} (see nodealer games)", file=sys.stderr)
+        return EXIT_PROBLEM
+    if not path.is_file():
+        print(f"nodealer replay: {path} is not a saved log file", file=sys.stderr)
+        return EXIT_PROBLEM
+    if args.text or not sys.stdout.isatty():
+        from .replay import load
+
+        steps, verdict = load(path)
+        for line in verdict:
+            print(line)
+        for step in steps:
+            print(f"{step.number:4d}  {step.text}")
+        return 0
+    from .app import ReplayApp
+
+    ReplayApp(path).run()
+    return 0
+
+
+def _home(parser: argparse.ArgumentParser) -> int:
+    """The home screen, then what was chosen there."""
+    from engines.core import games as registered
+    from p2p.identity import Identity
+
+    from .app import SCREENS, HomeApp
+    from .games import saved_games
+
+    identity = Identity.load_or_create()
+    import os
+
+    who = f"{os.environ.get('USER', 'player')} ({identity.public.fingerprint})"
+    choices = [(name, g.default_seats) for name, g in registered().items() if name in SCREENS]
+    choice = HomeApp(who, choices, saved_games()).run()
+    if not choice:
+        return 0
+    kind, _, value = choice.partition(":")
+    if kind == "play":
+        return main(["play", value])
+    return main(["replay", value])
 
 
 def _list_games(args: argparse.Namespace) -> int:
@@ -461,6 +517,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            return _home(parser)
         parser.print_help()
         return 0
     handler = getattr(args, "handler", None)

@@ -1,0 +1,81 @@
+"""A saved game, step by step (``nodealer replay LOG``): every event in
+order with the cards behind it — once the final reveals are in, every card
+of every deal is known, so a replay shows what each seat really held and
+placed — and the verifier's verdict on top.
+
+>>> [s.text for s in steps_of_events(["seat 1 places 1, claims 1 × 3"], [{}])]
+['seat 1 places 1, claims 1 × 3']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engines.cards import Card
+from p2p.store import read_log
+from table.replay import Replay
+from table.verify import verify_log
+
+from .story import story
+
+
+@dataclass(frozen=True)
+class Step:
+    """One event of the game as a person reads it."""
+
+    number: int
+    text: str
+
+
+def _faces(table: Any) -> dict[int, Card]:
+    """Every engine position whose face the log makes known (final reveals)."""
+    out: dict[int, Card] = {}
+    for position, (number, local) in table.where.items():
+        deal = table.deals[number]
+        card = deal.public_card(local) if deal.dealt else None
+        if card is None and deal.dealt and not deal.missing_final():
+            card = deal.setup.deck.index_of(deal.peeled(local))
+        if card is not None:
+            out[position] = Card(card)
+    out.update((p, Card(c)) for p, c in table.open_faces.items())
+    return out
+
+
+def steps_of_events(texts: Sequence[str], extras: Sequence[dict[str, Any]]) -> list[Step]:
+    steps = []
+    for text, extra in zip(texts, extras, strict=True):
+        line = story(text)
+        if line is None:
+            continue
+        cards = extra.get("cards")
+        if cards:
+            line += f"   [{' '.join(str(c) for c in cards)}]"
+        steps.append(Step(len(steps) + 1, line))
+    return steps
+
+
+def load(path: Path) -> tuple[list[Step], list[str]]:
+    """The steps of a saved game and the verifier's lines about it."""
+    report = verify_log(path)
+    saved = read_log(path)
+    replay = Replay(saved.table)
+    for entry in saved.entries:
+        replay.feed(entry.seq, entry.term, entry.event.author, entry.event.decoded_body())
+    table = replay.table
+    if table is None:
+        return [], report.lines()
+    faces = _faces(table)
+    texts, extras = [], []
+    for event in table.events:
+        texts.append(str(event))
+        positions = getattr(event, "positions", None)
+        hidden = (
+            tuple(faces.get(p) for p in positions)
+            if positions and not getattr(event, "SYSTEM", False) and not hasattr(event, "cards")
+            else ()
+        )
+        extras.append({"cards": hidden if all(c is not None for c in hidden) else ()})
+    return steps_of_events(texts, extras), report.lines()

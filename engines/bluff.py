@@ -460,8 +460,7 @@ class Bluff(Game[BluffState, BluffConfig]):
             Claim(count, rank)
             for count in range(1, limit + 1)
             for rank in range(1, 14)
-            if Claim(count, rank).beats(state.claim)
-            or (state.config.twos_reset and rank == 2)
+            if Claim(count, rank).beats(state.claim) or (state.config.twos_reset and rank == 2)
         ]
         return out
 

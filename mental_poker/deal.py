@@ -89,7 +89,7 @@ from .group import (
     inverse,
     is_valid_point,
     mul,
-    parse_point,
+    parse_points,
     pmap,
     random_permutation,
     random_scalar,
@@ -168,14 +168,6 @@ class DealSetup:
 
 
 # ---------------------------------------------------------------- messages
-
-
-def _points(value: object, n: int, what: str) -> tuple[bytes, ...]:
-    """A deck: parsed only; the tracker validates each point when it is
-    first used (or a complaint points at it), naming its author."""
-    if not isinstance(value, list | tuple) or len(value) != n:
-        raise DecodeError(f"{what}: expected a list of {n} points")
-    return tuple(parse_point(p) for p in value)
 
 
 def _keys(value: object, setup: DealSetup, what: str) -> tuple[tuple[int, int], ...]:
@@ -365,11 +357,13 @@ def decode_message(obj: object, setup: DealSetup) -> Message:
     n = setup.size
     if kind == "shuffle":
         proof = _optional_proof(obj["proof"], setup, lambda p: ShuffleProof.from_wire(p, n))
-        return ShufflePass(seat, _points(obj["deck"], n, "deck"), decode_point(obj["gamma"]), proof)
+        return ShufflePass(
+            seat, parse_points(obj["deck"], n, "deck"), decode_point(obj["gamma"]), proof
+        )
     if kind == "lock":
         proof = _optional_proof(obj["proof"], setup, lambda p: LockProof.from_wire(p, n))
-        stripped = _points(obj["stripped"], n, "stripped deck")
-        return LockPass(seat, stripped, proof, _points(obj["locked"], n, "locked deck"))
+        stripped = parse_points(obj["stripped"], n, "stripped deck")
+        return LockPass(seat, stripped, proof, parse_points(obj["locked"], n, "locked deck"))
     if kind == "keys":
         return KeyReveal(seat, _keys(obj["keys"], setup, "key reveal"))
     if kind == "relock":
@@ -686,10 +680,13 @@ class _Claim:
 class DealTable:
     """Public tracker of one deal. Feed it every message in log order.
 
-    ``own_seat``: a peer's tracker may name its own seat so that the proofs
-    of its own passes (which it has just made) are not checked a second
-    time; every other check still applies. Observers and the offline
-    verifier leave it None and check everything."""
+    It does not know which seat "we" are unless told: ``own_seat`` is a
+    performance option for a caller that feeds its own passes straight from
+    :func:`make_shuffle`/:func:`make_lock` (their proofs are not re-verified;
+    every other check still applies, and received messages are always
+    checked). The table machine, observers and the offline verifier never
+    set it: they check everything, so verdicts never depend on who runs the
+    tracker."""
 
     setup: DealSetup
     own_seat: int | None = None

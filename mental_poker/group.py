@@ -64,7 +64,7 @@ from typing import TypeVar
 import nacl.bindings as _sodium
 import nacl.exceptions
 
-from .errors import InvalidPoint, NonCanonicalScalar
+from .errors import DecodeError, InvalidPoint, NonCanonicalScalar
 
 L = 2**252 + 27742317777372353535851937790883648493
 """Order of the prime-order subgroup of edwards25519."""
@@ -177,6 +177,15 @@ def parse_point(data: object) -> bytes:
     if data == IDENTITY:  # mul() passes the identity through (a derived value)
         raise InvalidPoint("the identity is not a valid point", data)
     return data
+
+
+def parse_points(value: object, n: int, what: str) -> tuple[bytes, ...]:
+    """A list of ``n`` points, parsed only (32 bytes, not the identity): a
+    deck or a proof's points, validated by the multiplication that first
+    uses each (``mul``), which names its author."""
+    if not isinstance(value, list | tuple) or len(value) != n:
+        raise DecodeError(f"{what}: expected a list of {n} points")
+    return tuple(parse_point(p) for p in value)
 
 
 def decode_point(data: object) -> bytes:

@@ -70,7 +70,7 @@ from .group import (
     hash_to_scalar,
     msm,
     mul,
-    parse_point,
+    parse_points,
     pmap,
     point_sum,
     random_scalar,
@@ -87,14 +87,6 @@ MAX_CARDS = 54 * 16
 
 
 # ---------------------------------------------------------------- wire helpers
-
-
-def _points(value: object, n: int, what: str) -> tuple[bytes, ...]:
-    if not isinstance(value, list | tuple) or len(value) != n:
-        raise DecodeError(f"{what}: expected a list of {n} points")
-    # parsed only: verification multiplies every one of them, which
-    # validates it (group.py), so an invalid point fails the proof
-    return tuple(parse_point(p) for p in value)
 
 
 def _scalars(value: object, n: int, what: str) -> tuple[int, ...]:
@@ -159,8 +151,8 @@ class ShuffleProof:
         f = _fields(obj, cls.KEYS, "shuffle proof")
         s = _scalars(f["s"], 4, "shuffle proof s")
         return cls(
-            _points(f["c"], n, "shuffle proof c"),
-            _points(f["chain"], n, "shuffle proof chain"),
+            parse_points(f["c"], n, "shuffle proof c"),
+            parse_points(f["chain"], n, "shuffle proof chain"),
             decode_scalar(f["e"]),
             *s,
             _scalars(f["s_hat"], n, "shuffle proof s_hat"),

@@ -356,7 +356,7 @@ class Node:
         except (TypeError, ValueError, OverflowError) as exc:
             raise ValueError(f"an event body must be msgpack-able: {exc}") from exc
         event = self.log.author(raw)
-        self.store.append("own", {"t": "submit", "ev": event.to_wire()})
+        self.store.record_own_event(event, sync=False)
         await self._sync_store()
         self._execute(self.log.submit_own(event, trio.current_time()))
         return event.counter
@@ -681,6 +681,22 @@ class Node:
     @property
     def is_sequencer(self) -> bool:
         return self.log.role is Role.SEQUENCER
+
+    @property
+    def next_own_counter(self) -> int:
+        """The counter our next signed event will carry (how many we signed)."""
+        return self.log.next_own_counter
+
+    @property
+    def term(self) -> int:
+        """The log's current term (its sequencer is seat ``term mod n``)."""
+        return self.log.term
+
+    def acknowledged_by_all(self) -> bool:
+        """Every other seat has acknowledged our whole log."""
+        log = self.log
+        acks = [log.acks.get(s) for s in range(log.table.n) if s != log.me]
+        return all(a is not None and a.seq >= log.head for a in acks)
 
     def status(self) -> str:
         m = self.log

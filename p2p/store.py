@@ -35,7 +35,6 @@ import os
 import stat
 import struct
 import zlib
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -356,10 +355,12 @@ class Store:
             self.listen_port = port
             self.append("own", {"t": "listen", "port": port})
 
-    def record_own_event(self, event: Event) -> None:
-        """Durably note an event we signed, before it leaves this peer."""
+    def record_own_event(self, event: Event, *, sync: bool = True) -> None:
+        """Note an event we signed, before it leaves this peer (``sync``:
+        fsync now; the node syncs in a worker thread instead)."""
         self.append("own", {"t": "submit", "ev": event.to_wire()})
-        self.sync()
+        if sync:
+            self.sync()
 
     # ---------------------------------------------------------------- secrets
 
@@ -375,9 +376,6 @@ class Store:
 
     def get_secret(self, name: str) -> bytes | None:
         return self._secrets.get(name)
-
-    def secret_names(self) -> Iterator[str]:
-        return iter(sorted(self._secrets))
 
     def close(self) -> None:
         for fd in self._fds.values():

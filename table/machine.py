@@ -366,9 +366,6 @@ class Table:
             return [Duty("open", request=request)]
         return []
 
-    def final_done(self) -> bool:
-        return all(not d.missing_final() for d in self.deals if d.dealt)
-
     def audit(self) -> Verdict:
         """After every final reveal: re-check every deal from its keys."""
         for deal in self.deals:

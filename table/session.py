@@ -258,7 +258,7 @@ class TableSession:
             raise MoveRefused("the game was stopped: a seat cheated")
         if event.SYSTEM or event.author != self.me:
             raise MoveRefused(f"seat {self.me} cannot make {event}")
-        if self.node.log.next_own_counter > self._own_fed:
+        if self.node.next_own_counter > self._own_fed:
             raise MoveRefused("your last move is still on its way to the table")
         try:
             table.game.apply(snap.state, event)
@@ -274,7 +274,7 @@ class TableSession:
     async def run(self) -> SessionResult:
         """Play until the game is over (or stopped) and audited."""
         self._restore_secrets()
-        if self.me == 0 and self.node.log.next_own_counter == 0 and self.node.head == 0:
+        if self.me == 0 and self.node.next_own_counter == 0 and self.node.head == 0:
             assert self.game_name is not None
             body = setup_body(self.game_name, self.node.table.n, self.config, self.proven)
             await self.node.submit(body)
@@ -430,7 +430,7 @@ class TableSession:
 
     def _caught_up(self) -> bool:
         return len(self.replay.items) >= self.node.head and (
-            self.node.log.next_own_counter <= self._own_fed
+            self.node.next_own_counter <= self._own_fed
         )
 
     async def _act(self) -> None:
@@ -508,7 +508,7 @@ class TableSession:
         now = trio.current_time()
         for (purpose, _), due in sorted(self._timer_deadlines().items(), key=lambda kv: kv[1]):
             if due <= now:
-                term = self.node.log.term
+                term = self.node.term
                 await self._publish(
                     {"t": "timer", "purpose": purpose, "term": term, "at": table.count}
                 )
@@ -640,14 +640,10 @@ class TableSession:
     async def wait_for_peers(self, timeout: float = 10.0) -> bool:
         """Wait until every other seat acknowledged our whole log (so closing
         this node loses nobody an entry); False on timeout."""
-        log = self.node.log
         with trio.move_on_after(timeout):
-            while True:
-                head = log.head
-                acks = [log.acks.get(s) for s in range(log.table.n) if s != self.me]
-                if all(a is not None and a.seq >= head for a in acks):
-                    return True
+            while not self.node.acknowledged_by_all():
                 await trio.sleep(0.05)
+            return True
         return False
 
 

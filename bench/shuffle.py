@@ -40,16 +40,18 @@ import nacl.bindings as sodium
 
 from mental_poker import group
 from mental_poker.context import Context
-from mental_poker.deal import (
-    DealSecrets,
+from mental_poker.deal import DealTable
+from mental_poker.deck import Deck
+from mental_poker.messages import (
     DealSetup,
-    DealTable,
     decode_message_bytes,
     encode_message,
+)
+from mental_poker.seat import (
+    DealSecrets,
     make_lock,
     make_shuffle,
 )
-from mental_poker.deck import Deck
 
 CARDS = 54
 

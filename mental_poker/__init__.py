@@ -8,7 +8,9 @@ Modules, bottom up (the wire format and every equation: protocol.md §1):
   threads used by heavy loops.
 * :mod:`mental_poker.context` — the context every transcript binds.
 * :mod:`mental_poker.deck` — card index -> deck point (hash-to-curve only).
-* :mod:`mental_poker.proofs` — shuffle, strip and identity (OR) proofs.
-* :mod:`mental_poker.deal` — one deal: messages, a seat's secrets, and the
-  public tracker that checks every message and names cheaters.
+* :mod:`mental_poker.proofs` — shuffle, lock, handover and identity (OR) proofs.
+* :mod:`mental_poker.messages` — a deal's setup and messages, their codec.
+* :mod:`mental_poker.seat` — one seat's secrets and the messages it makes.
+* :mod:`mental_poker.deal` — the public tracker of one deal: checks every
+  message, tells who can read what, audits, names cheaters.
 """

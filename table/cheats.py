@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines.core import Timer
-from mental_poker.deal import LockPass
 from mental_poker.group import encode_scalar, inverse, mul, random_scalar
+from mental_poker.messages import LockPass
 from mental_poker.proofs import prove_lock, prove_shuffle
 
 from .machine import _deal_body

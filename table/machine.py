@@ -78,28 +78,7 @@ from engines.core import (
     game,
 )
 from mental_poker.context import Context
-from mental_poker.deal import (
-    DealSecrets,
-    DealSetup,
-    DealTable,
-    FinalReveal,
-    Handover,
-    IdentityClaim,
-    KeyReveal,
-    LockPass,
-    Message,
-    Relock,
-    ShufflePass,
-    decode_message,
-    make_complaint,
-    make_final_reveal,
-    make_handover,
-    make_identity_claim,
-    make_key_reveal,
-    make_lock,
-    make_relock,
-    make_shuffle,
-)
+from mental_poker.deal import DealTable
 from mental_poker.deck import Deck
 from mental_poker.errors import (
     CheatDetected,
@@ -109,6 +88,29 @@ from mental_poker.errors import (
     Verdict,
 )
 from mental_poker.group import mul
+from mental_poker.messages import (
+    DealSetup,
+    FinalReveal,
+    Handover,
+    IdentityClaim,
+    KeyReveal,
+    LockPass,
+    Message,
+    Relock,
+    ShufflePass,
+    decode_message,
+)
+from mental_poker.seat import (
+    DealSecrets,
+    make_complaint,
+    make_final_reveal,
+    make_handover,
+    make_identity_claim,
+    make_key_reveal,
+    make_lock,
+    make_relock,
+    make_shuffle,
+)
 
 COMMIT_LABEL = b"nodealer/v1/draw-commit"
 DRAW_LABEL = b"nodealer/v1/draw"

@@ -75,8 +75,8 @@ import trio
 from engines.bots import Bot
 from engines.cards import Card
 from engines.core import EngineError, Event, Outcome, Timer
-from mental_poker.deal import DealSecrets
 from mental_poker.errors import MentalPokerError, Verdict
+from mental_poker.seat import DealSecrets
 from p2p.identity import Identity
 from p2p.node import LogItem, Node, Rewound
 

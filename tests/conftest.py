@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import table.machine as table_module
-from mental_poker.deal import DealSecrets
 from mental_poker.group import SeededRng
+from mental_poker.seat import DealSecrets
 
 
 @pytest.fixture

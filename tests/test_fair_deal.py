@@ -11,7 +11,10 @@ from engines.cards import Card
 from engines.core import Deal, Timer, Transfer, to_data
 from engines.mao import turn_of
 from engines.mao_events import Draw, MaoConfig, PlayCard, Say
-from mental_poker.deal import make_identity_claim, make_key_reveal
+from mental_poker.seat import (
+    make_identity_claim,
+    make_key_reveal,
+)
 from table.local import LocalTable
 from table.machine import Duty, Table, TableSetup, _deal_body
 

@@ -12,30 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mental_poker.context import Context
-from mental_poker.deal import (
-    Complaint,
-    DealSecrets,
-    DealSetup,
-    DealTable,
-    FinalReveal,
-    IdentityClaim,
-    KeyReveal,
-    LockPass,
-    Message,
-    Relock,
-    ShufflePass,
-    decode_message,
-    decode_message_bytes,
-    encode_message,
-    make_complaint,
-    make_final_reveal,
-    make_handover,
-    make_identity_claim,
-    make_key_reveal,
-    make_lock,
-    make_relock,
-    make_shuffle,
-)
+from mental_poker.deal import DealTable
 from mental_poker.deck import Deck
 from mental_poker.errors import (
     CheatDetected,
@@ -47,7 +24,32 @@ from mental_poker.errors import (
 )
 from mental_poker.group import L as L_ORDER
 from mental_poker.group import add, base_mul, inverse, is_valid_point, mul, random_scalar
+from mental_poker.messages import (
+    Complaint,
+    DealSetup,
+    FinalReveal,
+    IdentityClaim,
+    KeyReveal,
+    LockPass,
+    Message,
+    Relock,
+    ShufflePass,
+    decode_message,
+    decode_message_bytes,
+    encode_message,
+)
 from mental_poker.proofs import prove_lock, prove_member, prove_shuffle
+from mental_poker.seat import (
+    DealSecrets,
+    make_complaint,
+    make_final_reveal,
+    make_handover,
+    make_identity_claim,
+    make_key_reveal,
+    make_lock,
+    make_relock,
+    make_shuffle,
+)
 
 HAND = 5
 

@@ -5,15 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from mental_poker.context import Context
-from mental_poker.deal import (
-    DealSecrets,
-    DealSetup,
-    DealTable,
-    encode_message,
-    make_final_reveal,
-    make_lock,
-    make_shuffle,
-)
+from mental_poker.deal import DealTable
 from mental_poker.deck import Deck, card_point
 from mental_poker.group import (
     SeededRng,
@@ -24,7 +16,17 @@ from mental_poker.group import (
     random_permutation,
     random_scalar,
 )
+from mental_poker.messages import (
+    DealSetup,
+    encode_message,
+)
 from mental_poker.proofs import generator
+from mental_poker.seat import (
+    DealSecrets,
+    make_final_reveal,
+    make_lock,
+    make_shuffle,
+)
 
 
 def test_encoding_vectors() -> None:

@@ -255,8 +255,8 @@ def test_m4_face_up_over_an_invalid_point_names_its_sender() -> None:
     from engines.cards import Card
     from engines.core import Deal
     from engines.mao_events import PlayCard
-    from mental_poker.deal import make_lock
     from mental_poker.group import L, add, inverse, mul
+    from mental_poker.seat import make_lock
 
     order_8 = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
     setup = TableSetup(b"mao-torsion", "mao", 3, proven=False)
@@ -304,7 +304,7 @@ def test_m4_face_up_over_an_invalid_point_names_its_sender() -> None:
 
 
 def test_relock_only_for_a_pending_transfer() -> None:
-    from mental_poker.deal import make_relock
+    from mental_poker.seat import make_relock
 
     setup = TableSetup(b"relock", "bluff", 2, proven=False)
     local = LocalTable(setup, sensible_bots("bluff", 2, 0))

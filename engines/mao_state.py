@@ -11,6 +11,7 @@ the turn arithmetic (:func:`turn_of`) and which card may be played
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from engines.cards import DECK_SIZE, Card
 from engines.core import Request
@@ -129,13 +130,22 @@ class Proposal:
     no: tuple[int, ...] = ()
 
 
+class Phase(StrEnum):
+    """Where a Mao game is (compares equal to its text)."""
+
+    DEAL = "deal"  # a round's cards being dealt (M2)
+    PLAY = "play"
+    ENDING = "ending"  # the table voted to end (M31): rules being revealed
+    OVER = "over"
+
+
 @dataclass(frozen=True, slots=True)
 class MaoState:
     config: MaoConfig
     seats: int
     seq: int = 0
     round: int = 0
-    phase: str = "deal"  # deal | play | ending | over
+    phase: Phase = Phase.DEAL
     next_position: int = 0
     draw: tuple[int, ...] = ()  # top is the last element
     hands: tuple[tuple[int, ...], ...] = ()

@@ -480,6 +480,35 @@ class Timer(Request):
         return TimerExpired(self.purpose)
 
 
+@dataclasses.dataclass
+class SimulatedClock:
+    """Simulated game time for in-process tables (the engine-only
+    simulator, the in-process table): each pending timer is due ``seconds``
+    after it was first seen pending; :meth:`due` says which one to fire."""
+
+    now: int = 0
+    deadlines: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    def watch(self, pending: tuple[Request, ...]) -> None:
+        """Note the timers pending now (a timer that left is cancelled)."""
+        timers = {r.purpose: r for r in pending if isinstance(r, Timer)}
+        self.deadlines = {p: t for p, t in self.deadlines.items() if p in timers}
+        for purpose, timer in timers.items():
+            self.deadlines.setdefault(purpose, self.now + timer.seconds)
+
+    def due(self, force: bool = False) -> str | None:
+        """The purpose of the earliest timer if it is due (or at all, if
+        ``force``: nothing else can happen), advancing the clock to it."""
+        if not self.deadlines:
+            return None
+        purpose, when = min(self.deadlines.items(), key=lambda kv: (kv[1], kv[0]))
+        if when > self.now and not force:
+            return None
+        self.now = max(self.now, when)
+        del self.deadlines[purpose]
+        return purpose
+
+
 # -- outcome ------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True, slots=True)
 class Outcome:

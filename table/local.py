@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engines.bots import Bot, sensible_bots
-from engines.core import Event, Outcome, Timer
+from engines.core import Event, Outcome, SimulatedClock
 from mental_poker.errors import Verdict
 
 from .machine import Seat, Table, TableSetup
@@ -55,7 +55,7 @@ class LocalTable:
         self.table = Table(self.setup)
         self.seats = [Seat(self.table, s) for s in range(self.setup.seats)]
         self.clock = 0
-        self._deadlines: dict[str, int] = {}
+        self.timers = SimulatedClock()
 
     def feed(self, author: int, body: dict[str, Any]) -> None:
         if len(self.log) >= self.max_bodies:
@@ -96,17 +96,12 @@ class LocalTable:
 
     def _fire_timer(self, force: bool) -> bool:
         """Fire the earliest pending timer if due (or at all, if ``force``)."""
-        timers = {r.purpose: r for r in self.table.pending() if isinstance(r, Timer)}
-        self._deadlines = {p: t for p, t in self._deadlines.items() if p in timers}
-        for purpose, timer in timers.items():
-            self._deadlines.setdefault(purpose, self.clock + timer.seconds)
-        if not self._deadlines:
+        self.timers.now = self.clock
+        self.timers.watch(self.table.pending())
+        purpose = self.timers.due(force)
+        self.clock = self.timers.now
+        if purpose is None:
             return False
-        purpose, due = min(self._deadlines.items(), key=lambda kv: (kv[1], kv[0]))
-        if due > self.clock and not force:
-            return False
-        self.clock = max(self.clock, due)
-        del self._deadlines[purpose]
         self.feed(0, {"t": "timer", "purpose": purpose})
         return True
 

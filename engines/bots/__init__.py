@@ -34,6 +34,7 @@ from engines.core import (
     Reshuffle,
     Reveal,
     Revealed,
+    SimulatedClock,
     Timer,
     Transfer,
 )
@@ -65,7 +66,7 @@ class Simulator:
     known: list[dict[int, Card]] = field(default_factory=list)
     faces: dict[int, Card] = field(default_factory=dict)
     clock: int = 0
-    deadlines: dict[str, int] = field(default_factory=dict)
+    timers: SimulatedClock = field(default_factory=SimulatedClock)
 
     def __post_init__(self) -> None:
         self._rng = random.Random(f"deck/{self.deck_seed}")
@@ -83,11 +84,10 @@ class Simulator:
     def serve(self) -> bool:
         """Answer the first pending request that is work (not a timer)."""
         pending = self.game.pending(self.state)
-        live = {r.purpose for r in pending if isinstance(r, Timer)}
-        self.deadlines = {p: t for p, t in self.deadlines.items() if p in live}
+        self.timers.now = self.clock
+        self.timers.watch(pending)
         for request in pending:
             if isinstance(request, Timer):
-                self.deadlines.setdefault(request.purpose, self.clock + request.seconds)
                 continue
             self.submit(self._answer(request))
             return True
@@ -115,13 +115,11 @@ class Simulator:
         raise RuntimeError(f"no simulated answer to {request}")
 
     def fire_due_timer(self, force: bool = False) -> bool:
-        if not self.deadlines:
+        self.timers.now = self.clock
+        purpose = self.timers.due(force)
+        self.clock = self.timers.now
+        if purpose is None:
             return False
-        purpose, due = min(self.deadlines.items(), key=lambda kv: (kv[1], kv[0]))
-        if due > self.clock and not force:
-            return False
-        self.clock = max(self.clock, due)
-        del self.deadlines[purpose]
         timer = next(
             r for r in self.game.pending(self.state) if getattr(r, "purpose", None) == purpose
         )

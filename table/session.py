@@ -101,6 +101,8 @@ class Update:
     """Something happened at the table, for the player to see.
 
     ``kind``: ``setup``, ``event`` (an engine event, player or derived),
+    ``progress`` (a deal's passes under way, the final audit: what a person
+    waits for),
     ``stale`` (a body overtaken by another, dropped), ``fault`` (a cheat,
     game stopped), ``rewound``, ``over`` (the outcome), ``done`` (audit)."""
 
@@ -213,6 +215,7 @@ class TableSession:
         self._last_progress = 0.0  # when the log last brought us anything
         self._finals_sent: set[int] = set()
         self._refusing: str | None = None  # why we refuse the host's setup
+        self._last_progress_text: str | None = None
         self._refused = False
         self._secrets_blob: bytes | None = None
         self._restored: tuple[dict[int, DealSecrets], dict[tuple[str, int], bytes]] | None = None
@@ -304,6 +307,7 @@ class TableSession:
                 self._report(updates)
                 self._last_progress = trio.current_time()
             if self._finished():
+                self._report([Update("progress", "auditing every deal from the revealed keys")])
                 result = await trio.to_thread.run_sync(self._finish)
                 self.result = result
                 self._report([Update("done", str(result))])
@@ -399,9 +403,28 @@ class TableSession:
             )
             self.seat = None
 
+    def _progress(self) -> str | None:
+        """Where the deals are (which seat is working on which pass, how
+        many passes are checked), or None when no deal is under way."""
+        table = self.replay.table
+        if table is None:
+            return None
+        for number, deal in enumerate(table.deals):
+            if deal.phase in ("shuffle", "lock"):
+                done = len(deal.shuffles) + len(deal.locks)
+                total = 2 * deal.setup.seats
+                proofs = "proofs checked" if deal.setup.proven else "unproven"
+                who = "your" if deal.next_seat == self.me else f"seat {deal.next_seat}'s"
+                return f"deal {number}: {who} {deal.phase} pass ({done}/{total} passes, {proofs})"
+        return None
+
     def _news(self, seq: int) -> list[Update]:
         out: list[Update] = []
         table = self.replay.table
+        progress = self._progress()
+        if progress != self._last_progress_text:
+            self._last_progress_text = progress
+            out.append(Update("progress", progress or "dealt", seq))
         if table is not None:
             out.extend(Update("event", str(e), seq) for e in table.events[self._shown :])
             self._shown = len(table.events)

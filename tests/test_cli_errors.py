@@ -104,7 +104,11 @@ def test_play_keeps_your_log_and_removes_the_bots(tmp_path, capsys, monkeypatch)
     copy = tmp_path / "copy.log"
     argv = ["play", "bluff", "--players", "3", "--home", str(home), "--unproven", "--headless"]
     assert main([*argv, "--log", str(copy)]) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
+    # progress on stderr (plain lines when not a terminal): never silent
+    assert "deal 0: seat 1's shuffle pass" in captured.err
+    assert "auditing every deal" in captured.err
     (log,) = home.glob("tables/*/log")
     assert copy.read_bytes() == log.read_bytes() and f"your log: {log}" in out
     assert (home / "identity.key").exists() and list(scratch.iterdir()) == []

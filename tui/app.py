@@ -101,6 +101,9 @@ class PlayApp(App[int]):
     def _updated(self, seat: int, update: Update) -> None:
         if seat != 0 or self.session is None:
             return
+        if update.kind == "progress":
+            self.sub_title = update.text  # the deal's progress, never a frozen screen
+            return
         if update.kind == "event":
             line = story(update.text)
             if line:

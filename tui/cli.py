@@ -378,8 +378,20 @@ def _play(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
 
+    live = sys.stderr.isatty()
+
     def show(seat: int, update: Update) -> None:
-        if seat != 0 or args.quiet:
+        if seat != 0:
+            return
+        if update.kind == "progress":  # on stderr: a live line on a terminal
+            if live:
+                print(f"\r\x1b[K{update.text}", end="", file=sys.stderr, flush=True)
+            elif not args.quiet:
+                print(update.text, file=sys.stderr, flush=True)
+            return
+        if live:
+            print("\r\x1b[K", end="", file=sys.stderr, flush=True)
+        if args.quiet:
             return
         if update.kind == "event":
             line = update.text if args.verbose else story(update.text)

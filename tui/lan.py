@@ -151,6 +151,10 @@ def _say(args: argparse.Namespace, text: str) -> None:
 
 def _update_printer(args: argparse.Namespace) -> Any:
     def show(update: Any) -> None:
+        if update.kind == "progress":  # progress goes to stderr
+            if not args.quiet:
+                print(update.text, file=sys.stderr, flush=True)
+            return
         if args.quiet and update.kind in ("event", "stale"):
             return
         print(f"  {update.text}" if update.kind == "event" else f"{update}", flush=True)

@@ -49,3 +49,17 @@ def test_a_replay_shows_the_cards_behind_every_play() -> None:
         return 0
 
     assert asyncio.run(run()) == 0
+
+
+def test_the_story_and_card_widgets_doctests() -> None:
+    """The story filter, the ANSI colours and the card widget (their
+    docstrings are their examples)."""
+    import doctest
+
+    import tui.replay
+    import tui.screens.bomb
+    import tui.story
+    import tui.widgets.cards
+
+    for module in (tui.story, tui.widgets.cards, tui.replay, tui.screens.bomb):
+        assert doctest.testmod(module).failed == 0, module.__name__

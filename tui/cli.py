@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import os
 import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -195,8 +196,6 @@ def _home(parser: argparse.ArgumentParser) -> int:
     from .games import saved_games
 
     identity = Identity.load_or_create()
-    import os
-
     who = f"{os.environ.get('USER', 'player')} ({identity.public.fingerprint})"
     choices = [(name, g.default_seats) for name, g in registered().items() if name in SCREENS]
     choice = HomeApp(who, choices, saved_games()).run()
@@ -318,7 +317,7 @@ def _play(args: argparse.Namespace) -> int:
     from table.session import Update, play_bot_table
     from table.verify import verify_log
 
-    from .story import story
+    from .story import coloured, story
 
     engine = game(args.game)
     seats = engine.default_seats if args.players is None else args.players
@@ -379,6 +378,7 @@ def _play(args: argparse.Namespace) -> int:
         )
 
     live = sys.stderr.isatty()
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
     def show(seat: int, update: Update) -> None:
         if seat != 0:
@@ -396,7 +396,7 @@ def _play(args: argparse.Namespace) -> int:
         if update.kind == "event":
             line = update.text if args.verbose else story(update.text)
             if line:
-                print(f"  {line}", flush=True)
+                print(f"  {coloured(line) if colour else line}", flush=True)
         elif update.kind != "stale" or args.verbose:
             print(f"{update}", flush=True)
 

@@ -39,3 +39,15 @@ def story(line: str) -> str | None:
     if line.startswith("reveal #"):
         return "cards shown: " + " ".join(_REVEAL.findall(line))
     return _SHOWS.sub("shows ", _POSITION.sub("", line))
+
+
+_RED_CARD = re.compile(r"((?:10|[2-9AJQK])[♥♦]|RJ)")
+
+
+def coloured(line: str) -> str:
+    """Red cards in red (ANSI), for a colour terminal.
+
+    >>> coloured("seat 0 plays Q♥ 7♠") == "seat 0 plays \x1b[31mQ♥\x1b[0m 7♠"
+    True
+    """
+    return _RED_CARD.sub(lambda m: f"\x1b[31m{m.group(1)}\x1b[0m", line)

@@ -1,7 +1,7 @@
 """Cards as a person sees them: suit symbols, red and black.
 
 >>> card_text(Card.parse("Q♥")).plain
-'Q♥'
+' Q♥ '
 """
 
 from __future__ import annotations

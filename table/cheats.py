@@ -16,7 +16,10 @@ Kinds (the name is what ``--cheat`` takes):
   one asked for (K12; §6 *Identity claims*);
 * ``move-for-another`` — signs a move as if it were another seat's;
 * ``timer`` — times out a timer though it is not the sequencer (§7.2);
-* ``keep-final`` — never makes its final reveal (named ``overdue``).
+* ``keep-final`` — never makes its final reveal (named ``overdue``);
+* ``false-verdict`` — as the author of a Mao secret rule, posts a verdict
+  its rule does not give (M28; caught when the rule is revealed, M29/M40:
+  it needs to win a round first, so it may never get the chance).
 """
 
 from __future__ import annotations
@@ -128,6 +131,20 @@ class MoveForAnother(_Once):
         return body
 
 
+class FalseVerdict(_Once):
+    def tamper(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        if body["t"] != "move" or body["event"].get("kind") != "verdict":
+            return body
+        body = copy.deepcopy(body)
+        event = body["event"]
+        if event["effects"]:  # the rule fired: say it did not
+            event["effects"] = []
+        else:  # it did not: make the next seat draw a card
+            target = (self.me + 1) % self.node.table.n
+            event["effects"] = [{"do": "draw", "target": target, "n": 1, "phrase": ""}]
+        return body
+
+
 class TimerNotSequencer(TableSession):
     cheated = False
 
@@ -155,6 +172,7 @@ class Cheat:
     what: str
     games: tuple[str, ...] = ()  # empty: every game
     proven_only: bool = False
+    seat: int = 1  # the seat that cheats (the sequencer's tricks need seat 0)
 
     def fits(self, game: str) -> bool:
         return not self.games or game in self.games
@@ -170,6 +188,7 @@ CHEATS = {
         Cheat("move-for-another", MoveForAnother, "signs a move for another seat"),
         Cheat("timer", TimerNotSequencer, "times out a timer without being the sequencer"),
         Cheat("keep-final", KeepFinal, "withholds its final reveal"),
+        Cheat("false-verdict", FalseVerdict, "posts a false verdict for its secret rule", ("mao",)),
     )
 }
 

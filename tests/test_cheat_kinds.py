@@ -20,6 +20,7 @@ CASES = {
     "move-for-another": ("bluff", 3, False, None),
     "timer": ("mao", 3, False, to_data(MaoConfig(hand_size=3))),
     "keep-final": ("bluff", 2, False, None),
+    "false-verdict": ("mao", 3, False, to_data(MaoConfig(hand_size=3))),
 }
 
 

@@ -11,11 +11,22 @@ True
 'cards shown: BJ 7♦'
 >>> story("seat 1 places 1, claims 1 × 2")
 'seat 1 places 1, claims 1 × 2'
+>>> story("seat 2 plays 7♠ 7♥ (C)")
+'seat 2 plays 7♠ 7♥ (kind C: a pair or a sequence)'
+
+In Chinese (``--lang zh``), the same story in the seeds' language; what
+players said is shown in Chinese when it is a phrase the game knows:
+
+>>> story("seat 1 places 2, claims 3 × Q", "zh")
+'座位1 扣下 2 张，声称 3 张 Q'
+>>> story("seat 0 plays 7♠ (#4) “have a nice day”", "zh")
+'座位0 出 7♠ “祝你愉快”'
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _HIDDEN = (
     re.compile(r"^dealt \[[0-9 ]*\] to seat \d+$"),
@@ -27,18 +38,340 @@ _HIDDEN = (
 )
 _POSITION = re.compile(r" \(#\d+\)")
 _SHOWS = re.compile(r"shows #\d+ as ")
-
-
 _REVEAL = re.compile(r"#\d+=(\S+)")
+_KINDS = {  # K12: what each Bomb play kind is
+    "A": ("kind A: related to the identity", "A 类：与身份牌相关"),
+    "B": ("kind B: the whole hand, none related", "B 类：整手牌，均与身份无关"),
+    "C": ("kind C: a pair or a sequence", "C 类：对子或等差数列"),
+}
+_BOMB_PLAY = re.compile(r"^(seat \d+ plays .*) \(([ABC])\)$")
 
 
-def story(line: str) -> str | None:
+def story(line: str, lang: str = "en") -> str | None:
     """The line a person reads for one event, or None to leave it out."""
     if any(pattern.search(line) for pattern in _HIDDEN):
         return None
     if line.startswith("reveal #"):
-        return "cards shown: " + " ".join(_REVEAL.findall(line))
-    return _SHOWS.sub("shows ", _POSITION.sub("", line))
+        line = "cards shown: " + " ".join(_REVEAL.findall(line))
+    else:
+        line = _SHOWS.sub("shows ", _POSITION.sub("", line))
+    bomb = _BOMB_PLAY.match(line)
+    if bomb:
+        line = f"{bomb.group(1)} ({_KINDS[bomb.group(2)][0]})"
+    return chinese(line) if lang == "zh" else line
+
+
+# ------------------------------------------------------------------ Chinese
+
+_QUOTED = re.compile(r"“([^”]*)”")
+
+
+def _said(text: str) -> str:
+    """Quoted words in Chinese when they are a phrase the game knows."""
+    from engines.phrases import parse
+
+    def one(m: re.Match[str]) -> str:
+        phrase = parse(m.group(1))  # None: free words, shown as typed
+        return f"“{phrase.text('zh') if phrase is not None else m.group(1)}”"
+
+    return _QUOTED.sub(one, text)
+
+
+_RULE_WORDS = (  # a revealed Mao rule (engines.mao_rules' wording), longest first
+    ("When a card is played", "出牌时"),
+    ("When a player draws", "摸牌时"),
+    ("When someone speaks", "有人说话时"),
+    ("the card below", "下面那张牌"),
+    ("the card is forbidden", "这张牌不许出"),
+    ("that is penalised", "要受罚"),
+    ("the player must say", "出牌者必须说"),
+    ("the next player misses", "下家停"),
+    ("the next player draws", "下家摸"),
+    ("the same player plays again", "同一玩家再出一张"),
+    ("the player draws", "出牌者摸"),
+    ("play reverses", "出牌方向反转"),
+    ("the player does not hold", "出牌者手里不是"),
+    ("the player holds", "出牌者手里有"),
+    ("the last", "最近"),
+    ("cards share a suit", "张牌同花色"),
+    ("the 7 chain is", "7 连的长度为"),
+    ("nobody says", "没人说"),
+    ("someone says", "有人说"),
+    ("it has not the same", "与下面那张牌不同"),
+    ("it has the same", "与下面那张牌相同"),
+    (" as the card below", ""),
+    ("its rank is", "点数相差"),
+    (" from the card below", ""),
+    ("the rank is", "点数为"),
+    ("play is not", "出牌方向不是"),
+    ("play is", "出牌方向是"),
+    ("counter-clockwise", "逆时针"),
+    ("clockwise", "顺时针"),
+    ("the card", "这张牌"),
+    (" is not ", "不是"),
+    (" is ", "是"),
+    ("not ", "不是"),
+    ("penalty:", "罚语："),
+    (" and ", "且"),
+    (" turns", " 轮"),
+    (" turn", " 轮"),
+    (" cards", " 张牌"),
+    ("rank", "点数"),
+    ("suit", "花色"),
+    ("color", "颜色"),
+    ("black", "黑色"),
+    ("red", "红色"),
+    ("even", "偶数"),
+    ("odd", "奇数"),
+)
+
+
+def rule_text(text: str) -> str:
+    """A Mao secret rule's English wording (``str(Rule)``) in Chinese."""
+    quoted: list[str] = []
+
+    def keep(m: re.Match[str]) -> str:  # phrases are not rule words
+        quoted.append(_said(m.group(0)))
+        return f"\x00{len(quoted) - 1}\x00"
+
+    text = _QUOTED.sub(keep, text)
+    for english, chinese_words in _RULE_WORDS:
+        text = text.replace(english, chinese_words)
+    text = text.replace("(", "（").replace(")", "）").replace(": ", "：").replace("; ", "；")
+    return re.sub("\x00(\\d+)\x00", lambda m: quoted[int(m.group(1))], text)
+
+
+def _effects(text: str) -> str:
+    out = []
+    for part in text.split("; "):
+        m = re.match(r"penalty “(.*)” to seat (\d+)$", part)
+        if m:
+            out.append(f"罚座位{m.group(2)}：{_said('“' + m.group(1) + '”')}")
+            continue
+        m = re.match(r"vouch for “(.*)” said by seat (\d+)$", part)
+        if m:
+            out.append(f"担保座位{m.group(2)}说的{_said('“' + m.group(1) + '”')}")
+            continue
+        m = re.match(r"(draw|skip) (\d+) for seat (\d+)$", part)
+        if m:
+            verb = "摸" if m.group(1) == "draw" else "停"
+            unit = "张" if m.group(1) == "draw" else "轮"
+            out.append(f"座位{m.group(3)}{verb} {m.group(2)} {unit}")
+            continue
+        m = re.match(r"(\w+)(?: seat (\d+))?$", part)
+        words = {"return": "退回所出的牌", "reverse": "方向反转", "again": "再出一次",
+                 "uphold": "罚得对", "nothing": "无"}  # fmt: skip
+        if m and m.group(1) in words:
+            who = f"座位{m.group(2)}：" if m.group(2) else ""
+            out.append(who + words[m.group(1)])
+        else:
+            out.append(part)
+    return "；".join(out)
+
+
+_PROPOSAL = {"drop": "废除", "change": "修改"}
+
+
+def _kind(m: re.Match[str]) -> str:
+    return f"座位{m.group(1)} 出 {m.group(2)}（{_KINDS[m.group(3)][1]}）"
+
+
+_ZH: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
+    (re.compile(r"^cards shown: (.*)$"), r"亮牌：\1"),
+    (
+        re.compile(r"^seat (\d+) places (\d+), claims (\d+) × (\S+)$"),
+        r"座位\1 扣下 \2 张，声称 \3 张 \4",
+    ),
+    (re.compile(r"^seat (\d+) challenges: 吹牛!$"), r"座位\1：吹牛！"),
+    (re.compile(r"^seat (\d+) lets the claim stand$"), r"座位\1 不质疑"),
+    (re.compile(r"^seat (\d+) shows (\S+)$"), r"座位\1 亮出 \2"),
+    (re.compile(r"^seat (\d+) plays (.*) \(kind ([ABC]):[^)]*\)$"), _kind),
+    (
+        re.compile(r"^seat (\d+) places the bomb in front of seat (\d+)$"),
+        r"座位\1 把炸弹放在座位\2 面前",
+    ),
+    (re.compile(r"^seat (\d+): 炸掉!$"), r"座位\1：炸掉！"),
+    (re.compile(r"^seat (\d+) passes$"), r"座位\1 不炸"),
+    (
+        re.compile(r"^seat (\d+) plays (\S+)(.*)$"),
+        lambda m: f"座位{m.group(1)} 出 {m.group(2)}{_said(m.group(3))}",
+    ),
+    (re.compile(r"^seat (\d+) draws(.*)$"), lambda m: f"座位{m.group(1)} 摸牌{_said(m.group(2))}"),
+    (re.compile(r"^seat (\d+) says(.*)$"), lambda m: f"座位{m.group(1)} 说{_said(m.group(2))}"),
+    (
+        re.compile(r"^seat (\d+) to seat (\d+): (“.*”)$"),
+        lambda m: f"座位{m.group(1)} 罚座位{m.group(2)}：{_said(m.group(3))}",
+    ),
+    (
+        re.compile(r"^rule (\d+) \(seat (\d+)\) on event (\d+): (.*)$"),
+        lambda m: (
+            f"规则 {m.group(1)}（座位{m.group(2)}）判第 {m.group(3)} 件事：{_effects(m.group(4))}"
+        ),
+    ),
+    (re.compile(r"^seat (\d+) adds no rule$"), r"座位\1 不加新规则"),
+    (re.compile(r"^seat (\d+) adds a secret rule (\S+)$"), r"座位\1 加了一条秘密规则 \2"),
+    (
+        re.compile(r"^seat (\d+) reveals rule (\d+): (.*)$"),
+        lambda m: f"座位{m.group(1)} 公开规则 {m.group(2)}：{rule_text(m.group(3))}",
+    ),
+    (re.compile(r"^seat (\d+) proposes to end the game$"), r"座位\1 提议结束游戏"),
+    (
+        re.compile(r"^seat (\d+) proposes to (\w+) rule (\d+)$"),
+        lambda m: f"座位{m.group(1)} 提议{_PROPOSAL.get(m.group(2), m.group(2))}规则 {m.group(3)}",
+    ),
+    (re.compile(r"^seat (\d+) votes yes$"), r"座位\1 投赞成票"),
+    (re.compile(r"^seat (\d+) votes no$"), r"座位\1 投反对票"),
+    (re.compile(r"^time up: detonation$"), "时间到：没人引爆"),
+    (re.compile(r"^time up: time-limit$"), "时间到：游戏时限已到"),
+    (re.compile(r"^time up: starter$"), "时间到：开始出牌"),
+    (re.compile(r"^time up: turn [\d.]+ seat (\d+)$"), r"时间到：座位\1 超时"),
+    (re.compile(r"^time up: (.*)$"), r"时间到：\1"),
+]
+
+
+def chinese(line: str) -> str:
+    """One story line in Chinese (a line it does not know stays English)."""
+    for pattern, template in _ZH:
+        m = pattern.match(line)
+        if m:
+            return template(m) if callable(template) else m.expand(template)
+    return line
+
+
+_OUTCOME = re.compile(
+    r"^winners \[([\d, ]*)\], losers \[([\d, ]*)\]: (.*?)(?:; cheaters \[([\d, ]*)\])?$"
+)
+_REASONS = (
+    (re.compile(r"^B11: hand empty, last claim stood$"), "B11：手牌出完，最后的声称无人质疑"),
+    (re.compile(r"^B11/B12: hand empty, challenge failed$"), "B11/B12：手牌出完，质疑失败"),
+    (re.compile(r"^B12: no cards left to play$"), "B12：没有牌可出了"),
+    (re.compile(r"^K25: time limit reached, civilians win$"), "K25：时限已到，平民获胜"),
+    (re.compile(r"^K22: a civilian detonated and loses alone$"), "K22：平民引爆，独自落败"),
+    (re.compile(r"^K18: a captain killed an enemy captain$"), "K18：队长炸死了敌方队长"),
+    (
+        re.compile(r"^K19: a captain killed a traitor of their own alliance$"),
+        "K19：队长炸死了本方的叛徒",
+    ),
+    (re.compile(r"^K23: a civilian was killed$"), "K23：平民被炸死"),
+    (re.compile(r"^K20: the assassination failed$"), "K20：刺杀失败"),
+    (
+        re.compile(
+            r"^the table voted to end the game \(M31\) after (\d+) round\(s\); "
+            r"most rounds won: (\d+)$"
+        ),
+        r"全桌投票结束游戏（M31），共 \1 局；最多赢 \2 局",
+    ),
+    (re.compile(r"^game stopped: seat (\d+) (.*)$"), r"游戏中止：座位\1 \2"),
+)
+
+
+def outcome_text(text: str, lang: str = "en") -> str:
+    """An engine outcome (``str(Outcome)``) for a person.
+
+    >>> outcome_text("winners [0], losers [1]: K20: the assassination failed", "zh")
+    '赢家：座位0；输家：座位1。K20：刺杀失败'
+    """
+    if lang != "zh":
+        return text
+    m = _OUTCOME.match(text)
+    if not m:
+        return text
+
+    def seats(listed: str) -> str:
+        return "、".join(f"座位{s.strip()}" for s in listed.split(",") if s.strip()) or "无"
+
+    reason = m.group(3)
+    for pattern, chinese_reason in _REASONS:
+        hit = pattern.match(reason)
+        if hit:
+            reason = hit.expand(chinese_reason)
+            break
+    out = f"赢家：{seats(m.group(1))}；输家：{seats(m.group(2))}。{reason}"
+    if m.group(4):
+        out += f"；作弊者：{seats(m.group(4))}"
+    return out
+
+
+_FAULT = re.compile(r"^(?:seat (\d+) \(([^)]*)\)|unknown seat)(?: at entry #(\d+))?: (.*)$")
+
+
+def fault_text(text: str, lang: str = "en") -> str:
+    """A named cheat (``str(Fault)``): who, where; the reason stays as the
+    checks wrote it (protocol terms, in English).
+
+    >>> fault_text("seat 1 (ABCD) at entry #7: wrong key", "zh")
+    '座位1（ABCD），第 7 条记录：wrong key'
+    """
+    m = _FAULT.match(text)
+    if lang != "zh" or not m:
+        return text
+    who = f"座位{m.group(1)}（{m.group(2)}）" if m.group(1) else "未知座位"
+    where = f"，第 {m.group(3)} 条记录" if m.group(3) else ""
+    return f"{who}{where}：{m.group(4)}"
+
+
+_GAME_ZH = {"bluff": "吹牛", "bomb": "糊涂炸弹", "mao": "毛"}
+
+
+def game_name(name: str, lang: str = "en") -> str:
+    """A game's name for a person (Chinese: the seeds' names)."""
+    return _GAME_ZH.get(name, name) if lang == "zh" else name
+
+
+_PROGRESS = re.compile(
+    r"^deal (\d+): (your|seat (\d+)'s) (shuffle|lock) pass \((\d+)/(\d+) passes, (.*)\)$"
+)
+
+
+def update_line(kind: str, text: str, lang: str = "en") -> str:
+    """A session update that is not a game event (``setup``, ``over``,
+    ``done``, ``fault``, ``rewound``, ``stale``, ``progress``), as printed.
+
+    >>> update_line("over", "winners [1], losers [0]: K20: the assassination failed", "zh")
+    '[结束] 赢家：座位1；输家：座位0。K20：刺杀失败'
+    >>> update_line("progress", "deal 0: seat 2's lock pass (3/6 passes, proofs checked)", "zh")
+    '第 0 次发牌：座位2 正在上锁（3/6 步，证明已检查）'
+    """
+    if lang != "zh":
+        return text if kind == "progress" else f"[{kind}] {text}"
+    if kind == "progress":
+        m = _PROGRESS.match(text)
+        if m:
+            who = "你" if m.group(2) == "your" else f"座位{m.group(3)}"
+            step = "洗牌" if m.group(4) == "shuffle" else "上锁"
+            proofs = "证明已检查" if m.group(7) == "proofs checked" else "无证明"
+            done = f"{m.group(5)}/{m.group(6)}"
+            return f"第 {m.group(1)} 次发牌：{who} 正在{step}（{done} 步，{proofs}）"
+        return {"auditing every deal from the revealed keys": "正在用公开的密钥审计每一次发牌",
+                "dealt": "发牌完成"}.get(text, text)  # fmt: skip
+    if kind == "setup":
+        m = re.match(r"^(\w+), (\d+) seats, (proven|unproven) deals$", text)
+        if m:
+            mode = "带证明" if m.group(3) == "proven" else "不带证明"
+            text = f"{game_name(m.group(1), lang)}，{m.group(2)} 个座位，{mode}的发牌"
+        return f"[开局] {text}"
+    if kind == "over":
+        return f"[结束] {outcome_text(text, lang)}"
+    if kind == "done":
+        if text.startswith("clean: "):
+            return f"[审计] 干净：{outcome_text(text[7:], lang)}"
+        parts = []
+        for part in text.split("; "):
+            if part.startswith("cheating: "):
+                parts.append("作弊：" + fault_text(part[10:], lang))
+            elif part.startswith("outcome: "):
+                parts.append("结果：" + outcome_text(part[9:], lang))
+            else:
+                parts.append(re.sub(r"^seat (\d+) has not made its final reveal$",
+                                    r"座位\1 还没有做最后的公开", part))  # fmt: skip
+        return "[审计] " + "；".join(parts)
+    if kind == "fault":
+        found = text.removesuffix("; the game is stopped")
+        stopped = "；游戏已停止" if found != text else ""
+        return f"[作弊] {fault_text(found, lang)}{stopped}"
+    if kind == "rewound":
+        return "[回退] " + re.sub(r"^log cut back to #(\d+)$", r"日志退回到第 \1 条", text)
+    return f"[{kind}] {text}"
 
 
 _RED_CARD = re.compile(r"((?:10|[2-9AJQK])[♥♦]|RJ)")

@@ -20,9 +20,10 @@ M24) may be said with the play or on its own before the window closes; when
 it closes, every phrase still owed is penalised ("failure to say X") and
 stays owed one more window ("continued failure to say X"). Violations
 detected on the spot (bad card M21, out of turn M22, 10 seconds M23, Mao in
-vain M25, point of order M33–M34, talking M37, M38 keywords) are penalised
-at once and remembered for the window so that a player's call of the same
-violation is not "bad call" but simply has no effect (M18). Calls about a
+vain M25, point of order M33–M34, talking M37 with no rule in force, M38
+keywords) are penalised at once and remembered for the window so that a
+player's call of the same violation is not "bad call" but simply has no
+effect (M18). Calls about a
 phrase still owed are honoured at once. After the window nothing can be
 called (M19).
 
@@ -55,6 +56,12 @@ commitment and re-judges every kept verdict with the same
 all cards are reshuffled into fresh positions and dealt again. The game has
 no end of its own: it ends by majority vote (``propose end``), after which
 every author must reveal their rules.
+
+*No talking (M37).* Words the base rules neither require nor allow are
+talk, with a play, a draw or on their own: penalised at once while no secret
+rule is in force; with rules in force they are kept for the window, and a
+"talking" call on them stands unless the rules' authors vouch (``vouch``
+verdicts) for every word.
 
 *Point of order (M32–M35)* pauses turns and timers; touching cards and
 saying "point of order" again are penalised; the quoted form ``"point of

@@ -84,6 +84,9 @@ from engines.phrases import (
 )
 
 MAX_RULES = 64
+TALK_LIMIT = 8
+"""M37: distinct words kept per seat and window for a "talking" call (a
+verdict has at most 8 effects, one vouch each); later words are not kept."""
 NOTES = 12
 """Penalties kept in the state for views (the latest ones)."""
 
@@ -111,6 +114,7 @@ class MaoWork:
     owed: list[Owed]
     violations: list[Violation]
     rule_hits: list[tuple[int, int]]
+    talk: list[tuple[int, str]]
     penalized: list[int]
     last_card: list[bool]
     poo: int
@@ -322,7 +326,7 @@ def _deal_round(t: MaoWork, first: bool = False) -> None:
     while not _in_game(t, first_player):
         first_player = (first_player + 1) % t.seats
     t.flow = Flow(last=(first_player - 1) % t.seats, missed=(0,) * t.seats)
-    t.owed, t.violations, t.rule_hits, t.penalized = [], [], [], []
+    t.owed, t.violations, t.rule_hits, t.penalized, t.talk = [], [], [], [], []
     t.last_card = [False] * t.seats
     t.poo, t.undo, t.pending_win = -1, None, -1
     t.judgements, t.calls = [], []
@@ -357,15 +361,16 @@ def _close_window(t: MaoWork) -> None:
             _penalize(t, o.seat, fail_say(phrase))
             still.append(replace(o, continued=True))
     t.owed = still
-    t.violations, t.rule_hits, t.penalized = [], [], []
+    t.violations, t.rule_hits, t.penalized, t.talk = [], [], [], []
 
 
 # -- what players say --------------------------------------------------------------------
 
 
 def _hear(t: MaoWork, seat: int, says: tuple[str, ...], with_action: bool) -> None:
-    """Apply each utterance in order (M9–M16, M32–M38)."""
-    talked = False
+    """Apply each utterance in order (M9–M16, M32–M38). ``with_action``: said
+    with a play or draw (it changes nothing here: talk is talk, M37)."""
+    talked: list[str] = []  # words the base rules neither require nor allow now
     outsider = not _in_game(t, seat)
     for i, text in enumerate(says):
         p = parse(text)
@@ -380,7 +385,7 @@ def _hear(t: MaoWork, seat: int, says: tuple[str, ...], with_action: bool) -> No
                     if test(text) and Violation(seat, key) not in t.violations:
                         _penalize(t, seat, Phrase(key))
                         break
-            talked = talked or not with_action
+            talked.append(text)
             continue
         if p.id == "point_of_order":
             if t.poo >= 0:
@@ -392,10 +397,11 @@ def _hear(t: MaoWork, seat: int, says: tuple[str, ...], with_action: bool) -> No
             if t.poo >= 0:
                 t.poo = -1
             else:
-                talked = True
+                talked.append(text)
             continue
         if p.id == "poo_quoted":
-            talked = talked or t.poo < 0
+            if t.poo < 0:
+                talked.append(text)
             continue
         if p.id == "mao" and not t.config.mini:
             _mao(t, seat, last=i == len(says) - 1)
@@ -409,10 +415,25 @@ def _hear(t: MaoWork, seat: int, says: tuple[str, ...], with_action: bool) -> No
         if p.id == "suit" and t.flow.jack_open:
             t.flow = replace(t.flow, suit=p.arg, jack_open=False)
             continue
-        talked = True
+        talked.append(text)
     if talked and t.config.no_talking and t.poo < 0 and not outsider:
+        _talked(t, seat, talked)
+
+
+def _talked(t: MaoWork, seat: int, words: list[str]) -> None:
+    """M37: with no secret rule in force, words the base rules neither require
+    nor allow are talking, penalised at once. With secret rules in force they
+    may be a rule's words, which only its author knows: they are kept for the
+    window, and a "talking" call on them goes to the authors (``vouch``)."""
+    if not any(r.status == "active" for r in t.rules):
         if Violation(seat, "talking") not in t.violations:
             _penalize(t, seat, Phrase("talking"))
+        return
+    kept = [w for s, w in t.talk if s == seat]
+    for w in words:
+        if len(kept) < TALK_LIMIT and all(normalize(w) != normalize(k) for k in kept):
+            kept.append(w)
+            t.talk.append((seat, w))
 
 
 def _mao(t: MaoWork, seat: int, last: bool) -> None:
@@ -645,7 +666,26 @@ def _on_call(t: MaoWork, e: Call) -> None:
             return
     if Violation(target, phrase.key) in t.violations:
         return  # M18: already penalised; another call changes nothing
+    if phrase.id == "talking" and t.config.no_talking and _talking_call(t, caller, target, e):
+        return
     _penalize(t, caller, Phrase("bad_call"))  # M20
+
+
+def _talking_call(t: MaoWork, caller: int, target: int, e: Call) -> bool:
+    """M37: a "talking" call on words kept this window; False when there are none.
+    With no rule in force any more the call stands; else the authors judge it."""
+    words = tuple(w for s, w in t.talk if s == target)
+    if not words:
+        return False
+    active = [i for i, r in enumerate(t.rules) if r.status == "active"]
+    if not active:
+        _penalize(t, target, Phrase("talking"), by=caller)
+        return True
+    ctx = JudgeContext(t.ev_seq, "call", caller, said=words, call_phrase=e.phrase,
+                       call_target=target)  # fmt: skip
+    t.judgements.extend(Judgement(i, ctx) for i in active)
+    t.calls.append(PendingCall(t.ev_seq, caller, len(active), target=target, words=words))
+    return True
 
 
 # -- secret rules ------------------------------------------------------------------------
@@ -704,8 +744,15 @@ def _on_verdict(t: MaoWork, e: RuleVerdict) -> None:
     if ctx is None or ctx.seq != e.on:
         raise IllegalMove("this verdict is not the next one due for that rule", seat=e.seat)
     for eff in e.effects:
-        if eff.do in ("penalty", "skip", "draw", "uphold") and not 0 <= eff.target < t.seats:
+        if eff.do in ("penalty", "skip", "draw", "uphold", "vouch") and not (
+            0 <= eff.target < t.seats
+        ):
             raise IllegalMove("a verdict effect names no seat", seat=e.seat)
+        if eff.do == "vouch" and (
+            ctx.trigger != "call" or eff.target != ctx.call_target or eff.phrase not in ctx.said
+        ):
+            raise IllegalMove("a vouch answers a talking call, for words it is about",
+                              seat=e.seat)  # fmt: skip
         if eff.do == "return" and ctx.trigger != "play":
             raise IllegalMove("only a play can be sent back", seat=e.seat)
         if eff.do == "uphold" and ctx.trigger != "call":
@@ -725,6 +772,9 @@ def _on_verdict(t: MaoWork, e: RuleVerdict) -> None:
             t.rule_hits.append((e.slot, eff.target))
         elif eff.do == "uphold":
             t.calls = [replace(c, upheld=True) if c.seq == ctx.seq else c for c in t.calls]
+        elif eff.do == "vouch":
+            t.calls = [replace(c, vouched=(*c.vouched, eff.phrase)) if c.seq == ctx.seq else c
+                       for c in t.calls]  # fmt: skip
         elif eff.do == "return":
             if not retracted:
                 _retract(t)
@@ -800,6 +850,14 @@ def _settle_call(t: MaoWork, seq: int) -> None:
             t.calls[i] = c
             return
         del t.calls[i]
+        if c.words:  # M37: the call stands unless every word was vouched for
+            vouched = {normalize(v) for v in c.vouched}
+            if all(normalize(w) in vouched for w in c.words):
+                if _in_game(t, c.caller):
+                    _penalize(t, c.caller, Phrase("bad_call"))
+            elif _in_game(t, c.target) and Violation(c.target, "talking") not in t.violations:
+                _penalize(t, c.target, Phrase("talking"), by=c.caller)
+            return
         if not c.upheld and _in_game(t, c.caller):
             _penalize(t, c.caller, Phrase("bad_call"))
         return

@@ -51,6 +51,14 @@ kept context: a verdict that differs is attributed to its author.
 A penalty call by another player with a phrase no base rule knows is judged
 too (M28): the author upholds it (``uphold``) when the phrase is this rule's
 and the target was penalised under it in the current penalty window.
+
+With the no-talking variant (M37) and secret rules in force, the engine
+cannot tell talk from a secret rule's words, so a "talking" call is judged by
+the authors: the context's ``said`` holds what the target said in the window
+that the base rules neither require nor allow, and each author *vouches*
+(``vouch``, with the words) for the words its rule requires or allows
+(:func:`allows`). The call stands unless every one of those words is vouched
+for.
 """
 
 from __future__ import annotations
@@ -283,7 +291,8 @@ class JudgeContext:
     discard pile before the event, top first, at most ``HISTORY`` cards.
     For a penalty call (``trigger == "call"``) ``call_phrase`` and
     ``call_target`` say what was called; ``violators`` (filled when the
-    verdict is due) are the seats penalised under this rule in the window."""
+    verdict is due) are the seats penalised under this rule in the window;
+    for a "talking" call (M37) ``said`` is the target's talk in the window."""
 
     seq: int
     trigger: str
@@ -305,11 +314,13 @@ class VerdictEffect:
     """One part of a verdict: ``penalty`` (target, phrase, ``n`` cards),
     ``return`` (the played card goes back), ``skip`` (target misses ``n``
     turns), ``reverse``, ``again``, ``draw`` (target draws ``n``),
-    ``uphold`` (a call was right)."""
+    ``uphold`` (a call was right), ``vouch`` (M37: the rule requires or
+    allows the words ``phrase`` that ``target`` said)."""
 
     KINDS: ClassVar[tuple[str, ...]] = (
-        "penalty", "return", "skip", "reverse", "again", "draw", "uphold"
+        "penalty", "return", "skip", "reverse", "again", "draw", "uphold", "vouch"
     )  # fmt: skip
+    WORDED: ClassVar[frozenset[str]] = frozenset({"penalty", "vouch"})
     do: str
     target: int = -1
     n: int = 0
@@ -320,8 +331,8 @@ class VerdictEffect:
             raise ValueError(f"unknown verdict effect {self.do!r}")
         if not -1 <= self.target <= 64 or not 0 <= self.n <= 3:
             raise ValueError("verdict effect target or count out of range")
-        if (self.do == "penalty") != bool(self.phrase):
-            raise ValueError("a penalty (and only a penalty) carries a phrase")
+        if (self.do in self.WORDED) != bool(self.phrase):
+            raise ValueError("a penalty or a vouch (and nothing else) carries a phrase")
         if len(self.phrase) > MAX_UTTERANCE:
             raise ValueError("verdict phrase too long")
 
@@ -330,6 +341,8 @@ class VerdictEffect:
             return f"penalty “{self.phrase}” to seat {self.target}"
         if self.do in ("skip", "draw"):
             return f"{self.do} {self.n} for seat {self.target}"
+        if self.do == "vouch":
+            return f"vouch for “{self.phrase}” said by seat {self.target}"
         return self.do if self.target < 0 else f"{self.do} seat {self.target}"
 
 
@@ -396,8 +409,34 @@ def applies(rule: Rule, ctx: JudgeContext) -> bool:
     return ctx.trigger == rule.trigger and all(_holds(c, ctx) for c in rule.conditions)
 
 
+def allows(rule: Rule, words: str) -> bool:
+    """M37: whether ``rule`` requires or allows saying ``words``: they are a
+    phrase the rule requires, or one a condition listens for (saying it, or
+    not saying it, changes what the rule does) — unless the rule is about
+    speech and penalises exactly those words."""
+    n = normalize(words)
+    if not n:
+        return False
+    if any(e.do == "require" and normalize(e.phrase) == n for e in rule.effects):
+        return True
+    listened = any(c.test == "said" and normalize(c.phrase) == n for c in rule.conditions)
+    forbids_words = rule.trigger == "say" and any(e.do == "penalize" for e in rule.effects)
+    return listened and not forbids_words
+
+
+def _is_talking_call(phrase: str) -> bool:
+    found = parse(phrase)
+    return found is not None and found.id == "talking"
+
+
 def judge(rule: Rule, ctx: JudgeContext) -> tuple[VerdictEffect, ...]:
     """The author's verdict on one event (M28): what the engine must do."""
+    if ctx.trigger == "call" and _is_talking_call(ctx.call_phrase):
+        return tuple(
+            VerdictEffect("vouch", ctx.call_target, phrase=words)
+            for words in ctx.said
+            if allows(rule, words)
+        )
     if ctx.trigger == "call":
         said = normalize(ctx.call_phrase)
         mine = any(normalize(str(p)) == said for p in rule.penalty_phrases)

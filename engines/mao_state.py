@@ -116,10 +116,17 @@ class SecretRule:
 
 @dataclass(frozen=True, slots=True)
 class PendingCall:
+    """A call the secret rules' authors are judging. A "talking" call (M37)
+    names its ``target``, the ``words`` it is about and the words ``vouched``
+    for so far."""
+
     seq: int
     caller: int
     waiting: int
     upheld: bool = False
+    target: int = -1
+    words: tuple[str, ...] = ()
+    vouched: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +164,7 @@ class MaoState:
     owed: tuple[Owed, ...] = ()
     violations: tuple[Violation, ...] = ()
     rule_hits: tuple[tuple[int, int], ...] = ()  # (slot, seat) penalised this window
+    talk: tuple[tuple[int, str], ...] = ()  # M37: (seat, words) a rule might allow, this window
     penalized: tuple[int, ...] = ()  # seats penalised this window
     last_card: tuple[bool, ...] = ()  # said "last card" on reaching one card
     poo: int = -1  # seat that called the point of order, or -1

@@ -527,8 +527,8 @@ def test_M37_no_talking() -> None:
     s.say(1, "point of order")
     s.say(1, "nice weather")  # free talk during a point of order
     s.say(0, "point taken")
-    s.play(0, "5♣", "mysterious words")  # said with a play: may be a secret rule's phrase
-    assert s.notes() == [(1, "talking")]
+    s.play(0, "5♣", "mysterious words")  # no secret rule in force: talk, even with a play
+    assert s.notes() == [(1, "talking"), (0, "talking")]
 
 
 def test_M38_lying_swearing_conduct_explaining_asking() -> None:

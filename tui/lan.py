@@ -1,6 +1,8 @@
 """``nodealer host``, ``nodealer join`` and ``nodealer tables``: play with
-people on the LAN (headless for now: a sensible bot plays this seat, with a
-note saying so, until the TUI's table screens land).
+people on the LAN. In a terminal, ``host`` and ``join`` open the app
+(:class:`tui.table_app.TableApp`) at the waiting room, then the table; with
+``--headless`` (or not on a terminal, or a game this machine has no table
+screen for) a sensible bot plays this seat, with a note saying so.
 
 The host opens a lobby (:mod:`p2p.lobby`) and, unless ``--no-advertise``,
 advertises it by mDNS (:mod:`p2p.discovery`); a joiner finds it by mDNS or
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -185,13 +188,50 @@ def _finish(args: argparse.Namespace, seat: Any) -> int:
     return EXIT_CLEAN if result.clean and report.exit_code == EXIT_CLEAN else EXIT_PROBLEM
 
 
-def _note_headless(args: argparse.Namespace) -> None:
-    if not args.headless:
-        print(
-            "note: the table screens are not there yet - a sensible bot plays your seat "
-            "(as with --headless)",
-            file=sys.stderr,
-        )
+def _screen_for(args: argparse.Namespace, game_name: str | None) -> bool:
+    """Whether this seat is played on a screen (else a bot plays it, noted)."""
+    if args.headless:
+        return False
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("note: not a terminal - a sensible bot plays your seat (as with --headless)",
+              file=sys.stderr)  # fmt: skip
+        return False
+    if game_name is not None:
+        from .table_app import table_screens
+
+        if game_name not in table_screens():
+            print(
+                f"note: no table screen for {game_name} on this machine yet - a sensible bot "
+                "plays your seat (as with --headless)",
+                file=sys.stderr,
+            )
+            return False
+    return True
+
+
+def _check_port(interface: str, port: int) -> str | None:
+    """Why the lobby cannot listen on ``interface:port``, or None (checked
+    before anything starts, so a port in use changes nothing)."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in interface else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as sock:
+            sock.bind((interface, port))
+    except OSError as exc:
+        return f"cannot listen on {interface}:{port}: {exc.strerror or exc}"
+    return None
+
+
+def _run_app(args: argparse.Namespace, app: Any, command: str) -> int:
+    app.run()
+    if app.problem is not None:
+        print(f"nodealer {command}: {app.problem}", file=sys.stderr)
+        return EXIT_PROBLEM
+    if app.result is not None:
+        print(f"{app.result.result}")
+        print(f"saved log: {app.result.log_path}")
+    return int(app.exit_code)
 
 
 def run_host(args: argparse.Namespace) -> int:
@@ -199,7 +239,7 @@ def run_host(args: argparse.Namespace) -> int:
 
     from engines.core import game
     from p2p.identity import Identity
-    from table.seating import GameSettings, host_table
+    from table.seating import GameSettings, SeatingError, host_table
 
     home = _home(args)
     engine = game(args.game)
@@ -207,16 +247,42 @@ def run_host(args: argparse.Namespace) -> int:
     nickname = _nickname(args.nickname)
     name = args.name or f"{nickname}'s {args.game.capitalize()} table"
     try:
-        config = _config(engine, args.config)
+        config = parse_config(engine, args.config)
     except ValueError as exc:
         print(f"nodealer host: {exc}", file=sys.stderr)
         return EXIT_PROBLEM
     if args.rounds is not None and args.game != "mao":
         print("nodealer host: --rounds is for Mao", file=sys.stderr)
         return EXIT_PROBLEM
-    settings = GameSettings(args.game, players, config, not args.unproven, name, args.rounds)
+    try:
+        settings = GameSettings(args.game, players, config, not args.unproven, name, args.rounds)
+    except SeatingError as exc:
+        print(f"nodealer host: {exc}", file=sys.stderr)
+        return EXIT_PROBLEM
+    busy = _check_port(args.interface, args.port)
+    if busy is not None:
+        print(f"nodealer host: {busy} (choose another --port, or 0 for any free one)",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_PROBLEM
     identity = Identity.load_or_create()
-    _note_headless(args)
+    if _screen_for(args, args.game):
+        from .table_app import HostPlan, TableApp
+
+        def advertise(lobby: Any, note: Callable[[str], None]) -> Any:
+            if args.no_advertise:
+                return trio.sleep(0)
+            return _advertise(args, settings, identity, nickname, lobby, note)
+
+        app = TableApp(
+            HostPlan(settings, args.interface, args.port, min_seats=engine.min_seats),
+            identity=identity,
+            home=home,
+            nickname=nickname,
+            time_scale=args.time_scale,
+            bot_for=_player_for(args.seed),
+            advertise=advertise,
+        )
+        return _run_app(args, app, "host")
 
     async def main() -> Any:
         async with trio.open_nursery() as nursery:
@@ -278,11 +344,20 @@ def _announce(args: argparse.Namespace, settings: Any, lobby: Any) -> None:
     print(f"  nodealer join --connect {host}:{lobby.port}", flush=True)
 
 
+def _stderr(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
 async def _advertise(
-    args: argparse.Namespace, settings: Any, identity: Any, nickname: str, lobby: Any
+    args: argparse.Namespace,
+    settings: Any,
+    identity: Any,
+    nickname: str,
+    lobby: Any,
+    note: Callable[[str], None] = _stderr,
 ) -> None:
     """Advertise the lobby while it takes seats; withdrawn (goodbye) once the
-    table starts."""
+    table starts. ``note`` says why it could not be advertised."""
     import trio
 
     from p2p.discovery import DiscoveryError, TableAd, advertise
@@ -293,7 +368,7 @@ async def _advertise(
 
         addresses = local_addresses()
         if not addresses:
-            print("note: no LAN address to advertise on; use --connect", file=sys.stderr)
+            note("note: no LAN address to advertise on; use --connect")
             return
         address = addresses[0][1]
     else:
@@ -318,10 +393,10 @@ async def _advertise(
                 if taken != advert.ad.seats_taken and lobby.state.phase is Phase.OPEN:
                     await advert.update(taken)
     except DiscoveryError as exc:
-        print(f"note: not advertised on the LAN ({exc}); use --connect", file=sys.stderr)
+        note(f"note: not advertised on the LAN ({exc}); use --connect")
 
 
-def _config(engine: Any, pairs: list[str]) -> Any:
+def parse_config(engine: Any, pairs: list[str]) -> Any:
     """``--config KEY=VALUE`` pairs as the engine's config data (None: the
     defaults); values are JSON (true, 600, "text") or plain text."""
     import json
@@ -356,15 +431,20 @@ def _fit(text: str, limit: int = 63) -> str:
 def run_join(args: argparse.Namespace) -> int:
     import trio
 
-    from p2p.discovery import parse_hostport
+    from p2p.discovery import BadHostPort, parse_hostport
     from p2p.identity import Identity
     from table.seating import held_tables, join_table, resume_table
 
+    if args.connect is not None:
+        try:
+            where = parse_hostport(args.connect)
+        except BadHostPort as exc:
+            print(f"nodealer join: --connect {args.connect!r}: {exc}", file=sys.stderr)
+            return EXIT_PROBLEM
     home = _home(args)
     identity = Identity.load_or_create()
     nickname = _nickname(args.nickname)
     player_for = _player_for(args.seed)
-    _note_headless(args)
     bind = args.interface
     options: dict[str, Any] = {
         "time_scale": args.time_scale,
@@ -378,6 +458,9 @@ def run_join(args: argparse.Namespace) -> int:
         ]
         if held:
             table = held[0]
+            if not args.headless:
+                print("note: going back to a table is headless for now - a sensible bot plays "
+                      "your seat", file=sys.stderr)  # fmt: skip
             print(f"going back to {table.settings} (seat {table.seat})", flush=True)
             seat = trio.run(
                 lambda: resume_table(
@@ -395,8 +478,19 @@ def run_join(args: argparse.Namespace) -> int:
             return EXIT_PROBLEM
         host, port = found
     else:
-        where = parse_hostport(args.connect)
         host, port = where.host, where.port
+    if _screen_for(args, None):
+        from .table_app import JoinPlan, TableApp
+
+        app = TableApp(
+            JoinPlan(host, port, bind),
+            identity=identity,
+            home=home,
+            nickname=nickname,
+            time_scale=args.time_scale,
+            bot_for=player_for,
+        )
+        return _run_app(args, app, "join")
     seat = trio.run(
         lambda: join_table(
             identity,

@@ -1,43 +1,406 @@
-"""Home: play against bots, open a saved game, how to host or join a table
-on the LAN, and who you are (nickname and fingerprint)."""
+"""Home: the tables found on the LAN (appearing and vanishing live), host a
+table, join one by address, play against bots, open a saved game, and who
+you are (nickname and fingerprint).
+
+The screen ends the app with what was chosen (``play:GAME``,
+``replay:PATH``, ``host:{json}``, ``join:HOST:PORT``); the command line does
+it. The LAN list is fed by a *browser* given to the screen
+(:func:`p2p.discovery.browse` in ``nodealer``, a fake in the tests): the
+screen never starts mDNS on its own.
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
+
+from p2p.discovery import BadHostPort, Change, DiscoveryError, TableAd, TableEvent, parse_hostport
+
+from ..words import register, t
+
+Browser = Callable[[], AbstractAsyncContextManager[AsyncIterator[TableEvent]]]
+"""Opens a LAN browser: ``async with browser() as events: async for event in events``."""
+
+register(
+    {
+        "you: {who}": "你：{who}",
+        "tables on this LAN": "局域网上的牌桌",
+        "looking for tables on this LAN…": "正在局域网上寻找牌桌……",
+        "no open table found yet (it shows here as soon as one is advertised)": (
+            "还没有找到开放的牌桌（一有广播就会显示在这里）"
+        ),
+        "LAN browsing is off here: host or join by address (h, j)": (
+            "此处未开启局域网浏览：用地址开桌或加入（h，j）"
+        ),
+        "LAN browsing stopped: {reason}; join by address (j)": (
+            "局域网浏览已停止：{reason}；请用地址加入（j）"
+        ),
+        "play {game} against bots ({seats} players)": "与机器人玩 {game}（{seats} 人）",
+        "replay {line}": "回放 {line}",
+        "host a table on the LAN…": "在局域网上开桌……",
+        "join a table by address…": "按地址加入牌桌……",
+        "proven": "可证明",
+        "unproven": "不可证明",
+        "full": "已满",
+        "another protocol version": "协议版本不同",
+        "host {host}": "主人 {host}",
+        "that table is full": "那张牌桌已满",
+        "that table speaks another protocol version": "那张牌桌的协议版本不同",
+        "host a table": "开桌",
+        "game": "游戏",
+        "seats ({low}-{high}, default {default})": "座位（{low}-{high}，默认 {default}）",
+        "variants (KEY=VALUE, space between; e.g. {example})": (
+            "变体（KEY=VALUE，以空格分隔；例如 {example}）"
+        ),
+        "the table's name (default: {default})": "牌桌名称（默认：{default}）",
+        "enter hosts, escape goes back": "回车开桌，Esc 返回",
+        "join a table by address": "按地址加入牌桌",
+        "the host's lobby, HOST:PORT (nodealer host prints it)": (
+            "主人的大厅地址 HOST:PORT（nodealer host 会显示）"
+        ),
+        "enter joins, escape goes back": "回车加入，Esc 返回",
+        "{text!r} is not a number of seats": "{text!r} 不是座位数",
+    }
+)
+
+
+def _lang(node: Any) -> str:
+    return getattr(node.app, "lang", "en")
+
+
+def table_row(ad: TableAd, lang: str = "en") -> str:
+    """One line of the LAN list: friendly name, game, seats, host, proven.
+
+    >>> ad = TableAd(b"\\x1a" * 8, "bluff", 1, 3, "K3QF-7ZPA-M2XD-4RTY", "192.168.1.20",
+    ...              4000, name="Ann's table", host_name="ann", proven=True)
+    >>> table_row(ad)
+    "Ann's table · bluff 1/3 · host ann K3QF-7ZPA-M2XD-4RTY · proven"
+    """
+    name = ad.name or f"{ad.game} {ad.table_id.hex()[:8]}"
+    host = f"{ad.host_name} {ad.host_fingerprint}" if ad.host_name else ad.host_fingerprint
+    seats = f"{ad.game} {ad.seats_taken}/{ad.seats_total}"
+    parts = [name, seats, t("host {host}", lang, host=host)]
+    if ad.proven is not None:
+        parts.append(t("proven" if ad.proven else "unproven", lang))
+    if ad.is_full:
+        parts.append(t("full", lang))
+    if not ad.compatible:
+        parts.append(t("another protocol version", lang))
+    return " · ".join(parts)
+
+
+class LanTables:
+    """The tables on the LAN as the home screen lists them (no I/O): fed
+    :class:`~p2p.discovery.TableEvent` values, it keeps the current list.
+
+    >>> ad = TableAd(b"\\x01" * 8, "bomb", 1, 5, "K3QF-7ZPA-M2XD-4RTY", "10.0.0.2", 4000)
+    >>> tables = LanTables()
+    >>> tables.apply(TableEvent(Change.APPEARED, "a", ad)); len(tables)
+    1
+    >>> tables.apply(TableEvent(Change.VANISHED, "a", ad)); len(tables)
+    0
+    """
+
+    def __init__(self) -> None:
+        self.tables: dict[str, TableAd] = {}
+
+    def __len__(self) -> int:
+        return len(self.tables)
+
+    def apply(self, event: TableEvent) -> None:
+        if event.change is Change.VANISHED:
+            self.tables.pop(event.name, None)
+        else:
+            self.tables[event.name] = event.ad
+
+    def rows(self) -> list[tuple[str, TableAd]]:
+        """(instance name, advert), open tables first, then by game and name."""
+        return sorted(
+            self.tables.items(),
+            key=lambda item: (item[1].is_full, item[1].game, item[1].name, item[0]),
+        )
 
 
 class HomeScreen(Screen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "app.quit", "quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("h", "host", "host a table"),
+        Binding("j", "join", "join by address"),
+        Binding("l", "focus_lan", "LAN tables"),
+        Binding("q", "app.quit", "quit"),
+    ]
 
-    def __init__(self, who: str, games: list[tuple[str, int]], saved: list[Any]) -> None:
+    def __init__(
+        self,
+        who: str,
+        games: list[tuple[str, int]],
+        saved: list[Any],
+        *,
+        lan: Browser | None = None,
+        hostable: list[str] | None = None,
+    ) -> None:
         super().__init__()
         self.who, self.games, self.saved = who, games, saved
+        self.lan = lan
+        self.hostable = hostable if hostable is not None else [name for name, _ in games]
+        self.tables = LanTables()
+        self._lan_note = ""
+        self._guest: Any = None
 
     def compose(self) -> ComposeResult:
+        lang = _lang(self)
         yield Header(show_clock=False)
-        with Vertical(id="table"):
-            yield Static(f"you: {self.who}", id="status")
-            yield Static(
-                "With friends on this LAN: nodealer host GAME (opens a table), "
-                "nodealer join (takes a seat); nodealer tables lists the open ones.",
-                classes="hint",
-            )
-        options = [
-            Option(f"play {name} against bots ({seats} players)", id=f"play:{name}")
-            for name, seats in self.games
+        with Vertical(id="home"):
+            yield Static(t("you: {who}", lang, who=self.who), id="status")
+            yield Static(t("tables on this LAN", lang), id="lan-title")
+            yield OptionList(id="lan")
+            yield Static(id="lan-note", classes="hint")
+        play = "play {game} against bots ({seats} players)"
+        options = [Option(t(play, lang, game=g, seats=n), id=f"play:{g}") for g, n in self.games]
+        options += [
+            Option(t("replay {line}", lang, line=saved.line()), id=f"replay:{saved.path}")
+            for saved in self.saved[:8]
         ]
         options += [
-            Option(f"replay {saved.line()}", id=f"replay:{saved.path}") for saved in self.saved[:8]
+            Option(t("host a table on the LAN…", lang), id="form:host"),
+            Option(t("join a table by address…", lang), id="form:join"),
         ]
         yield OptionList(*options, id="choices")
         yield Footer()
 
+    def on_mount(self) -> None:
+        self.query_one("#choices", OptionList).focus()
+        if self.lan is None:
+            self._note(t("LAN browsing is off here: host or join by address (h, j)", _lang(self)))
+            return
+        from ..guest import start_trio_guest
+
+        self._note(t("looking for tables on this LAN…", _lang(self)))
+        self._guest = start_trio_guest(self._browse)
+        self.run_worker(self._guest.wait(), exit_on_error=False)
+
+    def on_unmount(self) -> None:
+        if self._guest is not None:
+            self._guest.cancel()
+
+    # -------------------------------------------------------------- the LAN list
+    async def _browse(self) -> None:
+        """Trio side: feed the list until the screen goes away."""
+        assert self.lan is not None
+        try:
+            async with self.lan() as events:
+                self._show_lan()
+                async for event in events:
+                    self.lan_event(event)
+        except (DiscoveryError, OSError) as exc:
+            text = "LAN browsing stopped: {reason}; join by address (j)"
+            self._note(t(text, _lang(self), reason=exc))
+
+    def lan_event(self, event: TableEvent) -> None:
+        """One table appeared, changed or vanished."""
+        self.tables.apply(event)
+        self._show_lan()
+
+    def _show_lan(self) -> None:
+        lan = self.query_one("#lan", OptionList)
+        highlighted = lan.highlighted
+        lang = _lang(self)
+        lan.clear_options()
+        rows = self.tables.rows()
+        lan.add_options([Option(table_row(ad, lang), id=name) for name, ad in rows])
+        if rows and highlighted is not None:
+            lan.highlighted = min(highlighted, len(rows) - 1)
+        if rows:
+            self._note("")
+        else:
+            self._note(
+                t(
+                    "no open table found yet (it shows here as soon as one is advertised)",
+                    lang,
+                )
+            )
+
+    def _note(self, text: str) -> None:
+        self._lan_note = text
+        self.query_one("#lan-note", Static).update(text)
+
+    # -------------------------------------------------------------- choices
     def on_option_list_option_selected(self, message: OptionList.OptionSelected) -> None:
-        self.app.exit(message.option.id)
+        choice = message.option.id or ""
+        if message.option_list.id == "lan":
+            self._join_listed(choice)
+        elif choice == "form:host":
+            self.action_host()
+        elif choice == "form:join":
+            self.action_join()
+        else:
+            self.app.exit(choice)
+
+    def _join_listed(self, name: str) -> None:
+        ad = self.tables.tables.get(name)
+        if ad is None:
+            return  # vanished meanwhile
+        lang = _lang(self)
+        if not ad.compatible:
+            self.notify(t("that table speaks another protocol version", lang), severity="warning")
+        elif ad.is_full:
+            self.notify(t("that table is full", lang), severity="warning")
+        else:
+            self.app.exit(f"join:{ad.hostport}")
+
+    def action_focus_lan(self) -> None:
+        self.query_one("#lan", OptionList).focus()
+
+    def action_host(self) -> None:
+        def chosen(plan: dict[str, Any] | None) -> None:
+            if plan is not None:
+                self.app.exit("host:" + json.dumps(plan))
+
+        self.app.push_screen(HostForm(self.hostable), chosen)
+
+    def action_join(self) -> None:
+        def chosen(where: str | None) -> None:
+            if where is not None:
+                self.app.exit(f"join:{where}")
+
+        self.app.push_screen(JoinForm(), chosen)
+
+
+class HostForm(ModalScreen[dict[str, Any] | None]):
+    """Host a table: game, seats, variants, name. Enter checks everything
+    (the same checks as ``nodealer host``) and hosts; a mistake is shown
+    and nothing happens."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "back")]
+
+    def __init__(self, games: list[str]) -> None:
+        super().__init__()
+        self.games = games
+
+    def compose(self) -> ComposeResult:
+        lang = _lang(self)
+        with Vertical(id="form"):
+            yield Static(t("host a table", lang), classes="form-title")
+            choices = [(g, g) for g in self.games]
+            yield Select(choices, value=self.games[0], allow_blank=False, id="game")
+            yield Label(id="seats-label")
+            yield Input(id="seats")
+            yield Label(id="variants-label")
+            yield Input(id="variants")
+            yield Label(id="name-label")
+            yield Input(id="name")
+            yield Static(id="form-error")
+            yield Static(t("enter hosts, escape goes back", lang), classes="hint")
+
+    def on_mount(self) -> None:
+        self._describe()
+        self.query_one("#seats", Input).focus()
+
+    def on_select_changed(self, message: Select.Changed) -> None:
+        self._describe()
+
+    def _describe(self) -> None:
+        from engines.core import game, to_data
+
+        lang = _lang(self)
+        name = str(self.query_one("#game", Select).value)
+        engine = game(name)
+        self.query_one("#seats-label", Label).update(
+            t(
+                "seats ({low}-{high}, default {default})",
+                lang,
+                low=engine.min_seats,
+                high=engine.max_seats,
+                default=engine.default_seats,
+            )
+        )
+        example = next(iter(sorted(to_data(engine.Config()).items())), ("key", "value"))
+        shown = json.dumps(example[1]) if not isinstance(example[1], str) else example[1]
+        self.query_one("#variants-label", Label).update(
+            t(
+                "variants (KEY=VALUE, space between; e.g. {example})",
+                lang,
+                example=f"{example[0]}={shown}",
+            )
+        )
+        self.query_one("#name-label", Label).update(
+            t("the table's name (default: {default})", lang, default=default_name(name))
+        )
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        plan = self.check()
+        if plan is not None:
+            self.dismiss(plan)
+
+    def check(self) -> dict[str, Any] | None:
+        """The form as a host plan, or None with the mistake shown."""
+        from engines.core import game
+        from table.seating import GameSettings, SeatingError
+
+        from ..lan import parse_config
+
+        lang = _lang(self)
+        name = str(self.query_one("#game", Select).value)
+        engine = game(name)
+        text = self.query_one("#seats", Input).value.strip()
+        try:
+            seats = int(text) if text else engine.default_seats
+        except ValueError:
+            return self._error(t("{text!r} is not a number of seats", lang, text=text))
+        pairs = self.query_one("#variants", Input).value.replace(",", " ").split()
+        table_name = self.query_one("#name", Input).value.strip() or default_name(name)
+        try:
+            config = parse_config(engine, pairs)
+            GameSettings(name, seats, config, True, table_name)
+        except (ValueError, SeatingError) as exc:
+            return self._error(str(exc))
+        return {"game": name, "seats": seats, "config": pairs, "name": table_name}
+
+    def _error(self, text: str) -> None:
+        self.query_one("#form-error", Static).update(text)
+        return None
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def default_name(game: str) -> str:
+    """A table's name when the host gives none."""
+    import os
+
+    who = (os.environ.get("USER") or os.environ.get("USERNAME") or "player")[:32]
+    return f"{who}'s {game.capitalize()} table"
+
+
+class JoinForm(ModalScreen[str | None]):
+    """Join by address: ``HOST:PORT``; a typo is shown and nothing happens."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "back")]
+
+    def compose(self) -> ComposeResult:
+        lang = _lang(self)
+        with Vertical(id="form"):
+            yield Static(t("join a table by address", lang), classes="form-title")
+            yield Label(t("the host's lobby, HOST:PORT (nodealer host prints it)", lang))
+            yield Input(placeholder="192.168.1.20:40123", id="address")
+            yield Static(id="form-error")
+            yield Static(t("enter joins, escape goes back", lang), classes="hint")
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        try:
+            where = parse_hostport(message.value)
+        except BadHostPort as exc:
+            self.query_one("#form-error", Static).update(str(exc))
+            return
+        self.dismiss(str(where))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,459 @@
+"""The Textual apps for tables with people on the LAN: ``nodealer host`` /
+``nodealer join`` (:class:`TableApp`: the waiting room, then the table) and
+``nodealer`` with no arguments (:class:`LanHomeApp`: the home screen with the
+tables found on the LAN).
+
+Theory of operation
+-------------------
+As in :class:`tui.app.PlayApp`, trio runs as a guest on Textual's loop
+(:mod:`tui.guest`) and both share one thread. The trio side runs
+:func:`table.seating.host_table` or :func:`~table.seating.join_table`: first
+the lobby, whose every new state goes to the waiting room
+(:class:`~tui.screens.lobby.LobbyScreen`), then the game. The host's ``s``
+calls the running lobby's ``start()`` inside trio.
+
+The person's seat is played through the seat's session. Today
+:mod:`table.seating` does not hand its :class:`~table.session.TableSession`
+out, so the seat's *player* is :class:`PersonSeat`: the session asks it for a
+move each time it looks at the table (at least once a second), and it answers
+with the move the person chose on the screen, checked first against the
+engine (a refused move is never signed). That move goes out through the
+session's own signing and publishing, like every other seat's. Once
+``host_table`` / ``join_table`` accept ``on_session`` (a callback given the
+session), the app uses it instead: the screen then reads ``session.snapshot``
+and moves go through ``session.submit_move``, exactly as in ``PlayApp``.
+
+A game without a table screen on this machine (Mao, until its screen lands)
+is played by a sensible bot; the waiting room says so and shows the story.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import inspect
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, ClassVar
+
+import trio
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from engines.core import EngineError
+from p2p.identity import Identity
+from table.seating import GameSettings, SeatResult, host_table, join_table
+from table.session import MoveRefused, Snapshot, TableSession, Update
+from table.verify import verify_log
+
+from .guest import TrioGuest, start_trio_guest
+from .screens.lobby import LobbyScreen
+from .screens.over import GameOverScreen
+from .story import story
+from .words import register, t
+
+register(
+    {
+        "no table screen for {game} on this machine yet: a sensible bot plays your seat": (
+            "本机还没有 {game} 的牌桌界面：由一个稳健的机器人替你出牌"
+        ),
+        "the table is not ready yet": "牌桌还没准备好",
+        "your move is on its way": "你的出牌正在发送",
+        "not started: {reason}": "未开始：{reason}",
+        "the table could not be opened or joined: {reason}": "无法开桌或加入：{reason}",
+    }
+)
+
+
+def table_screens() -> dict[str, type[Screen[None]]]:
+    """The games a person can play on a screen on this machine: Bluff and
+    the Bomb game, and Mao once ``tui/screens/mao.py`` exists."""
+    from .app import SCREENS
+
+    screens: dict[str, type[Screen[None]]] = dict(SCREENS)
+    if "mao" not in screens and importlib.util.find_spec("tui.screens.mao") is not None:
+        from .screens import mao  # type: ignore[attr-defined]
+
+        found = getattr(mao, "MaoScreen", None)
+        if found is not None:
+            screens["mao"] = found
+    return screens
+
+
+@dataclass(frozen=True)
+class HostPlan:
+    """Open a table: its settings and where its lobby listens."""
+
+    settings: GameSettings
+    interface: str = "127.0.0.1"
+    port: int = 0
+    min_seats: int | None = None
+
+
+@dataclass(frozen=True)
+class JoinPlan:
+    """Take a seat at the lobby at ``host:port``; our game node binds ``bind``."""
+
+    host: str
+    port: int
+    bind: str = "127.0.0.1"
+
+
+Plan = HostPlan | JoinPlan
+
+
+def problem_text(exc: BaseException) -> str | None:
+    """One line a person can act on for a table that could not be opened,
+    joined or played (a lobby refusal, an address in use, …); None: a bug."""
+    from p2p.discovery import DiscoveryError
+    from p2p.lobby import LobbyError
+    from p2p.store import StoreError
+    from table.session import SessionError
+
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = problem_text(inner)
+            if found is not None:
+                return found
+        return None
+    if isinstance(exc, LobbyError | SessionError | StoreError | DiscoveryError):
+        return str(exc)
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return None
+
+
+class PersonSeat:
+    """The person's seat as its session's player (see the module docstring).
+
+    ``act`` runs in a worker thread: it shows the seat's view (handed to the
+    loop thread-safely) and returns the move the person queued, if the
+    engine allows it now.
+    """
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        show: Callable[[Snapshot, Any], None],
+        refused: Callable[[str], None],
+    ) -> None:
+        self._loop, self._show, self._refused = loop, show, refused
+        self._lock = threading.Lock()
+        self._move: Any = None
+
+    def queue(self, event: Any) -> None:
+        """The person's next move (replaces one not sent yet)."""
+        with self._lock:
+            self._move = event
+
+    def act(self, game: Any, state: Any, seat: int, known: Any) -> Any:
+        snapshot = Snapshot(-1, state, game.view(state, seat, known), known)
+        self._loop.call_soon_threadsafe(self._show, snapshot, game)
+        with self._lock:
+            event, self._move = self._move, None
+        if event is None:
+            return None
+        try:
+            game.apply(state, event)
+        except EngineError as exc:
+            self._loop.call_soon_threadsafe(self._refused, str(exc))
+            return None
+        return event
+
+
+def _accepts(fn: Callable[..., Any], name: str) -> bool:
+    return name in inspect.signature(fn).parameters
+
+
+class TableApp(App[int]):
+    """One person at a table on the LAN: the waiting room, then the table,
+    then the game-over screen. ``exit_code``: 0 clean, 1 cheating, 2 a
+    problem (``problem`` says which)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "nodealer"
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "quit", priority=True)]
+
+    def __init__(
+        self,
+        plan: Plan,
+        *,
+        identity: Identity,
+        home: Path | None = None,
+        nickname: str = "player",
+        time_scale: float = 1.0,
+        bot_for: Callable[[GameSettings, int], Any] | None = None,
+        advertise: Callable[[Any, Callable[[str], None]], Awaitable[None]] | None = None,
+        lang: str = "en",
+    ) -> None:
+        super().__init__()
+        self.plan, self.identity, self.home = plan, identity, home
+        self.nickname, self.time_scale, self.lang = nickname, time_scale, lang
+        self.bot_for, self.advertise = bot_for, advertise
+        self.hosting = isinstance(plan, HostPlan)
+        self.lobby_screen = LobbyScreen(
+            hosting=self.hosting, fingerprint=identity.public.fingerprint
+        )
+        self.table_screen: Any = None
+        self.lobby: Any = None  # the running LobbyHost (host only)
+        self.lobby_state: Any = None
+        self.settings: GameSettings | None = None
+        self.seat: int | None = None
+        self.session: TableSession | None = None
+        self.person: PersonSeat | None = None
+        self.guest: TrioGuest[Any] | None = None
+        self._nursery: trio.Nursery | None = None
+        self._pending: tuple[Snapshot, Any] | None = None
+        self.result: SeatResult | None = None
+        self.problem: str | None = None
+        self.exit_code = 2
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def on_mount(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        if isinstance(self.plan, JoinPlan):
+            self.lobby_screen.show_where(f"{self.plan.host}:{self.plan.port}")
+        await self.push_screen(self.lobby_screen)
+        self.guest = start_trio_guest(self._main)
+        self.run_worker(self._wait_for_trio(), exclusive=True)
+
+    async def _wait_for_trio(self) -> None:
+        assert self.guest is not None
+        await self.guest.wait()
+
+    # -------------------------------------------------------------- trio side
+    async def _main(self) -> None:
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                seat = await self._seat()
+                nursery.cancel_scope.cancel()
+        except Exception as exc:
+            problem = problem_text(exc)
+            if problem is None:
+                raise
+            self._failed(problem)
+            return
+        self._over(seat)
+
+    async def _seat(self) -> SeatResult:
+        options: dict[str, Any] = {
+            "home": self.home,
+            "nickname": self.nickname,
+            "time_scale": self.time_scale,
+            "on_change": self._lobby_changed,
+            "on_update": self._updated,
+        }
+        plan = self.plan
+        if isinstance(plan, HostPlan):
+            if self._hooked():
+                options["on_session"] = self._got_session
+            return await host_table(
+                self.identity,
+                plan.settings,
+                host=plan.interface,
+                port=plan.port,
+                player=self._player_for(plan.settings, 0),
+                on_lobby=self._lobby_opened,
+                min_seats=plan.min_seats,
+                **options,
+            )
+        if self._hooked():
+            options["on_session"] = self._got_session
+        return await join_table(
+            self.identity,
+            plan.host,
+            plan.port,
+            bind=plan.bind,
+            player_for=self._player_for,
+            **options,
+        )
+
+    def _hooked(self) -> bool:
+        """Whether seating hands the session out (``on_session``)."""
+        return _accepts(host_table if self.hosting else join_table, "on_session")
+
+    def _player_for(self, settings: GameSettings, seat: int) -> Any:
+        """Who plays the seat: the person (through the screen), or a bot
+        for a game this machine has no screen for."""
+        self.settings, self.seat = settings, seat
+        if settings.game not in table_screens():
+            self.lobby_screen.note(
+                t(
+                    "no table screen for {game} on this machine yet: "
+                    "a sensible bot plays your seat",
+                    self.lang,
+                    game=settings.game,
+                )
+            )
+            return None if self.bot_for is None else self.bot_for(settings, seat)
+        if self._hooked():
+            return None  # the session is handed to us: submit_move
+        assert self._loop is not None
+        self.person = PersonSeat(self._loop, self._show, self._refused)
+        return self.person
+
+    def _lobby_opened(self, lobby: Any) -> None:
+        self.lobby = lobby
+        host = lobby.host
+        if host in ("0.0.0.0", "::", ""):
+            from p2p.discovery import local_addresses
+
+            found = local_addresses()
+            host = found[0][1] if found else "<this machine's address>"
+        self.lobby_screen.show_where(f"{host}:{lobby.port}")
+        if self.advertise is not None and self._nursery is not None:
+            self._nursery.start_soon(self.advertise, lobby, self.lobby_screen.note)
+
+    def _lobby_changed(self, state: Any) -> None:
+        self.lobby_state = state
+        started = getattr(state.phase, "value", "") == "started"
+        if started and self.settings is not None and self.settings.seats != state.taken:
+            self.settings = replace(self.settings, seats=state.taken)  # started with fewer
+        self.lobby_screen.show_state(state)
+
+    def _got_session(self, session: TableSession) -> None:
+        self.session = session
+
+    def _updated(self, update: Update) -> None:
+        self._to_table()
+        if update.kind == "progress":
+            self.sub_title = update.text  # the deal's progress, never a frozen screen
+            return
+        line: str | None = None
+        if update.kind == "event":
+            line = story(update.text)
+        elif update.kind in ("fault", "over", "setup", "rewound"):
+            line = f"[{update.kind}] {update.text}"
+        if line:
+            self._story(line)
+        session = self.session
+        if session is not None and session.table is not None:
+            self._show(session.snapshot, session.table.game)
+
+    def _to_table(self) -> None:
+        """The game has begun: leave the waiting room for the table screen."""
+        if self.table_screen is not None or self.settings is None or self.seat is None:
+            return
+        screen = table_screens().get(self.settings.game)
+        if screen is None:
+            return  # a bot plays: the waiting room shows the story
+        self.table_screen = screen(seat=self.seat)
+        self.sub_title = f"{self.settings}, you are seat {self.seat}"
+        self.push_screen(self.table_screen)
+
+    def _over(self, mine: SeatResult) -> None:
+        self.result = mine
+        report = verify_log(mine.log_path)
+        self.exit_code = report.exit_code
+        if mine.result.faults or not mine.result.audit.ok:
+            self.exit_code = max(self.exit_code, 1)
+        outcome = mine.result.outcome
+        won = None if outcome is None or self.seat is None else self.seat in outcome.winners
+        verdict = report.lines()[-1]
+        self.push_screen(GameOverScreen(str(outcome), verdict, str(mine.log_path), won))
+
+    def _failed(self, problem: str) -> None:
+        self.problem = problem
+        self.exit_code = 2
+        text = t("the table could not be opened or joined: {reason}", self.lang, reason=problem)
+        self.notify(text, severity="error", timeout=30)
+        self.lobby_screen.note(text)
+
+    # -------------------------------------------------------------- loop side
+    def _show(self, snapshot: Snapshot, game: Any) -> None:
+        """Show the seat's latest view (once the table screen is mounted)."""
+        self._pending = (snapshot, game)
+        self._flush()
+
+    def _flush(self) -> None:
+        if self._pending is None or self.table_screen is None:
+            return
+        if not self.table_screen.is_mounted:
+            self.set_timer(0.05, self._flush)
+            return
+        snapshot, game = self._pending
+        self._pending = None
+        self.table_screen.refresh_table(snapshot, game)
+
+    def _story(self, line: str) -> None:
+        screen = self.table_screen
+        if screen is not None and screen.is_mounted:
+            screen.story(line)
+        elif screen is None and self.lobby_screen.is_mounted:
+            self.lobby_screen.note(line)
+
+    def _refused(self, reason: str) -> None:
+        self.notify(reason, severity="warning", timeout=4)
+
+    def submit(self, event: Any) -> None:
+        """A move of the person's seat, from a key press."""
+        if self.session is not None and self.guest is not None and self._nursery is not None:
+            self.guest.call_soon(self._nursery.start_soon, self._submit_in_trio, event)
+        elif self.person is not None:
+            self.person.queue(event)
+        else:
+            self.notify(t("the table is not ready yet", self.lang), severity="warning")
+
+    async def _submit_in_trio(self, event: Any) -> None:
+        assert self.session is not None
+        try:
+            await self.session.submit_move(event)
+        except MoveRefused as exc:
+            self.notify(str(exc), severity="warning", timeout=4)
+
+    def start_table(self) -> None:
+        """The host's ``s``: start with the seats taken now."""
+        if self.lobby is None or self.guest is None or self.guest.done:
+            self.notify(t("the table is not ready yet", self.lang), severity="warning")
+            return
+        self.guest.call_soon(self._start_in_trio)
+
+    def _start_in_trio(self) -> None:
+        from p2p.lobby import LobbyError
+
+        try:
+            self.lobby.start()
+        except LobbyError as exc:
+            self.notify(t("not started: {reason}", self.lang, reason=exc), severity="warning")
+
+    def action_rules(self) -> None:
+        game = self.settings.game if self.settings is not None else ""
+        rules = Path(__file__).resolve().parent.parent / "rules" / "en" / f"{game}.md"
+        text = rules.read_text() if rules.exists() else "(rules not found)"
+        self.notify(text[:1500], title=f"{game} rules", timeout=20)
+
+
+class LanHomeApp(App[str]):
+    """``nodealer`` in a terminal: the home screen with the LAN's tables;
+    exits with the choice (see :mod:`tui.screens.home`). ``lan`` opens the
+    LAN browser (None: no browsing, e.g. in tests without a namespace)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "nodealer"
+
+    def __init__(
+        self,
+        who: str,
+        games: list[tuple[str, int]],
+        saved: list[Any],
+        *,
+        lan: Any = None,
+        hostable: list[str] | None = None,
+        lang: str = "en",
+    ) -> None:
+        super().__init__()
+        self.who, self.games, self.saved = who, games, saved
+        self.lan, self.hostable, self.lang = lan, hostable, lang
+        self.home_screen: Any = None
+
+    async def on_mount(self) -> None:
+        from .screens.home import HomeScreen
+
+        self.home_screen = HomeScreen(
+            self.who, self.games, self.saved, lan=self.lan, hostable=self.hostable
+        )
+        await self.push_screen(self.home_screen)

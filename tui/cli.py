@@ -17,6 +17,55 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from .words import register, t
+
+register(
+    {
+        "proven": "带证明",
+        "unproven": "不带证明",
+        "ok": "通过",
+        "seat {seat}": "座位{seat}",
+        "{game}: {seats} players on 127.0.0.1 ({mode} deals); you are seat 0": (
+            "{game}：{seats} 名玩家，在 127.0.0.1 上（{mode}的发牌）；你是座位0"
+        ),
+        "{game}: {seats} bot seats, {mode} mental-poker deals": (
+            "{game}：{seats} 个机器人座位，{mode}的心理扑克发牌"
+        ),
+        "seats: {names}": "座位：{names}",
+        "outcome: {outcome}": "结果：{outcome}",
+        "{entries} log entries, {seconds} s; your log: {path}": (
+            "日志 {entries} 条，用时 {seconds} 秒；你的日志：{path}"
+        ),
+        "{bodies} log bodies, {events} engine events, {deals} deals, all keys revealed, "
+        "audit: {audit}, {seconds} s": (
+            "日志 {bodies} 条，引擎事件 {events} 个，发牌 {deals} 次，所有密钥已公开，"
+            "审计：{audit}，用时 {seconds} 秒"
+        ),
+        "log copied to {path}": "日志已复制到 {path}",
+        "caught by the table: {fault}": "牌桌抓到作弊：{fault}",
+        "bots' identities and logs kept in {path}": "机器人的身份和日志保存在 {path}",
+        "clean: {outcome}": "干净：{outcome}",
+        "cheating found": "发现作弊",
+        "verify: {verdict}": "核查：{verdict}",
+        "CHEATING: {fault}": "作弊：{fault}",
+        "(seat {seat} was told to cheat: it {what})": "（座位{seat} 被要求作弊：它{what}）",
+        "reveals a made-up key": "公开了一个编造的密钥",
+        "shuffles one card in twice": "洗牌时把一张牌放进去两次",
+        "locks another position's card to read it": "给别的位置的牌上锁，想偷看它",
+        "proves its play against another card": "拿另一张牌来证明它的出牌",
+        "signs a move for another seat": "替别的座位签了一步",
+        "times out a timer without being the sequencer": "不是排序者却宣布计时结束",
+        "withholds its final reveal": "扣着最后的公开不做",
+        "posts a false verdict for its secret rule": "为自己的秘密规则发布了错误的裁决",
+        "nothing was caught: the cheat never had its chance at this table "
+        "(a Mao rule needs its author to win a round first); "
+        "try another --seed or more --rounds": (
+            "什么也没抓到：这一桌没有给作弊的机会（毛的规则要先赢一局才能写）；"
+            "换一个 --seed 或者多打几局（--rounds）"
+        ),
+    }
+)
+
 
 def _version() -> str:
     try:
@@ -44,6 +93,17 @@ def _count(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} is not a positive number")
     return value
+
+
+def _lang_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lang",
+        choices=("en", "zh"),
+        default=os.environ.get("NODEALER_LANG")
+        if os.environ.get("NODEALER_LANG") == "zh"
+        else "en",
+        help="the language of everything printed (zh: 中文; default NODEALER_LANG, else en)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--unproven", action="store_true", help="skip the zero-knowledge proofs (faster)"
     )
     demo.add_argument("--quiet", action="store_true", help="print only the summary")
+    _lang_option(demo)
     demo.set_defaults(handler=_demo)
 
     verify = commands.add_parser(
@@ -139,10 +200,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--cheat",
         choices=_cheats(),
         default=None,
-        help="seat 1 cheats this way, to show what nodealer catches",
+        help="one seat cheats this way (seat 1; the sequencer's tricks: seat 0), "
+        "to show what nodealer catches",
     )
     play.add_argument("--verbose", action="store_true", help="every event, protocol included")
     play.add_argument("--quiet", action="store_true", help="print only the summary")
+    _lang_option(play)
     play.set_defaults(handler=_play)
 
     from .lan import add_commands
@@ -239,6 +302,9 @@ def _demo(args: argparse.Namespace) -> int:
     from table.local import LocalTable, TableFault
     from table.machine import TableSetup
 
+    from .story import game_name, outcome_text, story
+
+    lang = args.lang
     engine = game(args.game)
     seats = engine.default_seats if args.players is None else args.players
     if not engine.min_seats <= seats <= engine.max_seats:
@@ -258,12 +324,15 @@ def _demo(args: argparse.Namespace) -> int:
         if args.quiet:
             return
         for event in local.table.events[shown:]:
-            print(f"  {event}")
+            line = story(str(event), lang)
+            if line:
+                print(f"  {line}")
         shown = len(local.table.events)
 
     local.on_body = show
-    mode = "proven" if setup.proven else "unproven"
-    print(f"{args.game}: {seats} bot seats, {mode} mental-poker deals")
+    print(t("{game}: {seats} bot seats, {mode} mental-poker deals", lang,
+            game=game_name(args.game, lang), seats=seats,
+            mode=t("proven" if setup.proven else "unproven", lang)))  # fmt: skip
     start = time.perf_counter()
     try:
         outcome = local.play()
@@ -272,12 +341,12 @@ def _demo(args: argparse.Namespace) -> int:
         return 1
     elapsed = time.perf_counter() - start
     table = local.table
-    print(f"outcome: {outcome}")
-    print(
-        f"{len(local.log)} log bodies, {len(table.events)} engine events, "
-        f"{len(table.deals)} deals, all keys revealed, audit: {table.audit()}, "
-        f"{elapsed:.1f} s"
-    )
+    print(t("outcome: {outcome}", lang, outcome=outcome_text(str(outcome), lang)))
+    audit = table.audit()
+    print(t("{bodies} log bodies, {events} engine events, {deals} deals, all keys revealed, "
+            "audit: {audit}, {seconds} s", lang, bodies=len(local.log), events=len(table.events),
+            deals=len(table.deals), audit=t("ok", lang) if audit.ok else audit,
+            seconds=f"{elapsed:.1f}"))  # fmt: skip
     return 0
 
 
@@ -317,7 +386,7 @@ def _play(args: argparse.Namespace) -> int:
     from table.session import Update, play_bot_table
     from table.verify import verify_log
 
-    from .story import coloured, story
+    from .story import coloured, fault_text, game_name, outcome_text, story, update_line
 
     engine = game(args.game)
     seats = engine.default_seats if args.players is None else args.players
@@ -379,29 +448,33 @@ def _play(args: argparse.Namespace) -> int:
 
     live = sys.stderr.isatty()
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    lang = args.lang
 
     def show(seat: int, update: Update) -> None:
         if seat != 0:
             return
         if update.kind == "progress":  # on stderr: a live line on a terminal
+            text = update_line("progress", update.text, lang)
             if live:
-                print(f"\r\x1b[K{update.text}", end="", file=sys.stderr, flush=True)
+                print(f"\r\x1b[K{text}", end="", file=sys.stderr, flush=True)
             elif not args.quiet:
-                print(update.text, file=sys.stderr, flush=True)
+                print(text, file=sys.stderr, flush=True)
             return
         if live:
             print("\r\x1b[K", end="", file=sys.stderr, flush=True)
         if args.quiet:
             return
         if update.kind == "event":
-            line = update.text if args.verbose else story(update.text)
+            line = update.text if args.verbose else story(update.text, lang)
             if line:
                 print(f"  {coloured(line) if colour else line}", flush=True)
         elif update.kind != "stale" or args.verbose:
-            print(f"{update}", flush=True)
+            print(update_line(update.kind, update.text, lang), flush=True)
 
-    mode = "proven" if not args.unproven else "unproven"
-    print(f"{args.game}: {seats} players on 127.0.0.1 ({mode} deals); you are seat 0")
+    mode = t("proven" if not args.unproven else "unproven", lang)
+    print(t("{game}: {seats} players on 127.0.0.1 ({mode} deals); you are seat 0", lang,
+            game=game_name(args.game, lang), seats=seats, mode=mode))  # fmt: skip
+    cheater = 1 if cheat is None else cheat.seat
     start = time.perf_counter()
     try:
         peers = trio.run(
@@ -419,39 +492,52 @@ def _play(args: argparse.Namespace) -> int:
                     {}
                     if cheat is None
                     else {
-                        "make_session": cheating_at(1, cheat),
+                        "make_session": cheating_at(cheater, cheat),
                         "duty_wait": 3.0,
                         "final_wait": 8.0,
                     }
                 ),
             )
         )
+        elapsed = time.perf_counter() - start
+        mine = peers[0]
+        names = ", ".join(f"{t('seat {seat}', lang, seat=p.seat)} {p.fingerprint}" for p in peers)
+        print(t("seats: {names}", lang, names=names))
+        result = mine.result
+        if result.outcome is not None:
+            print(t("outcome: {outcome}", lang, outcome=outcome_text(str(result.outcome), lang)))
+        print(t("{entries} log entries, {seconds} s; your log: {path}", lang,
+                entries=result.entries, seconds=f"{elapsed:.1f}", path=mine.log_path))  # fmt: skip
+        if args.log is not None:
+            shutil.copyfile(mine.log_path, args.log)
+            print(t("log copied to {path}", lang, path=args.log))
+        for found in result.faults:
+            print(t("caught by the table: {fault}", lang, fault=fault_text(str(found), lang)))
+        # the cheater's own log may lack the evidence others hold (an
+        # equivocating sequencer never sees the other branch): read an
+        # honest seat's log then
+        witness = peers[1] if cheat is not None and cheater == 0 else mine
+        report = verify_log(witness.log_path)
     finally:
         if args.keep:
-            print(f"bots' identities and logs kept in {bots_home}")
+            print(t("bots' identities and logs kept in {path}", lang, path=bots_home))
         else:
             shutil.rmtree(bots_home, ignore_errors=True)
-    elapsed = time.perf_counter() - start
-    mine = peers[0]
-    names = ", ".join(f"seat {p.seat} {p.fingerprint}" for p in peers)
-    print(f"seats: {names}")
-    result = mine.result
-    outcome = result.outcome
-    rounds = ""
-    if outcome is not None:
-        print(f"outcome: {outcome}")
-    print(f"{result.entries} log entries, {elapsed:.1f} s; your log: {mine.log_path}")
-    if args.log is not None:
-        shutil.copyfile(mine.log_path, args.log)
-        print(f"log copied to {args.log}")
-    for found in result.faults:
-        print(f"caught by the table: {found}")
-    report = verify_log(mine.log_path)
-    print(f"verify: {report.lines()[-1]}{rounds}")
+    verdict = report.lines()[-1]
+    if verdict.startswith("clean: "):
+        verdict = t("clean: {outcome}", lang, outcome=outcome_text(verdict[7:], lang))
+    elif verdict.startswith("CHEATING: ") or verdict.startswith("outcome: "):
+        verdict = t("cheating found", lang)
+    print(t("verify: {verdict}", lang, verdict=verdict))
     for found in report.faults:
-        print(f"CHEATING: {found}")
+        print(t("CHEATING: {fault}", lang, fault=fault_text(str(found), lang)))
     if cheat is not None:
-        print(f"(seat 1 was told to cheat: it {cheat.what})")
+        what = cheat.what if lang == "en" else t(cheat.what, lang)
+        print(t("(seat {seat} was told to cheat: it {what})", lang, seat=cheater, what=what))
+        if report.exit_code == 0:
+            print(t("nothing was caught: the cheat never had its chance at this table "
+                    "(a Mao rule needs its author to win a round first); "
+                    "try another --seed or more --rounds", lang))  # fmt: skip
     return report.exit_code
 
 

@@ -64,6 +64,7 @@ def story(line: str, lang: str = "en") -> str | None:
 # ------------------------------------------------------------------ Chinese
 
 _QUOTED = re.compile(r"“([^”]*)”")
+_FAILURE = re.compile(r"^(continued )?failure to say (.*)$")
 
 
 def _said(text: str) -> str:
@@ -72,15 +73,23 @@ def _said(text: str) -> str:
 
     def one(m: re.Match[str]) -> str:
         phrase = parse(m.group(1))  # None: free words, shown as typed
+        fail = _FAILURE.match(m.group(1))
+        if phrase is None and fail:  # a secret rule's own phrase, not said
+            inner = _said(f"“{fail.group(2)}”")[1:-1]
+            return f"“{'持续' if fail.group(1) else ''}未能说「{inner}」”"
         return f"“{phrase.text('zh') if phrase is not None else m.group(1)}”"
 
     return _QUOTED.sub(one, text)
 
 
 _RULE_WORDS = (  # a revealed Mao rule (engines.mao_rules' wording), longest first
+    ("When a card is played and ", "出牌时，如果"),
+    ("When a player draws and ", "摸牌时，如果"),
+    ("When someone speaks and ", "有人说话时，如果"),
     ("When a card is played", "出牌时"),
     ("When a player draws", "摸牌时"),
     ("When someone speaks", "有人说话时"),
+    (" long:", "："),
     ("the card below", "下面那张牌"),
     ("the card is forbidden", "这张牌不许出"),
     ("that is penalised", "要受罚"),
@@ -97,11 +106,6 @@ _RULE_WORDS = (  # a revealed Mao rule (engines.mao_rules' wording), longest fir
     ("the 7 chain is", "7 连的长度为"),
     ("nobody says", "没人说"),
     ("someone says", "有人说"),
-    ("it has not the same", "与下面那张牌不同"),
-    ("it has the same", "与下面那张牌相同"),
-    (" as the card below", ""),
-    ("its rank is", "点数相差"),
-    (" from the card below", ""),
     ("the rank is", "点数为"),
     ("play is not", "出牌方向不是"),
     ("play is", "出牌方向是"),
@@ -110,9 +114,11 @@ _RULE_WORDS = (  # a revealed Mao rule (engines.mao_rules' wording), longest fir
     ("the card", "这张牌"),
     (" is not ", "不是"),
     (" is ", "是"),
+    ("是 ", "是"),
+    ("为 ", "为"),
     ("not ", "不是"),
     ("penalty:", "罚语："),
-    (" and ", "且"),
+    (" and ", "，并且"),
     (" turns", " 轮"),
     (" turn", " 轮"),
     (" cards", " 张牌"),
@@ -126,6 +132,9 @@ _RULE_WORDS = (  # a revealed Mao rule (engines.mao_rules' wording), longest fir
 )
 
 
+_SAME = {"rank": "点数", "suit": "花色", "color": "颜色"}
+
+
 def rule_text(text: str) -> str:
     """A Mao secret rule's English wording (``str(Rule)``) in Chinese."""
     quoted: list[str] = []
@@ -135,6 +144,16 @@ def rule_text(text: str) -> str:
         return f"\x00{len(quoted) - 1}\x00"
 
     text = _QUOTED.sub(keep, text)
+    text = re.sub(
+        r"it has (not )?the same (rank|suit|color) as the card below",
+        lambda m: f"{_SAME[m.group(2)]}与下面那张牌{'不同' if m.group(1) else '相同'}",
+        text,
+    )
+    text = re.sub(
+        r"its rank is (not )?(\S+) from the card below",
+        lambda m: f"点数与下面那张牌{'不是' if m.group(1) else ''}相差 {m.group(2)}",
+        text,
+    )
     for english, chinese_words in _RULE_WORDS:
         text = text.replace(english, chinese_words)
     text = text.replace("(", "（").replace(")", "）").replace(": ", "：").replace("; ", "；")

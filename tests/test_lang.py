@@ -1,0 +1,94 @@
+"""``--lang zh``: everything the command prints about a game reads in Chinese
+(issue 16), from whole bot games of all three games."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from engines.bots import Simulator, sensible_bots
+from engines.core import game
+from engines.mao_events import MaoConfig
+from engines.phrases import parse
+from tui import words
+from tui.cli import main
+from tui.story import outcome_text, story
+
+# what may stay in Latin letters in a Chinese line: card names, seat
+# fingerprints, a rule's commitment hash, the K12 kind letters, paths
+_ALLOWED = re.compile(
+    r"(?:10|[2-9AJQK])[♠♥♦♣]|\b[RB]J\b|[A-Z2-7]{4}(?:-[A-Z2-7]{3,4}){3}|[0-9a-f]{12}…"
+    r"|\b[ABC] 类|[BKM]\d+|/\S+|\b127\.0\.0\.1\b|--\w+"
+)
+_ENGLISH = re.compile(r"[A-Za-z]{2,}")
+
+
+def _english_left(line: str) -> list[str]:
+    """Latin words left, besides what a player chose to say (a secret
+    rule's own phrase, free talk: shown as said)."""
+    line = re.sub(
+        r"“[^”]*”|「[^」]*」", lambda m: "" if parse(m.group(0)[1:-1]) is None else m.group(0), line
+    )
+    return _ENGLISH.findall(_ALLOWED.sub("", line))
+
+
+def _bot_game(name: str, seats: int, seed: int) -> tuple[list[str], str]:
+    engine = game(name)
+    config = MaoConfig.for_seats(seats) if name == "mao" else engine.Config()
+    sim = Simulator(engine, config, seats, deck_seed=seed)
+    bots = sensible_bots(name, seats, seed, salt_source=lambda n: bytes(n))
+    if name == "mao":
+        from engines.bots.mao import SensibleBot
+
+        bots = [SensibleBot(seed * 16 + s, 3) for s in range(seats)]
+    outcome = sim.play(bots, seed=seed, max_events=60_000)
+    return [str(e) for e in sim.events], str(outcome)
+
+
+@pytest.mark.parametrize("name,seats", [("bluff", 3), ("bomb", 5), ("mao", 4)])
+def test_every_story_line_of_whole_games_reads_in_chinese(name: str, seats: int) -> None:
+    kinds: set[str] = set()
+    for seed in range(4):
+        lines, outcome = _bot_game(name, seats, seed)
+        for line in lines:
+            shown = story(line, "zh")
+            if shown is None:
+                continue
+            kinds.add(line.split()[2] if line.startswith("seat") else line.split()[0])
+            assert not _english_left(shown), (line, shown)
+        zh = outcome_text(outcome, "zh")
+        assert not _english_left(zh), (outcome, zh)
+    assert len(kinds) >= 3  # several kinds of event were read, not just one
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["bluff", "bomb", "mao"])
+def test_play_headless_in_chinese_prints_no_english(tmp_path, capsys, name: str) -> None:
+    words.MISSING.clear()
+    argv = ["play", name, "--players", "3", "--headless", "--unproven", "--lang", "zh",
+            "--home", str(tmp_path)]  # fmt: skip
+    if name == "mao":
+        argv += ["--rounds", "2"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    lines = [x for x in (captured.out + captured.err).splitlines() if x.strip()]
+    assert any(line.startswith("核查：干净") for line in lines), lines[-3:]
+    for line in lines:
+        assert not _english_left(line), line
+    assert not words.MISSING
+
+
+def test_english_stays_the_default(tmp_path, capsys) -> None:
+    argv = ["play", "bluff", "--players", "2", "--headless", "--unproven", "--quiet",
+            "--home", str(tmp_path)]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "verify: clean:" in out and "核查" not in out
+
+
+def test_a_language_we_do_not_have_is_a_usage_error(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["play", "bluff", "--lang", "fr"])
+    assert exit_.value.code == 2
+    assert "--lang" in capsys.readouterr().err

@@ -13,10 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import shutil
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -33,7 +29,6 @@ from p2p.identity import Identity
 from table.seating import GameSettings, SeatResult, host_table, join_table
 from tui.lan import parse_config
 from tui.screens.bluff import BluffScreen
-from tui.screens.home import HomeScreen, LanTables
 from tui.screens.lobby import LobbyScreen, settings_lines
 from tui.screens.over import GameOverScreen
 from tui.table_app import HostPlan, JoinPlan, LanHomeApp, TableApp
@@ -109,6 +104,7 @@ def _seats_text(screen: LobbyScreen) -> str:
     return str(screen.query_one("#lobby-seats").render())
 
 
+@pytest.mark.slow
 def test_the_host_app_seats_a_joiner_starts_on_s_and_plays(tmp_path: Path) -> None:
     """The host's waiting room shows both seats (nickname, fingerprint) and
     the settings; s starts the table with the two seated (three offered);
@@ -184,3 +180,255 @@ def test_the_host_app_seats_a_joiner_starts_on_s_and_plays(tmp_path: Path) -> No
     assert peer.result is not None and peer.result.result.clean
     assert app.exit_code == 0 and app.result is not None
     assert app.result.result.outcome == peer.result.result.outcome
+
+
+def test_the_join_app_shows_the_waiting_room_then_the_table(tmp_path: Path) -> None:
+    """A person joins a headless host by address: the waiting room shows
+    both seats and the host's settings; the full table starts on its own
+    and the joiner reaches the table screen at seat 1 and plays a move."""
+    host_id, me = Identity.generate(), Identity.generate()
+    settings = GameSettings("bluff", 2, None, False, "Hal's table")
+    opened = threading.Event()
+    ports: list[int] = []
+
+    def on_lobby(lobby: Any) -> None:
+        ports.append(lobby.port)
+        opened.set()
+
+    peer = Peer(
+        lambda: host_table(
+            host_id,
+            settings,
+            home=tmp_path / "hal",
+            nickname="hal",
+            host=LOCAL,
+            player=_bot()(settings, 0),
+            time_scale=SCALE,
+            on_lobby=on_lobby,
+        )
+    )
+    assert opened.wait(30), peer.error
+    app = TableApp(
+        JoinPlan(LOCAL, ports[0]),
+        identity=me,
+        home=tmp_path / "me",
+        nickname="jo",
+        time_scale=SCALE,
+    )
+
+    async def run() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _until(pilot, lambda: isinstance(app.screen, BluffScreen), "the table")
+            lobby = app.lobby_screen
+            seats = _seats_text(lobby)
+            assert "hal" in seats and host_id.public.fingerprint in seats
+            assert "jo" in seats and me.public.fingerprint in seats and "(you)" in seats
+            assert "Hal's table" in str(lobby.query_one("#lobby-settings").render())
+            assert app.seat == 1
+            screen = app.screen
+            assert isinstance(screen, BluffScreen) and screen.seat == 1
+            moved = False
+            for _ in range(1200):
+                await pilot.pause(0.05)
+                keys = _keys_for(screen) if app.screen is screen else []
+                if keys:
+                    await pilot.press(*keys)
+                    moved = True
+                    break
+            assert moved, "the joiner never had a move to make"
+            await pilot.press("ctrl+q")
+
+    try:
+        asyncio.run(run())
+    finally:
+        peer.stop()
+
+
+def test_a_bad_address_to_join_changes_nothing(tmp_path: Path) -> None:
+    """Nobody listens there: the join app says why and ends with exit 2,
+    no table is saved."""
+    app = TableApp(
+        JoinPlan(LOCAL, _closed_port()),
+        identity=Identity.generate(),
+        home=tmp_path / "me",
+        nickname="jo",
+    )
+
+    async def run() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _until(pilot, lambda: app.problem is not None, "the join to fail", 30)
+            assert isinstance(app.screen, LobbyScreen)
+            await pilot.press("q")
+
+    asyncio.run(run())
+    assert app.exit_code == 2 and app.problem
+    assert not list((tmp_path / "me").glob("tables/*/log"))
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind((LOCAL, 0))
+        return int(sock.getsockname()[1])
+
+
+# --------------------------------------------------------------------------- home
+
+
+def _ad(tid: int, taken: int = 1, total: int = 3, **kw: Any) -> TableAd:
+    fields: dict[str, Any] = {"name": f"table {tid}", "host_name": "ann", "proven": True}
+    fields.update(kw)
+    return TableAd(
+        bytes([tid]) * 8, "bluff", taken, total, "K3QF-7ZPA-M2XD-4RTY", "192.168.1.20", 4000 + tid,
+        **fields,
+    )  # fmt: skip
+
+
+class FakeLan:
+    """An injected LAN browser: the test sends the events (no mDNS)."""
+
+    def __init__(self) -> None:
+        self.token: trio.lowlevel.TrioToken | None = None
+        self.closed = False
+        self._send: Any = None
+
+    @asynccontextmanager
+    async def open(self) -> AsyncIterator[Any]:
+        self.token = trio.lowlevel.current_trio_token()
+        self._send, receive = trio.open_memory_channel[TableEvent](16)
+        try:
+            yield receive
+        finally:
+            self.closed = True
+
+    def send(self, change: Change, ad: TableAd) -> None:
+        """From the test's asyncio side: hand trio one event."""
+        assert self.token is not None
+        event = TableEvent(change, f"{ad.name}._nodealer._tcp.local.", ad)
+        self.token.run_sync_soon(self._send.send_nowait, event)
+
+
+def _lan_rows(app: LanHomeApp) -> list[str]:
+    from textual.widgets import OptionList
+
+    lan = app.home_screen.query_one("#lan", OptionList)
+    return [str(lan.get_option_at_index(i).prompt) for i in range(lan.option_count)]
+
+
+def test_the_home_screen_lists_lan_tables_live() -> None:
+    """Tables appear, change and vanish as the browser says; an open one is
+    joined by enter, a full one is refused with a note."""
+    lan = FakeLan()
+    app = LanHomeApp("me (XXXX-XXXX-XXXX-XXXX)", [("bluff", 2)], [], lan=lan.open)
+
+    async def run() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _until(pilot, lambda: lan.token is not None, "the browser to open", 10)
+            await _until(pilot, lambda: "no open table" in _note(app), "the empty note", 10)
+            lan.send(Change.APPEARED, _ad(1))
+            await _until(pilot, lambda: len(_lan_rows(app)) == 1, "a table to appear", 10)
+            (row,) = _lan_rows(app)
+            assert row == "table 1 · bluff 1/3 · host ann K3QF-7ZPA-M2XD-4RTY · proven"
+            lan.send(Change.APPEARED, _ad(2, 2, 2, name="", host_name="", proven=None))
+            await _until(pilot, lambda: len(_lan_rows(app)) == 2, "a second table", 10)
+            assert "full" in _lan_rows(app)[1] and "bluff 02020202" in _lan_rows(app)[1]
+            lan.send(Change.UPDATED, _ad(1, 2))
+            await _until(pilot, lambda: "bluff 2/3" in _lan_rows(app)[0], "the update", 10)
+            lan.send(Change.VANISHED, _ad(1, 2))
+            await _until(pilot, lambda: len(_lan_rows(app)) == 1, "a table to vanish", 10)
+            await pilot.press("l", "enter")  # the full one: refused, nothing happens
+            await pilot.pause(0.2)
+            assert app.is_running and app.return_value is None
+            lan.send(Change.APPEARED, _ad(1))
+            await _until(pilot, lambda: len(_lan_rows(app)) == 2, "it to come back", 10)
+            await pilot.press("home", "enter")
+            await pilot.pause(0.2)
+
+    asyncio.run(run())
+    assert app.return_value == "join:192.168.1.20:4001"
+    assert lan.closed  # the browser is closed with the screen
+
+
+def _note(app: LanHomeApp) -> str:
+    return str(app.home_screen.query_one("#lan-note").render())
+
+
+def test_join_by_address_shows_a_typo_and_changes_nothing() -> None:
+    from textual.widgets import Input
+
+    from tui.screens.home import JoinForm
+
+    app = LanHomeApp("me", [("bluff", 2)], [])
+
+    async def run() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert "LAN browsing is off" in _note(app)  # no browser given: no mDNS
+            await pilot.press("j")
+            await pilot.pause(0.1)
+            assert isinstance(app.screen, JoinForm)
+            await pilot.press(*"192.168.1.20", "enter")  # no port
+            await pilot.pause(0.1)
+            error = str(app.screen.query_one("#form-error").render())
+            assert "port" in error.lower()
+            assert isinstance(app.screen, JoinForm) and app.return_value is None
+            app.screen.query_one("#address", Input).value = "127.0.0.1:4000"
+            await pilot.press("enter")
+            await pilot.pause(0.1)
+
+    asyncio.run(run())
+    assert app.return_value == "join:127.0.0.1:4000"
+
+
+def test_host_a_table_checks_the_form_like_nodealer_host() -> None:
+    from textual.widgets import Input
+
+    from tui.screens.home import HostForm
+
+    app = LanHomeApp("me", [("bluff", 2), ("bomb", 5)], [], lang="zh")
+
+    async def run() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("h")
+            await pilot.pause(0.1)
+            form = app.screen
+            assert isinstance(form, HostForm)
+            assert "座位" in str(form.query_one("#seats-label").render())  # Chinese
+            await pilot.press(*"99", "enter")
+            await pilot.pause(0.1)
+            assert "not 99" in str(form.query_one("#form-error").render())
+            form.query_one("#seats", Input).value = "3"
+            form.query_one("#variants", Input).value = "bogus=1"
+            await pilot.press("enter")
+            await pilot.pause(0.1)
+            assert "KEY=VALUE" in str(form.query_one("#form-error").render())
+            assert app.screen is form and app.return_value is None
+            form.query_one("#variants", Input).value = "jokers=true, twos_reset=true"
+            form.query_one("#name", Input).value = "Ann's table"
+            await pilot.press("enter")
+            await pilot.pause(0.1)
+
+    asyncio.run(run())
+    kind, _, plan = (app.return_value or "").partition(":")
+    assert kind == "host"
+    assert json.loads(plan) == {
+        "game": "bluff",
+        "seats": 3,
+        "config": ["jokers=true", "twos_reset=true"],
+        "name": "Ann's table",
+    }
+
+
+def test_the_settings_read_like_the_game() -> None:
+    import doctest
+
+    import tui.screens.home
+    import tui.screens.lobby
+
+    for module in (tui.screens.home, tui.screens.lobby):
+        assert doctest.testmod(module).failed == 0
+    lines = settings_lines(
+        {"game": "bomb", "seats": 5, "config": None, "proven": True, "name": "", "rounds": None},
+        "zh",
+    )
+    assert lines == ["bomb", "bomb，5 人", "可证明的发牌", "变体：无（按规则原文）"]

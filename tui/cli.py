@@ -251,22 +251,33 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _home(parser: argparse.ArgumentParser) -> int:
-    """The home screen, then what was chosen there."""
+    """The home screen (the LAN's tables found by mDNS), then what was chosen there."""
     from engines.core import games as registered
+    from p2p.discovery import browse
     from p2p.identity import Identity
 
-    from .app import SCREENS, HomeApp
+    from .app import SCREENS
     from .games import saved_games
+    from .table_app import LanHomeApp
 
     identity = Identity.load_or_create()
     who = f"{os.environ.get('USER', 'player')} ({identity.public.fingerprint})"
     choices = [(name, g.default_seats) for name, g in registered().items() if name in SCREENS]
-    choice = HomeApp(who, choices, saved_games()).run()
+    app = LanHomeApp(who, choices, saved_games(), lan=browse, hostable=list(registered()))
+    choice = app.run()
     if not choice:
         return 0
     kind, _, value = choice.partition(":")
     if kind == "play":
         return main(["play", value])
+    if kind == "join":
+        return main(["join", "--connect", value])
+    if kind == "host":
+        plan = json.loads(value)
+        config = [arg for pair in plan["config"] for arg in ("--config", pair)]
+        return main(
+            ["host", plan["game"], "--players", str(plan["seats"]), "--name", plan["name"], *config]
+        )
     return main(["replay", value])
 
 

@@ -361,7 +361,8 @@ class TableApp(App[int]):
         self.exit_code = 2
         text = t("the table could not be opened or joined: {reason}", self.lang, reason=problem)
         self.notify(text, severity="error", timeout=30)
-        self.lobby_screen.note(text)
+        if self.lobby_screen.is_mounted:
+            self.lobby_screen.show_problem(text)
 
     # -------------------------------------------------------------- loop side
     def _show(self, snapshot: Snapshot, game: Any) -> None:

@@ -169,6 +169,11 @@ class LobbyScreen(Screen[None]):
         self.query_one("#lobby-seats", Static).update(seats)
         self.query_one("#lobby-status", Static).update(self._status_text(state))
 
+    def show_problem(self, text: str) -> None:
+        """The table could not be opened or joined: say why, in place of the status."""
+        self.query_one("#lobby-status", Static).update(Text(text, style="bold red"))
+        self.note(text)
+
     def note(self, line: str) -> None:
         """A line below the seats (progress, a bot playing the seat, an error)."""
         self.query_one("#story", RichLog).write(line)

@@ -19,7 +19,7 @@ from tui.story import outcome_text, story
 # fingerprints, a rule's commitment hash, the K12 kind letters, paths
 _ALLOWED = re.compile(
     r"(?:10|[2-9AJQK])[♠♥♦♣]|\b[RB]J\b|[A-Z2-7]{4}(?:-[A-Z2-7]{3,4}){3}|[0-9a-f]{12}…"
-    r"|\b[ABC] 类|[BKM]\d+|/\S+|\b127\.0\.0\.1\b|--\w+"
+    r"|\b[0-9a-f]{16}\b|\b[ABC] 类|[BKM]\d+|/\S+|\b127\.0\.0\.1\b|--\w+"
 )
 _ENGLISH = re.compile(r"[A-Za-z]{2,}")
 
@@ -92,3 +92,14 @@ def test_a_language_we_do_not_have_is_a_usage_error(capsys) -> None:
         main(["play", "bluff", "--lang", "fr"])
     assert exit_.value.code == 2
     assert "--lang" in capsys.readouterr().err
+
+
+def test_verify_reads_in_chinese(tmp_path, capsys) -> None:
+    argv = ["play", "bomb", "--players", "3", "--headless", "--unproven", "--quiet",
+            "--home", str(tmp_path), "--log", str(tmp_path / "game.log")]  # fmt: skip
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main(["verify", "--lang", "zh", str(tmp_path / "game.log")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1].startswith("干净：赢家：")
+    assert all(not _english_left(line) for line in lines if not line.startswith("日志："))

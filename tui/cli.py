@@ -158,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print one JSON document (schema: protocol.md §7.4) instead of text",
     )
+    _lang_option(verify)
     verify.set_defaults(handler=_verify)
 
     play = commands.add_parser(
@@ -366,6 +367,7 @@ def _verify(args: argparse.Namespace) -> int:
     from table.verify import verify_log
 
     from .games import UnknownGame, find_log
+    from .story import verify_line
 
     try:
         path = find_log(args.log)
@@ -379,7 +381,7 @@ def _verify(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
         return report.exit_code
     for line in report.lines():
-        print(line)
+        print(verify_line(line, args.lang))
     if report.exit_code == 2:
         print(f"nodealer verify: {report.problem or 'nothing to verify'}", file=sys.stderr)
     return report.exit_code

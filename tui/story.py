@@ -393,6 +393,36 @@ def update_line(kind: str, text: str, lang: str = "en") -> str:
     return f"[{kind}] {text}"
 
 
+def verify_line(line: str, lang: str = "en") -> str:
+    """One line of ``nodealer verify``'s report (``Report.lines``).
+
+    >>> verify_line("game: bomb, 3 seats, proven deals", "zh")
+    '游戏：糊涂炸弹，3 个座位，带证明的发牌'
+    """
+    if lang != "zh":
+        return line
+    rules = (
+        (r"^log: (.*)$", lambda m: f"日志：{m.group(1)}"),
+        (r"^table (\S+) v(\d+) \((\d+) seats\): (\d+) entries$",
+         lambda m: f"牌桌 {m.group(1)}（协议 v{m.group(2)}，{m.group(3)} 个座位）："
+                   f"{m.group(4)} 条记录"),
+        (r"^  seat (\d+): (\S+)$", lambda m: f"  座位{m.group(1)}：{m.group(2)}"),
+        (r"^game: (\w+), (\d+) seats, (proven|unproven) deals$",
+         lambda m: f"游戏：{game_name(m.group(1), lang)}，{m.group(2)} 个座位，"
+         f"{'带证明' if m.group(3) == 'proven' else '不带证明'}的发牌"),
+        (r"^note: (.*)$", lambda m: f"备注：{m.group(1)}"),
+        (r"^CHEATING: (.*)$", lambda m: f"作弊：{fault_text(m.group(1), lang)}"),
+        (r"^outcome: (.*)$", lambda m: f"结果：{outcome_text(m.group(1), lang)}"),
+        (r"^cannot verify: (.*)$", lambda m: f"无法核查：{m.group(1)}"),
+        (r"^clean: (.*)$", lambda m: f"干净：{outcome_text(m.group(1), lang)}"),
+    )  # fmt: skip
+    for pattern, make in rules:
+        m = re.match(pattern, line)
+        if m:
+            return make(m)
+    return line
+
+
 _RED_CARD = re.compile(r"((?:10|[2-9AJQK])[♥♦]|RJ)")
 
 

@@ -200,6 +200,7 @@ def cheating_at(seat: int, cheat: Cheat) -> Callable[..., TableSession]:
         kind = cheat.session if node.seat == seat else TableSession
         return kind(node, **options)
 
+    make.cheat = (seat, cheat.name)  # type: ignore[attr-defined]  # by name into a bot process
     return make
 
 

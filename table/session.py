@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import math
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -124,6 +125,11 @@ class SessionResult:
     entries: int
     stale: int = 0
     missing_finals: list[int] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    """when things happened at this peer, for benchmarks: ``*_t`` wall
+    clock (``time.time``), ``*_cpu`` this process's CPU seconds, at
+    ``start`` (run), ``move`` (the first player move fed), ``over`` (the
+    game over), ``audit`` (the audit began) and ``done``; ``deals``"""
 
     @property
     def clean(self) -> bool:
@@ -220,6 +226,7 @@ class TableSession:
         self._secrets_blob: bytes | None = None
         self._restored: tuple[dict[int, DealSecrets], dict[tuple[str, int], bytes]] | None = None
         self.result: SessionResult | None = None
+        self.timings: dict[str, float] = {}
 
     # ---------------------------------------------------------------- for the player
 
@@ -274,8 +281,14 @@ class TableSession:
 
     # ---------------------------------------------------------------- running
 
+    def _mark(self, what: str) -> None:
+        if f"{what}_t" not in self.timings:
+            self.timings[f"{what}_t"] = time.time()
+            self.timings[f"{what}_cpu"] = time.process_time()
+
     async def run(self) -> SessionResult:
         """Play until the game is over (or stopped) and audited."""
+        self._mark("start")
         self._restore_secrets()
         if self.me == 0 and self.node.next_own_counter == 0 and self.node.head == 0:
             assert self.game_name is not None
@@ -308,7 +321,12 @@ class TableSession:
                 self._last_progress = trio.current_time()
             if self._finished():
                 self._report([Update("progress", "auditing every deal from the revealed keys")])
+                self._mark("audit")
                 result = await trio.to_thread.run_sync(self._finish)
+                self._mark("done")
+                table = self.replay.table
+                self.timings["deals"] = 0 if table is None else len(table.deals)
+                result.timings = dict(self.timings)
                 self.result = result
                 self._report([Update("done", str(result))])
                 return result
@@ -338,6 +356,12 @@ class TableSession:
                 text = f"{setup.game}, {setup.seats} seats, {mode} deals"
                 updates.append(Update("setup", text, item.seq))
             updates.extend(self._news(item.seq))
+            table = self.replay.table
+            if table is not None and "move_t" not in self.timings:
+                if any(not event.SYSTEM for event in table.events):
+                    self._mark("move")
+            if table is not None and table.over:
+                self._mark("over")
         self._refresh_snapshot()
         return updates
 
@@ -705,38 +729,84 @@ async def play_bot_table(
     rounds: int | None = None,
     person: int | None = None,
     on_session: Callable[[int, TableSession], None] | None = None,
+    processes: int | None = None,
 ) -> list[PeerResult]:
-    """A whole game between ``seats`` real peers in this process: each its
+    """A whole game between ``seats`` real peers on this machine: each its
     own identity and store under ``home/peer<seat>``, a real TCP mesh on
     127.0.0.1, every seat played by a sensible bot (``nodealer play``).
     ``own``: seat 0's identity and data folder instead (a person's own, so
     that its log is kept with its other games). ``rounds``: Mao bots end
     the game after this many rounds (M31). ``person``: that seat has no bot;
     a person plays it through its session's ``submit_move`` (``on_session``
-    hands each session over as it starts)."""
+    hands each session over as it starts).
+
+    Seat 0 (and ``person``'s seat) play in this process; the other seats in
+    ``processes`` child processes (:mod:`table.bot_process`; default one per
+    core, 0: every seat in this process), so that the table uses every core.
+    ``on_update`` hears every seat, ``on_session`` the seats of this process.
+    A ``make_session`` other than :class:`TableSession` or a factory of
+    :func:`table.cheats.cheating_at` cannot cross into a child: the whole
+    table then plays in this process."""
     from engines.bots import sensible_bots
     from p2p.envelope import TableSpec
+
+    from .bot_process import PeerPlan, PeerProcess, default_processes, split_seats
 
     homes: list[Path | None] = [Path(home) / f"peer{s}" for s in range(seats)]
     identities = [Identity.load_or_create(h) for h in homes]
     if own is not None:
         identities[0], homes[0] = own
     spec = TableSpec(secrets.token_bytes(16), tuple(i.public for i in identities))
+    cheat = _cheat_of(make_session)
+    local = sorted({0} | ({person} if person is not None else set()))
+    if processes is None:
+        processes = default_processes()
+    if processes < 1 or (make_session is not TableSession and cheat is None):
+        local = list(range(seats))
+    remote = [s for s in range(seats) if s not in local]
     bots = sensible_bots(game_name, seats, seed, salt_source=secrets.token_bytes)
     for bot in bots:
         if rounds is not None and hasattr(bot, "rounds"):
             bot.rounds = rounds
-    nodes = [
-        Node(identities[s], spec, home=homes[s], host="127.0.0.1", timeout=node_timeout)
-        for s in range(seats)
-    ]
+    nodes = {
+        s: Node(identities[s], spec, home=homes[s], host="127.0.0.1", timeout=node_timeout)
+        for s in local
+    }
     results: list[PeerResult | None] = [None] * seats
+
+    def got(peer: PeerResult) -> None:
+        results[peer.seat] = peer
+
+    children: list[PeerProcess] = []
     try:
         async with trio.open_nursery() as nursery:
-            for node in nodes:
+            for node in nodes.values():
                 await nursery.start(node.run)
-            for node in nodes[1:]:
-                await node.connect(*nodes[0].listen_address)
+            first = nodes[local[0]]
+            for node in list(nodes.values())[1:]:
+                await node.connect(*first.listen_address)
+            for group in split_seats(remote, processes):
+                plan = PeerPlan(
+                    PeerPlan.pack(spec),
+                    tuple(group),
+                    tuple(str(homes[s]) for s in group),
+                    game_name,
+                    proven=proven,
+                    config=config,
+                    seed=seed,
+                    time_scale=time_scale,
+                    node_timeout=node_timeout,
+                    final_wait=final_wait,
+                    duty_wait=duty_wait,
+                    rounds=rounds,
+                    cheat=cheat,
+                    connect=first.listen_address,
+                    updates=on_update is not None,
+                )
+                child = PeerProcess(plan, on_update=on_update, on_result=got)
+                children.append(await nursery.start(child.run))
+            for child in children:
+                await child.ready.wait()
 
             async def play(s: int) -> None:
                 updates = None if on_update is None else (lambda u, s=s: on_update(s, u))
@@ -758,13 +828,33 @@ async def play_bot_table(
                 results[s] = PeerResult(s, node.fingerprint, homes[s], node.store.log_path, outcome)
 
             async with trio.open_nursery() as games:
-                for s in range(seats):
+                for s in local:
                     games.start_soon(play, s)
+            for child in children:
+                while len(child.results) < len(child.plan.seats) and not child.finished.is_set():
+                    await trio.sleep(0.01)
+            for child in children:
+                await child.stop()
+            for child in children:
+                await child.finished.wait()
             nursery.cancel_scope.cancel()
     finally:
-        for node in nodes:
+        for node in nodes.values():
             node.store.close()
     return [r for r in results if r is not None]
+
+
+def _cheat_of(make_session: SessionFactory) -> tuple[int, str] | None:
+    """The (seat, name) of a :func:`table.cheats.cheating_at` factory."""
+    cheat = getattr(make_session, "cheat", None)
+    if (
+        isinstance(cheat, tuple)
+        and len(cheat) == 2
+        and isinstance(cheat[0], int)
+        and isinstance(cheat[1], str)
+    ):
+        return cheat
+    return None
 
 
 __all__ = [

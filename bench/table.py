@@ -1,0 +1,159 @@
+"""Benchmark: a whole table of separate peer processes on this machine.
+
+    python bench/table.py [--repeat 2] [--sizes 4,9] [--game bomb]
+
+The Bomb game (by default) with 4 and with 9 peers, each peer its own
+process (``python -m table.bot_process``: its own identity, store, node and
+session), a real TCP mesh on 127.0.0.1, proven deals: every proof is checked
+by every peer. The peers start, dial seat 0 and wait until the mesh is
+complete; then the parent says ``go`` and the host (seat 0) signs the setup:
+that is the start of the table. Every peer plays a sensible bot to the end
+of the game, makes its final reveals and audits every deal.
+
+Per table size it prints
+- ``deal``: wall time from the start of the table to the first player move
+  in the host's log (the shuffle, lock and dealing of the first deal, every
+  proof checked by every peer, all the peers sharing this machine's cores);
+- ``peer cpu``: the CPU seconds each peer's process spent over that time
+  (what a player waits for at a LAN party, one machine each): the busiest;
+- ``audit``: wall time of the end-of-game audit at each peer (every deal of
+  the game re-checked from the revealed keys), median and max, and its CPU
+  seconds; ``end``: from game over to the audit's end (the final reveals
+  going round and being checked, then the audit);
+- the game's length and number of deals (the reshuffles).
+
+The last line is one JSON object: ``deal_4p_s``, ``deal_9p_s``,
+``peer_cpu_9p_s``, ``audit_9p_s`` (medians over the repeats) and more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import trio
+
+from p2p.envelope import TableSpec
+from p2p.identity import Identity
+from table.bot_process import PeerPlan, PeerProcess
+from table.session import PeerResult
+
+
+def _load() -> float | None:
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+async def one_table(game: str, seats: int, home: Path, seed: int, time_scale: float) -> dict:
+    import secrets
+
+    homes = [home / f"peer{s}" for s in range(seats)]
+    identities = [Identity.load_or_create(h) for h in homes]
+    spec = TableSpec(secrets.token_bytes(16), tuple(i.public for i in identities))
+    results: dict[int, PeerResult] = {}
+
+    def plan(seat: int, connect: tuple[str, int] | None) -> PeerPlan:
+        return PeerPlan(
+            PeerPlan.pack(spec),
+            (seat,),
+            (str(homes[seat]),),
+            game,
+            proven=True,
+            seed=seed,
+            time_scale=time_scale,
+            final_wait=60.0,
+            duty_wait=60.0,
+            connect=connect,
+            wait_go=True,
+        )
+
+    def got(peer: PeerResult) -> None:
+        results[peer.seat] = peer
+
+    async with trio.open_nursery() as nursery:
+        host = PeerProcess(plan(0, None), on_result=got)
+        await nursery.start(host.run)
+        await host.listening.wait()
+        address = ("127.0.0.1", host.ports[0])
+        children = [host]
+        for seat in range(1, seats):
+            child = PeerProcess(plan(seat, address), on_result=got)
+            children.append(await nursery.start(child.run))
+        for child in children:
+            await child.ready.wait()
+        go = time.time()
+        for child in children:
+            await child.go()
+        while len(results) < seats:
+            await trio.sleep(0.05)
+        for child in children:
+            await child.stop()
+    peers = [results[s] for s in range(seats)]
+    for peer in peers:
+        assert peer.result.clean, f"seat {peer.seat}: {peer.result}"
+    t = [p.result.timings for p in peers]
+    return {
+        "deal": t[0]["move_t"] - go,
+        "peer_cpu": max(x["move_cpu"] - x["start_cpu"] for x in t),
+        "peer_cpu_median": statistics.median(x["move_cpu"] - x["start_cpu"] for x in t),
+        "audit": statistics.median(x["done_t"] - x["audit_t"] for x in t),
+        "audit_max": max(x["done_t"] - x["audit_t"] for x in t),
+        "audit_cpu": max(x["done_cpu"] - x["audit_cpu"] for x in t),
+        "end": statistics.median(x["done_t"] - x["over_t"] for x in t),
+        "game": t[0]["done_t"] - go,
+        "deals": t[0]["deals"],
+        "entries": peers[0].result.entries,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--sizes", default="4,9")
+    parser.add_argument("--game", default="bomb")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--time-scale", type=float, default=0.02)
+    args = parser.parse_args(argv)
+    sizes = [int(x) for x in args.sizes.split(",")]
+    print(f"{args.game}, proven deals, one process per peer; load average: {_load()}")
+    runs: dict[int, list[dict[str, Any]]] = {n: [] for n in sizes}
+    for r in range(args.repeat):
+        for n in sizes:
+            with tempfile.TemporaryDirectory(prefix="nodealer-bench-table-") as tmp:
+                seed = args.seed + r
+                figures = trio.run(one_table, args.game, n, Path(tmp), seed, args.time_scale)
+            runs[n].append(figures)
+            print(
+                f"  {n} peers: deal {figures['deal']:6.2f} s, busiest peer cpu "
+                f"{figures['peer_cpu']:5.2f} s (median {figures['peer_cpu_median']:5.2f}), audit "
+                f"{figures['audit']:5.2f} s (max {figures['audit_max']:5.2f}, cpu "
+                f"{figures['audit_cpu']:5.2f}), end {figures['end']:5.2f} s; game "
+                f"{figures['game']:5.1f} s, {figures['deals']:.0f} deals, "
+                f"{figures['entries']} entries"
+            )
+    summary: dict[str, Any] = {"game": args.game}
+    for n in sizes:
+        med = {k: statistics.median(f[k] for f in runs[n]) for k in runs[n][0]}
+        summary[f"deal_{n}p_s"] = round(med["deal"], 3)
+        summary[f"peer_cpu_{n}p_s"] = round(med["peer_cpu"], 3)
+        summary[f"audit_{n}p_s"] = round(med["audit"], 3)
+        summary[f"audit_cpu_{n}p_s"] = round(med["audit_cpu"], 3)
+        summary[f"end_{n}p_s"] = round(med["end"], 3)
+        summary[f"deals_{n}p"] = med["deals"]
+    summary["load_average_1min"] = _load()
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

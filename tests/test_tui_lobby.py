@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -432,3 +435,39 @@ def test_the_settings_read_like_the_game() -> None:
         "zh",
     )
     assert lines == ["bomb", "bomb，5 人", "可证明的发牌", "变体：无（按规则原文）"]
+
+
+@pytest.mark.netns
+def test_the_home_screen_lists_a_table_over_real_mdns_in_a_namespace() -> None:
+    """Real mDNS, only inside a fresh network namespace (loopback alone):
+    the table appears, its seats change, it vanishes."""
+    from tests.test_discovery import _netns, _unshare_prefix
+
+    run = subprocess.run(
+        [*_unshare_prefix(), sys.executable, str(HERE / "lobby_ns_check.py"), _netns()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=HERE.parent,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    seen = json.loads(run.stdout.strip().splitlines()[-1])
+    row = "Ann's table · bluff {} · host ann K3QF-7ZPA-M2XD-4RTY · proven"
+    assert seen == {
+        "before": [],
+        "appeared": [row.format("1/3")],
+        "updated": [row.format("2/3")],
+        "vanished": [],
+    }
+
+
+def test_the_namespace_check_refuses_to_run_outside_one() -> None:
+    if not os.path.exists("/proc/self/ns/net"):
+        pytest.skip("needs Linux network namespaces")
+    run = subprocess.run(
+        [sys.executable, str(HERE / "lobby_ns_check.py"), os.readlink("/proc/self/ns/net")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 3 and "refusing to run" in run.stderr and run.stdout == ""

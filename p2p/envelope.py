@@ -20,8 +20,12 @@ for another.
   its ``kind`` says what for: ``ack`` (this peer has it on disk), ``beat``
   (the sequencer's heartbeat), ``vote`` (for the new sequencer of a term),
   ``newterm`` (the new sequencer starts its term there).
-* An :class:`EquivocationProof` is two different entries, both signed by the
-  sequencer of one term, for one sequence number.
+* A *proof against a sequencer* (:data:`SequencerProof`) is what no honest
+  sequencer ever signs: an :class:`EquivocationProof` (two different entries,
+  both signed by the sequencer of one term, for one sequence number), a
+  :class:`ForgedEventProof` (an entry it signed around an event that does
+  not verify) or a :class:`ReplayProof` (an entry it signed around an event
+  whose author and counter are already in the chain that entry extends).
 
 The exact bytes are in protocol.md §3. Verification here is pure (no I/O,
 no clock) so the offline verifier can use it on a saved log.
@@ -31,10 +35,10 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from p2p.identity import Identity, PeerKey
-from p2p.wire import MAX_BODY, PROTOCOL_VERSION, WireError, canonical, unpack_strict
+from p2p.wire import MAX_BODY, MAX_LINKS, PROTOCOL_VERSION, WireError, canonical, unpack_strict
 
 EVENT_TAG = "nodealer/event"
 ENTRY_TAG = "nodealer/entry"
@@ -185,6 +189,13 @@ class Entry:
 
     def verify(self, table: TableSpec) -> bytes:
         """Check both signatures; return the entry's hash (raises EventError)."""
+        h = self.verify_sequencer(table)
+        self.event.verify(table)
+        return h
+
+    def verify_sequencer(self, table: TableSpec) -> bytes:
+        """Check only the sequencer's signature (the event is what it signed,
+        good or bad); return the entry's hash (raises :class:`BadSignature`)."""
         data = self.signed_bytes(table, self.seq, self.term, self.prev, self.event.digest(table))
         sequencer = table.sequencer_of(self.term)
         if not table.seats[sequencer].verify(self.sig, data):
@@ -192,7 +203,6 @@ class Entry:
                 f"entry seq {self.seq} term {self.term} is not signed by that term's "
                 f"sequencer (seat {sequencer})"
             )
-        self.event.verify(table)
         return hashlib.sha256(data).digest()
 
     def to_wire(self) -> dict[str, Any]:
@@ -270,6 +280,9 @@ class EquivocationProof:
     a: Entry
     b: Entry
 
+    kind: ClassVar[str] = "proof"  # its wire message kind and log record tag
+    label: ClassVar[str] = "equivocation proof"
+
     @property
     def seq(self) -> int:
         return self.a.seq
@@ -277,6 +290,10 @@ class EquivocationProof:
     @property
     def term(self) -> int:
         return self.a.term
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        return (self.kind, self.term, self.seq)
 
     def culprit(self, table: TableSpec) -> int:
         return table.sequencer_of(self.a.term)
@@ -290,6 +307,10 @@ class EquivocationProof:
             raise EventError("an equivocation proof needs two different entries")
         return self.culprit(table)
 
+    def what(self, table: TableSpec) -> str:
+        """What the culprit did, for a person (once the proof verified)."""
+        return f"equivocated: signed two different entries for seq {self.seq} in term {self.term}"
+
     def to_wire(self) -> dict[str, Any]:
         return {"a": self.a.to_wire(), "b": self.b.to_wire()}
 
@@ -299,3 +320,155 @@ class EquivocationProof:
 
     def __str__(self) -> str:
         return f"equivocation at seq {self.seq} in term {self.term}"
+
+
+@dataclass(frozen=True)
+class ForgedEventProof:
+    """An entry validly signed by its term's sequencer whose event is not a
+    valid event of its author: a bad author signature (or a body that is not
+    one strict msgpack value). A sequencer checks every event before it
+    signs the entry, so only a dishonest one ever signs this."""
+
+    e: Entry
+
+    kind: ClassVar[str] = "forged"
+    label: ClassVar[str] = "forged-event proof"
+
+    @property
+    def seq(self) -> int:
+        return self.e.seq
+
+    @property
+    def term(self) -> int:
+        return self.e.term
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        return (self.kind, self.term, self.seq)
+
+    def culprit(self, table: TableSpec) -> int:
+        return table.sequencer_of(self.e.term)
+
+    def verify(self, table: TableSpec) -> int:
+        """Check the proof; return the sequencer that signed the forged event
+        (raises EventError: the entry is not its sequencer's, or its event is good)."""
+        try:
+            self.e.verify_sequencer(table)
+        except BadSignature as exc:
+            raise EventError(f"a forged-event proof proves nothing: {exc}") from exc
+        try:
+            self.e.event.verify(table)
+        except EventError:
+            return self.culprit(table)
+        raise EventError(
+            f"a forged-event proof whose event verifies (seq {self.seq}, term {self.term})"
+        )
+
+    def what(self, table: TableSpec) -> str:
+        ev = self.e.event
+        try:
+            ev.verify(table)
+            why = "it verifies"  # (never, for a proof that verified)
+        except EventError as exc:
+            why = str(exc)
+        return (
+            f"forged signature: signed entry seq {self.seq} in term {self.term} around "
+            f"seat {ev.author}'s event #{ev.counter}, which fails its check ({why})"
+        )
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"e": self.e.to_wire()}
+
+    @classmethod
+    def from_wire(cls, m: dict[str, Any]) -> ForgedEventProof:
+        return cls(Entry.from_wire(m["e"]))
+
+    def __str__(self) -> str:
+        return f"forged event at seq {self.seq} in term {self.term}"
+
+
+@dataclass(frozen=True)
+class ReplayProof:
+    """An entry ``b`` validly signed by its term's sequencer whose event's
+    (author, counter) is already in the chain ``b`` extends, at entry ``a``.
+    ``links`` are (term, event digest) of each entry between them, so that
+    ``b.prev`` is seen to hash back to ``a``: the proof stands on its own."""
+
+    a: Entry
+    b: Entry
+    links: tuple[tuple[int, bytes], ...] = ()
+
+    kind: ClassVar[str] = "replay"
+    label: ClassVar[str] = "replay proof"
+
+    @property
+    def seq(self) -> int:
+        return self.b.seq
+
+    @property
+    def term(self) -> int:
+        return self.b.term
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        return (self.kind, self.term, self.seq)
+
+    def culprit(self, table: TableSpec) -> int:
+        return table.sequencer_of(self.b.term)
+
+    def verify(self, table: TableSpec) -> int:
+        """Check the proof; return the sequencer that signed the replay
+        (raises EventError)."""
+        a, b = self.a, self.b
+        if (a.event.author, a.event.counter) != (b.event.author, b.event.counter):
+            raise EventError("a replay proof needs two entries of one event (author, counter)")
+        if not a.seq < b.seq or len(self.links) != b.seq - a.seq - 1:
+            raise EventError(
+                f"a replay proof from seq {a.seq} to seq {b.seq} needs "
+                f"{max(b.seq - a.seq - 1, 0)} links, not {len(self.links)}"
+            )
+        if len(self.links) > MAX_LINKS:
+            raise EventError(f"a replay proof carries at most {MAX_LINKS} links")
+        h = a.verify(table)
+        b.verify(table)
+        for seq, (term, digest) in enumerate(self.links, start=a.seq + 1):
+            h = hashlib.sha256(Entry.signed_bytes(table, seq, term, h, digest)).digest()
+        if h != b.prev:
+            raise EventError(
+                f"a replay proof whose seq {a.seq} is not in the chain seq {b.seq} extends"
+            )
+        return self.culprit(table)
+
+    def what(self, table: TableSpec) -> str:
+        ev = self.b.event
+        return (
+            f"replayed an event: sequenced seat {ev.author}'s event #{ev.counter} again at "
+            f"seq {self.seq} in term {self.term}; it is already at seq {self.a.seq}"
+        )
+
+    def to_wire(self) -> dict[str, Any]:
+        links = [{"term": term, "d": digest} for term, digest in self.links]
+        return {"a": self.a.to_wire(), "b": self.b.to_wire(), "links": links}
+
+    @classmethod
+    def from_wire(cls, m: dict[str, Any]) -> ReplayProof:
+        links = tuple((link["term"], link["d"]) for link in m["links"])
+        return cls(Entry.from_wire(m["a"]), Entry.from_wire(m["b"]), links)
+
+    def __str__(self) -> str:
+        return f"replayed event at seq {self.seq} in term {self.term}"
+
+
+SequencerProof = EquivocationProof | ForgedEventProof | ReplayProof
+"""Evidence, checkable by anyone holding the table, that the sequencer of a
+term signed what no honest sequencer signs (protocol.md §3.5)."""
+
+PROOF_KINDS: dict[str, type[EquivocationProof] | type[ForgedEventProof] | type[ReplayProof]] = {
+    cls.kind: cls for cls in (EquivocationProof, ForgedEventProof, ReplayProof)
+}
+
+
+def proof_from_wire(kind: str, m: dict[str, Any]) -> SequencerProof:
+    """A proof from its schema-checked message or log record (``kind``: its
+    message kind / record tag, a key of :data:`PROOF_KINDS`)."""
+    return PROOF_KINDS[kind].from_wire(m)

@@ -28,17 +28,24 @@ once it is on disk (fsync) they acknowledge the head they hold (a signed
 a longer chain) is filled by ``fetch``: any peer answers with the entries it
 holds, which verify on their own.
 
-Equivocation. Two entries for one seq signed by one term's sequencer are a
-proof (:class:`~p2p.envelope.EquivocationProof`). A peer finds one when an
-entry conflicts with one it holds, or when another peer's signed head names a
-different hash for a seq of the same term (it then fetches that entry). The
-proof is persisted, broadcast to everyone, and its culprit never sequences
-again: the honest peers move to the next term at once.
+Proofs against a sequencer (:data:`~p2p.envelope.SequencerProof`).
+Equivocation: two entries for one seq signed by one term's sequencer. A peer
+finds one when an entry conflicts with one it holds, or when another peer's
+signed head names a different hash for a seq of the same term (it then
+fetches that entry). A forged event: an entry its sequencer signed around an
+event whose author signature (or body) fails. A replayed event: an entry its
+sequencer signed on top of our chain, repeating an (author, counter) that
+chain already holds (the proof carries the hash links between the two). An
+honest sequencer signs none of these, and each proof names only the seat
+whose sequencer signature is on it (who relayed it does not matter). The
+entry is refused, the proof persisted, broadcast to everyone, and its
+culprit never sequences again: the honest peers move to the next term at
+once. A counter that skips ahead is refused but proves nothing by itself.
 
 Failover. A follower that hears nothing from the sequencer for ``timeout``
 seconds (the sequencer beats every ``timeout/4``) sends its signed head as a
-``vote`` for the next term to that term's sequencer (skipping proven
-equivocators) and keeps following the old one meanwhile; if that one is
+``vote`` for the next term to that term's sequencer (skipping seats
+proven against) and keeps following the old one meanwhile; if that one is
 silent too, the next timeout moves on again, so the next live seat in seat
 order takes over. The new sequencer waits for votes from a majority (itself
 included), adopts the most up-to-date voted chain - highest (term of head
@@ -50,7 +57,7 @@ its *certificate*. A term is entered only through a certificate that checks
 never through an entry or a beat, so a seat nobody elected cannot start one.
 Followers then drop the older terms' entries beyond that start and fetch
 what they lack; entries from the current term's sequencer overwrite
-conflicting entries of older terms, or of a proven equivocator's term, but
+conflicting entries of older terms, or of a proven cheat's term, but
 only up to the term's start (Raft-style log matching).
 
 Commitment. Votes are durable promises: an ack carries the sender's *vote
@@ -74,16 +81,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from p2p.envelope import (
+    PROOF_KINDS,
     BadBody,
     Entry,
     EquivocationProof,
     Event,
     EventError,
+    ForgedEventProof,
     Head,
+    ReplayProof,
+    SequencerProof,
     TableSpec,
+    proof_from_wire,
 )
 from p2p.identity import Identity
-from p2p.wire import MAX_BODY, MAX_FETCH
+from p2p.wire import MAX_BODY, MAX_FETCH, MAX_LINKS
 
 MAX_TERM = (1 << 32) - 1
 ACK_FLOORS = 4  # acks kept per seat: its latest for each of its last vote floors
@@ -105,6 +117,11 @@ class BrokenChain(LogError):
 
 class ReplayedEvent(LogError):
     """An event whose counter was already used, or sent by someone else."""
+
+
+class ProvenFault(LogError):
+    """An entry its sequencer signed around a forged or replayed event: it is
+    refused, and the proof against that sequencer is kept and sent."""
 
 
 class Role(enum.Enum):
@@ -204,7 +221,7 @@ class LogMachine:
         entries: Iterable[Entry] = (),
         own_events: Iterable[Event] = (),
         led_terms: Iterable[int] = (),
-        proofs: Iterable[EquivocationProof] = (),
+        proofs: Iterable[SequencerProof] = (),
         voted: int = 0,
     ) -> None:
         seat = table.seat_of(identity.public)
@@ -225,11 +242,13 @@ class LogMachine:
             if event.author == self.me and _verifies(event, table):
                 self.own_events[event.counter] = event
         self.led_terms: set[int] = set(led_terms)
-        self.proofs: dict[tuple[int, int], EquivocationProof] = {}
+        # proofs against sequencers (verified; at most one per seat): key -> proof
+        self.proofs: dict[tuple[str, int, int], SequencerProof] = {}
         self.banned: set[int] = set()
-        for proof in proofs:
-            self.proofs[(proof.term, proof.seq)] = proof
-            self.banned.add(proof.culprit(table))
+        for proof in proofs:  # from our log file, verified when it was loaded
+            if proof.culprit(table) not in self.banned:
+                self.proofs[proof.key] = proof
+                self.banned.add(proof.culprit(table))
         self.acks: dict[int, Head] = {}  # latest ack per seat (a hint; see committed)
         self._acks_by_floor: dict[int, dict[int, Head]] = {}  # seat -> vote floor -> ack
         self._verified_acks: set[Head] = set()
@@ -394,7 +413,7 @@ class LogMachine:
         """A connection to ``seat`` finished its handshake: tell it our head."""
         self._emit(Send(seat, self._ack().to_wire()))
         for proof in self.proofs.values():
-            self._emit(Send(seat, {"k": "proof", **proof.to_wire()}))
+            self._emit(Send(seat, {"k": proof.kind, **proof.to_wire()}))
         if self.role is Role.SEQUENCER:
             self._emit(Send(seat, self._newterm))  # our term's start and its certificate
         elif self.election is not None and seat == self.table.sequencer_of(self.election):
@@ -445,8 +464,8 @@ class LogMachine:
             self._on_entry(src, Entry.from_wire(msg["e"]), now)
         elif kind == "fetch":
             self._on_fetch(src, msg["from"], msg["n"])
-        elif kind == "proof":
-            self._on_proof(EquivocationProof.from_wire(msg), now)
+        elif kind in PROOF_KINDS:
+            self._on_proof(proof_from_wire(kind, msg), now)
         elif kind == "ack":
             # Only a hint here (catch-up, conflict probe, committed mark), from a
             # peer the handshake authenticated: checking n² ack signatures per
@@ -541,9 +560,9 @@ class LogMachine:
             # cheap duplicate check before any signature work
             if entry == self.chain[seq - 1]:
                 return
-        h = entry.verify(self.table)
         if src in self.banned and src == self.table.sequencer_of(entry.term):
-            return  # a proven equivocator's entries reach us only from others now
+            return  # a proven cheat's entries reach us only from others now
+        h = self._verify_entry(entry, now)
         syncing = self._syncing_from(src)
         if entry.term > self.term and not (syncing and entry.term <= self._sync_target[0]):
             return  # a term whose certified newterm we have not seen: wait for it
@@ -567,7 +586,7 @@ class LogMachine:
             return
         if entry.term < self.head_term:
             return  # a stale entry of an older term, from a peer that has not caught up
-        _check_link(entry, self.head_hash, self.head_term, self.next_counter)
+        self._check_link_or_prove(entry, self.head_hash, self.head_term, self.next_counter, now)
         self._append(entry, h)
         self._rewind = 1
         if self.head == self._fetch_end and self._known_head > self.head:
@@ -597,11 +616,61 @@ class LogMachine:
         for dropped in self.chain[seq - 1 :]:
             counters[dropped.event.author] -= 1
         prev_term = self.chain[seq - 2].term if seq >= 2 else 0
-        _check_link(entry, self.hashes[seq - 1], prev_term, counters)  # before any change
+        # before any change:
+        self._check_link_or_prove(entry, self.hashes[seq - 1], prev_term, counters, now)
         self._truncate(seq - 1)
         self._append(entry, h)
         self._rewind = 1
         self._after_progress(now)
+
+    def _verify_entry(self, entry: Entry, now: float) -> bytes:
+        """Both signatures of an entry; its hash. An event that fails its
+        check inside an entry its sequencer did sign is that sequencer's
+        doing: the proof is kept and sent before the entry is refused."""
+        h = entry.verify_sequencer(self.table)  # not the sequencer's: proves nothing
+        try:
+            entry.event.verify(self.table)
+        except EventError as exc:
+            culprit = self.table.sequencer_of(entry.term)
+            self._prove(ForgedEventProof(entry), now)
+            raise ProvenFault(
+                f"{exc}; seat {culprit} signed it as sequencer of term {entry.term} "
+                "(a forged-event proof is kept and sent)"
+            ) from exc
+        return h
+
+    def _check_link_or_prove(
+        self, entry: Entry, prev_hash: bytes, prev_term: int, counters: list[int], now: float
+    ) -> None:
+        """:func:`_check_link` against our chain up to ``entry.seq - 1``
+        (``prev_hash`` is its hash); a replay of an event that chain holds
+        is proven against the entry's sequencer before it is refused."""
+        try:
+            _check_link(entry, prev_hash, prev_term, counters)
+        except ReplayedEvent as exc:
+            ev = entry.event
+            first = self._index.get((ev.author, ev.counter))
+            if first is None or first >= entry.seq or entry.prev != self.hashes[entry.seq - 1]:
+                raise  # a counter skipped ahead: not provable from a few entries
+            if entry.seq - first - 1 > MAX_LINKS:
+                raise  # too far back for a proof that fits a frame
+            links = tuple(
+                (e.term, e.event.digest(self.table)) for e in self.chain[first : entry.seq - 1]
+            )
+            self._prove(ReplayProof(self.chain[first - 1], entry, links), now)
+            culprit = self.table.sequencer_of(entry.term)
+            raise ProvenFault(
+                f"{exc}; seat {culprit} signed it as sequencer of term {entry.term} "
+                "(a replay proof is kept and sent)"
+            ) from exc
+
+    def _prove(self, proof: SequencerProof, now: float) -> None:
+        """Record a proof we made ourselves, checked like anyone's first:
+        whatever we keep and send must never name an honest seat."""
+        if proof.culprit(self.table) in self.banned:
+            return
+        proof.verify(self.table)
+        self._record_proof(proof, now)
 
     def _rewind_fetch(self, src: int, below: int, now: float) -> None:
         start = max(1, below - self._rewind + 1)
@@ -779,20 +848,22 @@ class LogMachine:
         assert self.election is not None
         self._lead(now, self.election)
 
-    def _on_proof(self, proof: EquivocationProof, now: float) -> None:
-        if (proof.term, proof.seq) in self.proofs:
-            return  # known already (peers send theirs on every connect): no 4 verifies
+    def _on_proof(self, proof: SequencerProof, now: float) -> None:
+        if proof.key in self.proofs or proof.culprit(self.table) in self.banned:
+            return  # known already (peers send theirs on every connect): no verifying
         proof.verify(self.table)
         self._record_proof(proof, now)
 
-    def _record_proof(self, proof: EquivocationProof, now: float) -> None:
-        if (proof.term, proof.seq) in self.proofs:
-            return
+    def _record_proof(self, proof: SequencerProof, now: float) -> None:
+        """Keep a verified proof (one per culprit is enough), send it to
+        every peer, and stop following its culprit."""
         culprit = proof.culprit(self.table)
-        self.proofs[(proof.term, proof.seq)] = proof
+        if proof.key in self.proofs or culprit in self.banned:
+            return
+        self.proofs[proof.key] = proof
         self.banned.add(culprit)
-        self._emit(Persist("log", {"t": "proof", **proof.to_wire()}, sync=True))
-        self._emit(Send(None, {"k": "proof", **proof.to_wire()}))
+        self._emit(Persist("log", {"t": proof.kind, **proof.to_wire()}, sync=True))
+        self._emit(Send(None, {"k": proof.kind, **proof.to_wire()}))
         target = self.term if self.election is None else self.election
         if culprit == self.table.sequencer_of(target):
             self._start_election(now)
@@ -823,7 +894,7 @@ class LogMachine:
                 break
             term += 1
         else:
-            return  # every seat is a proven equivocator: nobody left to follow
+            return  # every seat is proven against: nobody left to follow
         if term > MAX_TERM:
             return  # terms are 32 bits on the wire; never reached honestly
         if self.table.sequencer_of(term) == self.me:

@@ -8,8 +8,8 @@ A table's files live in ``<data dir>/tables/<table id hex>/`` (the data dir is
 ``log``
     The shareable game log, what ``nodealer verify`` reads: a header record
     naming the table (version, id, seat keys), then every entry as it was
-    accepted, every truncation, every equivocation proof. It holds nothing
-    secret.
+    accepted, every truncation, every proof against a sequencer (equivocation,
+    a forged or a replayed event). It holds nothing secret.
 ``own``
     This peer's outbox: every event it signed (before it is sent, so a crash
     can never make it sign a different event with the same counter), every
@@ -41,13 +41,23 @@ from typing import Any
 
 import msgpack
 
-from p2p.envelope import Entry, EquivocationProof, Event, EventError, TableSpec
+from p2p.envelope import (
+    PROOF_KINDS,
+    Entry,
+    Event,
+    EventError,
+    SequencerProof,
+    TableSpec,
+    proof_from_wire,
+)
 from p2p.identity import PeerKey, data_dir
 from p2p.log import verify_prefix
 from p2p.wire import (
     ENTRY,
     EVENT,
     KEY_LEN,
+    LINK,
+    MAX_LINKS,
     MAX_SEATS,
     MAX_SEQ,
     MAX_TABLE_ID,
@@ -119,7 +129,7 @@ class SavedLog:
 
     table: TableSpec
     entries: list[Entry] = field(default_factory=list)
-    proofs: list[EquivocationProof] = field(default_factory=list)
+    proofs: list[SequencerProof] = field(default_factory=list)
     problem: str | None = None  # why loading stopped early, if it did
 
 
@@ -144,7 +154,10 @@ _HEADER = _map(
 _LOG_RECORDS = {
     "entry": _map({"t": _TAG, "e": ENTRY}),
     "truncate": _map({"t": _TAG, "seq": _int(0, MAX_SEQ)}),
+    # proofs against a sequencer (protocol.md §3.5), with their message's fields
     "proof": _map({"t": _TAG, "a": ENTRY, "b": ENTRY}),
+    "forged": _map({"t": _TAG, "e": ENTRY}),
+    "replay": _map({"t": _TAG, "a": ENTRY, "b": ENTRY, "links": _list(LINK, MAX_LINKS)}),
 }
 
 
@@ -176,24 +189,29 @@ def parse_log(records: list[dict[str, Any]]) -> SavedLog:
             saved.entries.append(Entry.from_wire(record["e"]))
         elif kind == "truncate":
             del saved.entries[record["seq"] :]
-        else:
-            saved.proofs.append(EquivocationProof.from_wire(record))
+        elif kind in PROOF_KINDS:
+            saved.proofs.append(proof_from_wire(kind, record))
     return saved
 
 
 def verified_proofs(
-    table: TableSpec, proofs: list[EquivocationProof]
-) -> tuple[list[EquivocationProof], str | None]:
+    table: TableSpec, proofs: list[SequencerProof]
+) -> tuple[list[SequencerProof], str | None]:
     """The proofs that verify, and why any other was left out."""
-    good, problem = [], None
+    good: list[SequencerProof] = []
+    problem = None
     for proof in proofs:
         try:
             proof.verify(table)
         except EventError as exc:
-            problem = f"left out an equivocation proof that does not verify: {exc}"
+            problem = f"left out {_a(proof.label)} that does not verify: {exc}"
             continue
         good.append(proof)
     return good, problem
+
+
+def _a(noun: str) -> str:
+    return ("an " if noun[0] in "aeiou" else "a ") + noun
 
 
 def read_secret(directory: Path, name: str) -> bytes | None:
@@ -232,7 +250,7 @@ class Store:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.entries: list[Entry] = []
-        self.proofs: list[EquivocationProof] = []
+        self.proofs: list[SequencerProof] = []
         self.own_events: list[Event] = []
         self.led_terms: set[int] = set()
         self.voted = 0  # the highest term this peer voted in

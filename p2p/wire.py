@@ -40,6 +40,7 @@ SIG_LEN = 64
 KEY_LEN = 32
 NONCE_LEN = 32
 MAX_FETCH = 4096
+MAX_LINKS = 4096  # entries between the two of a replay proof (two bodies and these fit a frame)
 SEAL_OVERHEAD = 16  # a sealed frame (after the handshake) carries a 16-byte tag
 
 _LENGTH = struct.Struct(">I")
@@ -218,6 +219,8 @@ SIG = _bin(SIG_LEN, SIG_LEN)
 EVENT = _map({"a": SEAT, "c": _int(0, MAX_SEQ), "b": _bin(0, MAX_BODY), "s": SIG})
 ENTRY = _map({"seq": _int(1, MAX_SEQ), "term": TERM, "prev": HASH, "ev": EVENT, "s": SIG})
 HEAD = {"term": TERM, "seq": SEQ, "hterm": TERM, "h": HASH, "s": SIG}
+# a replay proof's hash links: (term, event digest) of each entry between its two
+LINK = _map({"term": TERM, "d": HASH})
 # a newterm's certificate: the signed votes of a majority for that term
 VOTE = _map({"seat": SEAT, "seq": SEQ, "hterm": TERM, "h": HASH, "s": SIG})
 
@@ -240,7 +243,9 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "vote": dict(HEAD),
     "newterm": {**HEAD, "votes": _list(VOTE, MAX_SEATS)},
     "fetch": {"from": _int(1, MAX_SEQ), "n": _int(1, MAX_FETCH)},
-    "proof": {"a": ENTRY, "b": ENTRY},
+    "proof": {"a": ENTRY, "b": ENTRY},  # proofs against a sequencer (protocol.md §3.5)
+    "forged": {"e": ENTRY},
+    "replay": {"a": ENTRY, "b": ENTRY, "links": _list(LINK, MAX_LINKS)},
     # mesh (p2p.node)
     "addrs": {
         "peers": _list(_map({"seat": SEAT, "host": _str(255), "port": _int(1, 0xFFFF)}), MAX_SEATS)

@@ -2,7 +2,8 @@
 
 :func:`verify_log` reads a saved log file (:mod:`p2p.store`, protocol.md
 §3.6) as a stream, re-checks every signature and the hash chain, every
-equivocation proof kept in the file, replays every body through the table
+proof against a sequencer kept in the file (equivocation, a forged or a
+replayed event: §3.5), replays every body through the table
 with :class:`~table.replay.Replay` (every proof, every key, every move against
 the engine, every timer's authority), then audits every deal from the
 revealed keys. The :class:`Report` says ``clean`` with the outcome (exit 0),
@@ -191,21 +192,14 @@ def verify_log(path: Path) -> Report:
     hashes, chain_problem = verify_prefix(spec, saved.entries)
     good = saved.entries[: len(hashes) - 1]
     report.entries = len(saved.entries)
-    for proof in saved.proofs:
+    for proof in saved.proofs:  # against a sequencer: equivocation, forged or replayed event
         try:
             culprit = proof.verify(spec)
         except EventError as exc:
-            report.notes.append(f"ignored an equivocation proof that does not verify: {exc}")
+            article = "an" if proof.label[0] in "aeiou" else "a"
+            report.notes.append(f"ignored {article} {proof.label} that does not verify: {exc}")
             continue
-        report.faults.append(
-            Fault(
-                culprit,
-                replay.name(culprit),
-                f"equivocated: signed two different entries for seq {proof.seq} "
-                f"in term {proof.term}",
-                proof.seq,
-            )
-        )
+        report.faults.append(Fault(culprit, replay.name(culprit), proof.what(spec), proof.seq))
     for entry in good:
         replay.feed(entry.seq, entry.term, entry.event.author, entry.event.decoded_body())
     report.setup = replay.setup

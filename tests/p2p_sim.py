@@ -75,6 +75,7 @@ class SimNet:
                     self.apply(dst, m.receive(src, msg, self.now))
                 except Exception as exc:  # recorded; the test asserts on them
                     self.errors.append((src, dst, exc))
+                    self.apply(dst, m.take_effects())  # e.g. a proof found on the way (as the node)
                 return True
         return False
 

@@ -3,12 +3,33 @@ failover, and the offline chain verifier."""
 
 from __future__ import annotations
 
+import zlib
+
 import msgpack
 import pytest
 
-from p2p.envelope import BadSignature, Entry, Event, EventError, Head, TableSpec
+from p2p.envelope import (
+    BadSignature,
+    Entry,
+    Event,
+    EventError,
+    ForgedEventProof,
+    Head,
+    ReplayProof,
+    TableSpec,
+)
 from p2p.identity import Identity
-from p2p.log import BrokenChain, LogMachine, ReplayedEvent, Role, verify_chain, verify_prefix
+from p2p.log import (
+    BrokenChain,
+    LogMachine,
+    ProvenFault,
+    ReplayedEvent,
+    Role,
+    Send,
+    verify_chain,
+    verify_prefix,
+)
+from p2p.store import read_log
 from tests.p2p_sim import SimNet
 
 
@@ -71,13 +92,15 @@ def test_bad_entries_raise_and_change_nothing() -> None:
     before = _snapshot(follower)
     ev = Event.create(net.table, net.ids[1], 1, 1, _body("b"))
     not_seq = Entry.create(net.table, net.ids[1], 2, 0, follower.head_hash, ev)
-    replay_ev = follower.chain[0].event
-    replay = Entry.create(net.table, net.ids[0], 2, 0, follower.head_hash, replay_ev)
+    skipped = Event.create(net.table, net.ids[1], 1, 5, _body("b"))
+    skip = Entry.create(net.table, net.ids[0], 2, 0, follower.head_hash, skipped)
     other = TableSpec(b"elsewhere", net.table.seats)
     foreign = Entry.create(other, net.ids[0], 2, 0, follower.head_hash, ev)
     cases = [
         (not_seq, BadSignature, "sequencer"),
-        (replay, ReplayedEvent, "replayed or skipped"),
+        # a counter skipped ahead: refused, but not provable from a few entries
+        # (a replay is: see test_a_replayed_event_is_proven_against_its_sequencer)
+        (skip, ReplayedEvent, "replayed or skipped"),
         (foreign, BadSignature, "not signed by that term's sequencer"),
     ]
     for entry, error, text in cases:
@@ -276,3 +299,170 @@ def test_an_equivocator_that_keeps_sequencing_is_ignored() -> None:
     chains = net.chains(range(1, 5))
     assert all(c == chains[0] for c in chains) and len(chains[0]) == 5
     assert chains[0][-1].term == 1
+
+
+# ------------------------------------------------------------------ proofs against a sequencer
+
+
+def _sequencer_signs(net: SimNet, seq: int, make, victims: tuple[int, ...]) -> None:
+    """Make seat 0 (the sequencer) send ``make(real entry)`` for ``seq`` to ``victims``."""
+    made: dict[str, Entry] = {}
+
+    def tamper(src, dst, msg):
+        if src == 0 and msg["k"] == "entry" and msg["e"]["seq"] == seq and dst in victims:
+            if "e" not in made:
+                made["e"] = make(Entry.from_wire(msg["e"]))
+            return {"k": "entry", "e": made["e"].to_wire()}
+        return msg
+
+    net.tamper = tamper
+
+
+def _forged(net: SimNet):
+    def make(real: Entry) -> Entry:
+        ev = real.event  # the author's signature, over another body
+        fake = Event(ev.author, ev.counter, _body("not what the author signed"), ev.sig)
+        return Entry.create(net.table, net.ids[0], real.seq, real.term, real.prev, fake)
+
+    return make
+
+
+def _replayed(net: SimNet, back: int):
+    def make(real: Entry) -> Entry:
+        again = net.machines[0].chain[real.seq - 2 - back].event  # already in the chain
+        return Entry.create(net.table, net.ids[0], real.seq, real.term, real.prev, again)
+
+    return make
+
+
+def _goes_on(net: SimNet, honest: range, bodies: list) -> None:
+    """The honest seats failed over to seat 1 and agree on one chain."""
+    net.tamper = None
+    net.advance(2.0, ticks=20)
+    net.submit(4, "after")
+    net.run()
+    net.advance(0.5)
+    assert all(net.machines[s].sequencer == 1 for s in honest)
+    chains = net.chains(honest)
+    assert all(c == chains[0] for c in chains)
+    assert sorted(map(repr, (msgpack.unpackb(e.event.body) for e in chains[0]))) == sorted(
+        map(repr, [*bodies, "after"])
+    )
+    verify_chain(net.table, chains[0])
+
+
+@pytest.mark.parametrize("victims", [(1, 2, 3, 4), (3,)])
+def test_a_forged_event_is_proven_against_its_sequencer(victims) -> None:
+    net = SimNet(5)
+    net.run()
+    for i in range(4):
+        net.submit(1 + i % 4, i)
+    net.run()
+    _sequencer_signs(net, 5, _forged(net), victims)
+    net.submit(2, "forged on the way")
+    net.run()
+    for seat in range(1, 5):
+        m = net.machines[seat]
+        (proof,) = m.proofs.values()
+        # the victims made it, the others got it from them
+        assert isinstance(proof, ForgedEventProof) and proof.verify(net.table) == 0
+        assert proof.seq == 5 and 0 in m.banned
+        kept = [r for r in net.persisted[seat] if r["t"] == "forged"]
+        assert [ForgedEventProof.from_wire(r).e for r in kept] == [proof.e]
+        assert all(e.event.body != _body("not what the author signed") for e in m.chain)
+    assert all(isinstance(err, ProvenFault) and dst in victims for _, dst, err in net.errors)
+    assert "forged signature" in proof.what(net.table)
+    _goes_on(net, range(1, 5), [0, 1, 2, 3, "forged on the way"])
+
+
+@pytest.mark.parametrize("back", [0, 3])
+def test_a_replayed_event_is_proven_against_its_sequencer(back) -> None:
+    net = SimNet(5)
+    net.run()
+    for i in range(6):
+        net.submit(1 + i % 4, i)
+    net.run()
+    _sequencer_signs(net, 7, _replayed(net, back), (1, 2, 3, 4))
+    net.submit(3, "replaced by a replay")
+    net.run()
+    for seat in range(1, 5):
+        m = net.machines[seat]
+        (proof,) = m.proofs.values()
+        assert isinstance(proof, ReplayProof) and proof.verify(net.table) == 0
+        assert (proof.a.seq, proof.seq, len(proof.links)) == (6 - back, 7, back)
+        assert proof.a == m.chain[5 - back]  # the first one is in the honest chain
+        assert [r["t"] for r in net.persisted[seat]].count("replay") == 1
+    assert "replayed an event" in proof.what(net.table)
+    assert {type(err) for _, _, err in net.errors} == {ProvenFault}
+    _goes_on(net, range(1, 5), [0, 1, 2, 3, 4, 5, "replaced by a replay"])
+
+
+def test_the_proofs_survive_a_restart_and_a_saved_log(tmp_path) -> None:
+    net = SimNet(3)
+    net.run()
+    for i in range(3):
+        net.submit(1, i)
+    net.run()
+    _sequencer_signs(net, 4, _replayed(net, 1), (1, 2))
+    net.submit(2, "x")
+    net.run()
+    records = [
+        {"t": "table", "v": 1, "table": net.table.table_id},
+        *(r for r in net.persisted[2] if r["t"] in ("entry", "truncate", "replay")),
+    ]
+    records[0]["seats"] = [k.raw for k in net.table.seats]
+    with open(tmp_path / "log", "wb") as f:
+        for record in records:
+            payload = msgpack.packb(record, use_bin_type=True)
+            f.write(len(payload).to_bytes(4, "big") + zlib.crc32(payload).to_bytes(4, "big"))
+            f.write(payload)
+    saved = read_log(tmp_path / "log")
+    assert saved.problem is None
+    (proof,) = saved.proofs
+    assert isinstance(proof, ReplayProof) and proof == next(iter(net.machines[2].proofs.values()))
+    restarted = LogMachine(net.table, net.ids[2], entries=saved.entries, proofs=saved.proofs)
+    assert restarted.banned == {0}
+    effects = restarted.peer_connected(1, 0.0)
+    assert [e.msg["k"] for e in effects if isinstance(e, Send)].count("replay") == 1
+
+
+def test_a_proof_that_does_not_hold_frames_nobody() -> None:
+    net = SimNet(3)
+    net.run()
+    for i in range(4):
+        net.submit(1 + i % 2, i)
+    net.run()
+    m = net.machines[2]
+    chain, table, ids = m.chain, net.table, net.ids
+    first = chain[0]  # seat 1's event #0 at seq 1
+    bad_event = Event(first.event.author, 9, _body("made up"), first.event.sig)
+    relayed = Entry.create(table, ids[1], 5, 0, m.head_hash, bad_event)  # seat 1 is no sequencer
+    other = TableSpec(b"another table", table.seats)
+    elsewhere = Entry.create(other, ids[0], 5, 0, m.head_hash, bad_event)
+    again = Entry.create(table, ids[0], 5, 0, b"\x07" * 32, first.event)  # not on chain's prefix
+    links = tuple((e.term, e.event.digest(table)) for e in chain[1:4])
+    by_seat_2 = Entry.create(table, ids[2], 5, 0, m.head_hash, first.event)
+    lies = [
+        ForgedEventProof(chain[2]),  # an honest entry: its event verifies
+        ForgedEventProof(relayed),  # relayed by anyone: not its sequencer's signature
+        ForgedEventProof(elsewhere),  # signed for another table
+        ReplayProof(chain[0], chain[2], links[:1]),  # two different events
+        ReplayProof(chain[0], again, links),  # a is not in the chain b extends
+        ReplayProof(chain[0], by_seat_2, links),  # not the sequencer's signature
+        ReplayProof(chain[0], Entry.create(table, ids[0], 5, 0, m.head_hash, first.event), ()),
+        ReplayProof(chain[1], chain[1], ()),
+    ]
+    before = _snapshot(m)
+    for lie in lies:
+        with pytest.raises(EventError):
+            lie.verify(table)
+        with pytest.raises(EventError):
+            m.receive(1, {"k": lie.kind, **lie.to_wire()}, net.now)
+        assert _snapshot(m) == before and m.banned == set()
+    # the only true one among them: seat 0 did sign that replay
+    true = ReplayProof(chain[0], Entry.create(table, ids[0], 5, 0, m.head_hash, first.event), links)
+    assert true.verify(table) == 0
+    # a forged entry relayed by seat 1 (seat 0's signature is not on it): refused, no proof
+    with pytest.raises(BadSignature):
+        m.receive(1, {"k": "entry", "e": relayed.to_wire()}, net.now)
+    assert _snapshot(m) == before

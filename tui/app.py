@@ -30,10 +30,11 @@ from table.verify import verify_log
 from .guest import TrioGuest, start_trio_guest
 from .screens.bluff import BluffScreen
 from .screens.bomb import BombScreen
+from .screens.mao import MaoScreen
 from .screens.over import GameOverScreen
 from .story import story
 
-SCREENS = {"bluff": BluffScreen, "bomb": BombScreen}
+SCREENS = {"bluff": BluffScreen, "bomb": BombScreen, "mao": MaoScreen}
 """The games a person can play on a screen so far."""
 
 

@@ -106,6 +106,12 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
         "--time-scale", type=float, default=1.0, help="real seconds per game second (timers)"
     )
     parser.add_argument("--quiet", action="store_true", help="print only the summary")
+    parser.add_argument(
+        "--lang",
+        choices=("en", "zh"),
+        default="zh" if os.environ.get("NODEALER_LANG") == "zh" else "en",
+        help="the language of the screens (zh: 中文; default NODEALER_LANG, else en)",
+    )
 
 
 def _game_options(parser: argparse.ArgumentParser) -> None:
@@ -281,6 +287,7 @@ def run_host(args: argparse.Namespace) -> int:
             time_scale=args.time_scale,
             bot_for=_player_for(args.seed),
             advertise=advertise,
+            lang=args.lang,
         )
         return _run_app(args, app, "host")
 
@@ -489,6 +496,7 @@ def run_join(args: argparse.Namespace) -> int:
             nickname=nickname,
             time_scale=args.time_scale,
             bot_for=player_for,
+            lang=args.lang,
         )
         return _run_app(args, app, "join")
     seat = trio.run(

@@ -131,7 +131,9 @@ class PersonSeat:
 
     ``act`` runs in a worker thread: it shows the seat's view (handed to the
     loop thread-safely) and returns the move the person queued, if the
-    engine allows it now.
+    engine allows it now. ``helper``: what plays the seat's own duties that
+    are no person's choice (Mao: the author of a secret rule judges plays
+    against it); asked when the person has queued nothing.
     """
 
     def __init__(
@@ -143,6 +145,7 @@ class PersonSeat:
         self._loop, self._show, self._refused = loop, show, refused
         self._lock = threading.Lock()
         self._move: Any = None
+        self.helper: Any = None
 
     def queue(self, event: Any) -> None:
         """The person's next move (replaces one not sent yet)."""
@@ -155,13 +158,23 @@ class PersonSeat:
         with self._lock:
             event, self._move = self._move, None
         if event is None:
-            return None
+            helper = self.helper
+            return None if helper is None else helper.act(game, state, seat, known)
         try:
             game.apply(state, event)
         except EngineError as exc:
             self._loop.call_soon_threadsafe(self._refused, str(exc))
             return None
         return event
+
+    def export_secrets(self) -> bytes | None:
+        export = getattr(self.helper, "export_secrets", None)
+        return None if export is None else export()
+
+    def import_secrets(self, blob: bytes) -> None:
+        restore = getattr(self.helper, "import_secrets", None)
+        if restore is not None:
+            restore(blob)
 
 
 def _accepts(fn: Callable[..., Any], name: str) -> bool:
@@ -325,7 +338,7 @@ class TableApp(App[int]):
             return
         line: str | None = None
         if update.kind == "event":
-            line = story(update.text)
+            line = story(update.text, self.lang)
         elif update.kind in ("fault", "over", "setup", "rewound"):
             line = f"[{update.kind}] {update.text}"
         if line:
@@ -342,6 +355,8 @@ class TableApp(App[int]):
         if screen is None:
             return  # a bot plays: the waiting room shows the story
         self.table_screen = screen(seat=self.seat)
+        if self.person is not None:
+            self.person.helper = getattr(self.table_screen, "author", None)  # Mao's rules
         self.sub_title = f"{self.settings}, you are seat {self.seat}"
         self.push_screen(self.table_screen)
 

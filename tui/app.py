@@ -30,9 +30,43 @@ from table.verify import verify_log
 from .guest import TrioGuest, start_trio_guest
 from .screens.bluff import BluffScreen
 from .screens.bomb import BombScreen
+from .screens.common import HelpScreen, relabel, screen_keys
 from .screens.mao import MaoScreen
 from .screens.over import GameOverScreen
-from .story import story
+from .story import story, update_line
+
+SPEAKING: list[BindingType] = [
+    Binding("f1", "rules", "help"),
+    Binding("f2", "language", "中文/English"),
+    Binding("f3", "theme", "theme"),
+]
+"""Keys every app answers: the help screen, the language, light or dark."""
+
+
+def show_help(app: App[Any], game: str) -> None:
+    """The help screen: the game's public rules and the keys of this screen."""
+    lang = getattr(app, "lang", "en")
+    app.push_screen(HelpScreen(game, lang, screen_keys(app.screen, lang)))
+
+
+def switch_language(app: App[Any]) -> None:
+    """English ↔ Chinese; every screen says what it shows again."""
+    app.lang = "zh" if getattr(app, "lang", "en") == "en" else "en"  # type: ignore[attr-defined]
+    relabel(app, app.lang)  # type: ignore[attr-defined]
+    for screen in app.screen_stack:
+        relabel(screen, app.lang)  # type: ignore[attr-defined]
+        speak = getattr(screen, "speak", None)
+        if speak is not None:
+            speak()
+
+
+THEMES = ("textual-dark", "textual-light")
+
+
+def switch_theme(app: App[Any]) -> None:
+    """Dark ↔ light (both read well: suits keep their colours)."""
+    app.theme = THEMES[(THEMES.index(app.theme) + 1) % 2] if app.theme in THEMES else THEMES[1]
+
 
 SCREENS = {"bluff": BluffScreen, "bomb": BombScreen, "mao": MaoScreen}
 """The games a person can play on a screen so far."""
@@ -43,7 +77,10 @@ class PlayApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "nodealer"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "quit", priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "quit", priority=True),
+        *SPEAKING,
+    ]
 
     def __init__(
         self,
@@ -55,8 +92,10 @@ class PlayApp(App[int]):
         proven: bool = True,
         seed: int = 0,
         time_scale: float = 1.0,
+        lang: str = "en",
     ) -> None:
         super().__init__()
+        self.lang = lang
         self.game, self.players = game, players
         self.bots_home, self.own = bots_home, own
         self.proven, self.seed, self.time_scale = proven, seed, time_scale
@@ -102,15 +141,18 @@ class PlayApp(App[int]):
     def _updated(self, seat: int, update: Update) -> None:
         if seat != 0 or self.session is None:
             return
-        if update.kind == "progress":
-            self.sub_title = update.text  # the deal's progress, never a frozen screen
+        if update.kind == "progress":  # the deal's progress, never a frozen screen
+            self.sub_title = update_line("progress", update.text, self.lang)
             return
         if update.kind == "event":
-            line = story(update.text)
+            line = story(update.text, self.lang)
             if line:
                 self.table_screen.story(line)
         elif update.kind in ("fault", "over", "setup", "rewound"):
-            self.table_screen.story(f"[{update.kind}] {update.text}")
+            self.table_screen.story(update_line(update.kind, update.text, self.lang))
+            if update.kind == "fault":  # a cheater named: said, and the screen stays usable
+                self.notify(update_line(update.kind, update.text, self.lang),
+                            severity="error", timeout=10)  # fmt: skip
         table = self.session.table
         if table is not None:
             self.table_screen.refresh_table(self.session.snapshot, table.game)
@@ -139,9 +181,13 @@ class PlayApp(App[int]):
         self.guest.call_soon(self._nursery.start_soon, self._submit_in_trio, event)
 
     def action_rules(self) -> None:
-        rules = Path(__file__).resolve().parent.parent / "rules" / "en" / f"{self.game}.md"
-        text = rules.read_text() if rules.exists() else "(rules not found)"
-        self.notify(text[:1500], title=f"{self.game} rules", timeout=20)
+        show_help(self, self.game)
+
+    def action_language(self) -> None:
+        switch_language(self)
+
+    def action_theme(self) -> None:
+        switch_theme(self)
 
 
 class ReplayApp(App[int]):
@@ -150,15 +196,20 @@ class ReplayApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "nodealer replay"
 
-    def __init__(self, path: Path) -> None:
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("f3", "theme", "theme")]
+
+    def __init__(self, path: Path, lang: str = "en") -> None:
         super().__init__()
-        self.path = path
+        self.path, self.lang = path, lang
+
+    def action_theme(self) -> None:
+        switch_theme(self)
 
     async def on_mount(self) -> None:
         from .replay import load
         from .screens.replay import ReplayScreen
 
-        steps, verdict = load(self.path)
+        steps, verdict = load(self.path, self.lang)
         self.sub_title = str(self.path)
         await self.push_screen(ReplayScreen(steps, verdict))
 

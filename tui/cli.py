@@ -221,6 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--text", action="store_true", help="print the steps instead of opening the screen"
     )
+    _lang_option(replay)
     replay.set_defaults(handler=_replay)
     return parser
 
@@ -239,7 +240,7 @@ def _replay(args: argparse.Namespace) -> int:
     if args.text or not sys.stdout.isatty():
         from .replay import load
 
-        steps, verdict = load(path)
+        steps, verdict = load(path, args.lang)
         for line in verdict:
             print(line)
         for step in steps:
@@ -247,7 +248,7 @@ def _replay(args: argparse.Namespace) -> int:
         return 0
     from .app import ReplayApp
 
-    ReplayApp(path).run()
+    ReplayApp(path, args.lang).run()
     return 0
 
 
@@ -445,6 +446,7 @@ def _play(args: argparse.Namespace) -> int:
             proven=not args.unproven,
             seed=args.seed,
             time_scale=args.time_scale,
+            lang=args.lang,
         )
         try:
             app.run()

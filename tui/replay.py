@@ -19,7 +19,7 @@ from p2p.store import read_log
 from table.replay import Replay
 from table.verify import verify_log
 
-from .story import story
+from .story import story, verify_line
 
 
 @dataclass(frozen=True)
@@ -44,10 +44,12 @@ def _faces(table: Any) -> dict[int, Card]:
     return out
 
 
-def steps_of_events(texts: Sequence[str], extras: Sequence[dict[str, Any]]) -> list[Step]:
+def steps_of_events(
+    texts: Sequence[str], extras: Sequence[dict[str, Any]], lang: str = "en"
+) -> list[Step]:
     steps = []
     for text, extra in zip(texts, extras, strict=True):
-        line = story(text)
+        line = story(text, lang)
         if line is None:
             continue
         cards = extra.get("cards")
@@ -57,16 +59,17 @@ def steps_of_events(texts: Sequence[str], extras: Sequence[dict[str, Any]]) -> l
     return steps
 
 
-def load(path: Path) -> tuple[list[Step], list[str]]:
-    """The steps of a saved game and the verifier's lines about it."""
+def load(path: Path, lang: str = "en") -> tuple[list[Step], list[str]]:
+    """The steps of a saved game and the verifier's lines about it (in ``lang``)."""
     report = verify_log(path)
     saved = read_log(path)
     replay = Replay(saved.table)
     for entry in saved.entries:
         replay.feed(entry.seq, entry.term, entry.event.author, entry.event.decoded_body())
     table = replay.table
+    lines = [verify_line(line, lang) for line in report.lines()]
     if table is None:
-        return [], report.lines()
+        return [], lines
     faces = _faces(table)
     texts, extras = [], []
     for event in table.events:
@@ -78,4 +81,4 @@ def load(path: Path) -> tuple[list[Step], list[str]]:
             else ()
         )
         extras.append({"cards": hidden if all(c is not None for c in hidden) else ()})
-    return steps_of_events(texts, extras), report.lines()
+    return steps_of_events(texts, extras, lang), lines

@@ -1,6 +1,7 @@
 """The interface in English and Chinese (``--lang zh|en``).
 
-English text is the key: ``t("your hand", "zh")`` gives ``"你的手牌"``.
+English text is the key: ``t("your hand", "zh")`` gives what the module
+showing "your hand" registered for it.
 Every module that shows text registers its Chinese wordings with
 :func:`register` at import time, next to the code that uses them, so a
 string and its translation are read and changed together. Fields are filled
@@ -10,11 +11,11 @@ sentence may put them where Chinese grammar wants them.
 A string without a Chinese wording is shown in English and remembered in
 :data:`MISSING`; the tests play whole games in Chinese and fail on any.
 
->>> register({"seat {seat}": "座位 {seat}"})
->>> t("seat {seat}", "zh", seat=2)
-'座位 2'
->>> t("seat {seat}", "en", seat=2)
-'seat 2'
+>>> register({"{n} cards left": "还剩 {n} 张"})
+>>> t("{n} cards left", "zh", n=2)
+'还剩 2 张'
+>>> t("{n} cards left", "en", n=2)
+'2 cards left'
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ LANGS = ("en", "zh")
 _ZH: dict[str, str] = {}
 MISSING: set[str] = set()
 """English strings asked for in Chinese that have no Chinese wording."""
+CONFLICTS: dict[str, set[str]] = {}
+"""English strings given two Chinese wordings (the first is kept; a test
+fails on any: say the two senses with two English strings)."""
 
 
 def register(zh: Mapping[str, str]) -> None:
@@ -34,7 +38,8 @@ def register(zh: Mapping[str, str]) -> None:
     for english, chinese in zh.items():
         known = _ZH.get(english)
         if known is not None and known != chinese:
-            raise ValueError(f"two Chinese wordings for {english!r}: {known!r}, {chinese!r}")
+            CONFLICTS.setdefault(english, {known}).add(chinese)
+            continue
         _ZH[english] = chinese
 
 

@@ -23,6 +23,51 @@ from engines.bluff import Accept, Challenge, Claim, PlayFaceDown, Show
 from engines.cards import Card
 
 from ..widgets.cards import Hand
+from ..words import register, t
+from .common import lang_of, relabel
+
+register(
+    {
+        "pick card": "选牌",
+        "claim +": "声称 +",
+        "claim −": "声称 −",
+        "place": "扣牌",
+        "challenge": "吹牛！",
+        "let it stand": "不质疑",
+        "show A♠": "亮 A♠",
+        "rules": "规则",
+        "dealing: shuffling and locking the deck…": "发牌中：正在洗牌、上锁……",
+        "your turn": "轮到你",
+        "seat {seat}'s turn": "轮到座位{seat}",
+        "Bluff · you are seat {seat} · {turn} · {phase}": (
+            "吹牛 · 你是座位{seat} · {turn} · {phase}"
+        ),
+        "   you may: ": "   你可以：",
+        "seat {seat}: {n} cards": "座位{seat}：{n} 张",
+        "pile: {n} cards": "牌堆：{n} 张",
+        "   last: seat {seat} placed {placed}, claims {claim}": (
+            "   上一手：座位{seat} 扣下 {placed} 张，声称 {claim}"
+        ),
+        "picked {n} · claim: ": "已选 {n} 张 · 声称：",
+        "   (space picks, ↑/↓ claim, enter places)": "   （空格选牌，↑/↓ 选声称，回车扣牌）",
+        "pick at least one card (space) first": "先用空格至少选一张牌",
+        "you do not hold A♠": "你没有 A♠",
+    }
+)
+_WORDS_ZH = {  # phases and moves: engine names, in this game's sense
+    "play": "出牌",
+    "show": "亮 A♠",
+    "accept": "不质疑",
+    "deal": "发牌",
+    "starter": "等待亮 A♠",
+    "last_claim": "最后一手",
+    "transfer": "收牌",
+    "over": "结束",
+}
+
+
+def _word(name: str, lang: str) -> str:
+    return _WORDS_ZH.get(name, name) if lang == "zh" else name
 
 
 class BluffScreen(Screen[None]):
@@ -48,6 +93,15 @@ class BluffScreen(Screen[None]):
         self.view: dict[str, Any] | None = None
         self.snapshot: Any = None
 
+    def on_mount(self) -> None:
+        relabel(self, lang_of(self))
+
+    def speak(self) -> None:
+        """Say everything again in the app's language (after a switch)."""
+        relabel(self, lang_of(self))
+        if self.snapshot is not None:
+            self.refresh_table(self.snapshot, self._game)
+
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         with Vertical(id="table"):
@@ -64,27 +118,45 @@ class BluffScreen(Screen[None]):
         """Show the seat's view of the latest table snapshot."""
         self.snapshot, self.view = snapshot, snapshot.view
         self._game = game
+        lang = lang_of(self)
         if self.view is None:
-            self.query_one("#status", Static).update("dealing: shuffling and locking the deck…")
+            self.query_one("#status", Static).update(
+                t("dealing: shuffling and locking the deck…", lang)
+            )
             return
         view = self.view
         hand = self._hand()
         self.cursor = min(self.cursor, max(0, len(hand) - 1))
         self.selected &= {p for p, _ in hand}
         may = set(view["may"])
-        turn = "your turn" if view["turn"] == self.seat else f"seat {view['turn']}'s turn"
-        phase = view["phase"]
-        status = Text(f"Bluff · you are seat {self.seat} · {turn} · {phase}", style="bold")
+        turn = (
+            t("your turn", lang)
+            if view["turn"] == self.seat
+            else t("seat {seat}'s turn", lang, seat=view["turn"])
+        )
+        phase = _word(str(view["phase"]), lang)
+        status = Text(
+            t("Bluff · you are seat {seat} · {turn} · {phase}", lang, seat=self.seat, turn=turn,
+              phase=phase), style="bold"
+        )  # fmt: skip
         if may:
-            status += Text("   you may: " + ", ".join(sorted(may)), style="green")
+            status += Text(
+                t("   you may: ", lang) + ", ".join(sorted(_word(m, lang) for m in may)),
+                style="green",
+            )
         self.query_one("#status", Static).update(status)
         counts = view["counts"]
-        others = "   ".join(f"seat {s}: {n} cards" for s, n in enumerate(counts) if s != self.seat)
+        others = "   ".join(
+            t("seat {seat}: {n} cards", lang, seat=s, n=n)
+            for s, n in enumerate(counts)
+            if s != self.seat
+        )
         self.query_one("#others", Static).update(others)
         last = view["last"]
-        pile = f"pile: {view['pile']} cards"
+        pile = t("pile: {n} cards", lang, n=view["pile"])
         if last is not None:
-            pile += f"   last: seat {last['seat']} placed {last['placed']}, claims {last['claim']}"
+            pile += t("   last: seat {seat} placed {placed}, claims {claim}", lang,
+                      seat=last["seat"], placed=last["placed"], claim=last["claim"])  # fmt: skip
         self.query_one("#pile", Static).update(pile)
         self.query_one("#hand", Hand).show(hand, self.cursor, self.selected)
         self._show_claim()
@@ -113,10 +185,11 @@ class BluffScreen(Screen[None]):
     def _show_claim(self) -> None:
         claim = self._claim()
         picked = len(self.selected)
-        text = Text(f"picked {picked} · claim: ")
+        lang = lang_of(self)
+        text = Text(t("picked {n} · claim: ", lang, n=picked))
         text += Text(str(claim) if claim else "-", style="bold cyan")
         if self.view and "play" in self.view["may"]:
-            text += Text("   (space picks, ↑/↓ claim, enter places)", style="dim")
+            text += Text(t("   (space picks, ↑/↓ claim, enter places)", lang), style="dim")
         self.query_one("#claim", Static).update(text)
 
     def _submit(self, event: Any) -> None:
@@ -145,7 +218,9 @@ class BluffScreen(Screen[None]):
     def action_place(self) -> None:
         claim = self._claim()
         if not self.selected or claim is None:
-            self.notify("pick at least one card (space) first", severity="warning")
+            self.notify(
+                t("pick at least one card (space) first", lang_of(self)), severity="warning"
+            )
             return
         event = PlayFaceDown(self.seat, tuple(sorted(self.selected)), claim)
         self.selected = set()
@@ -161,6 +236,6 @@ class BluffScreen(Screen[None]):
     def action_show(self) -> None:
         ace = next((p for p, c in self._hand() if c is not None and str(c) == "A♠"), None)
         if ace is None:
-            self.notify("you do not hold A♠", severity="warning")
+            self.notify(t("you do not hold A♠", lang_of(self)), severity="warning")
             return
         self._submit(Show(self.seat, ace))

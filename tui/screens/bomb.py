@@ -25,11 +25,69 @@ from engines.bomb import Detonate, Kind, Pass, PlaceBomb, PlayToArea, is_pattern
 from engines.cards import Card
 
 from ..widgets.cards import Hand, card_text
+from ..words import register, t
+from .common import lang_of, relabel
+
+register(
+    {
+        "pick": "选牌",
+        "play A": "出 A 类",
+        "play B": "出 B 类",
+        "play C": "出 C 类",
+        "place bomb": "放炸弹",
+        "detonate!": "炸掉！",
+        "pass": "不炸",
+        "identity": "身份",
+        "dealing: shuffling and locking the deck…": "发牌中：正在洗牌、上锁……",
+        "your turn": "轮到你",
+        "seat {seat}'s turn": "轮到座位{seat}",
+        "Bomb · you are seat {seat} · round {round} · {turn}": (
+            "糊涂炸弹 · 你是座位{seat} · 第 {round} 轮 · {turn}"
+        ),
+        "   you may: ": "   你可以：",
+        "seat {seat}: {n}": "座位{seat}：{n}",
+        "area ({n}/{slots}): ": "公共区（{n}/{slots}）：",
+        "   draw {draw}  discard {discard}": "   摸牌堆 {draw}  弃牌堆 {discard}",
+        "identities: {ids}": "身份：{ids}",
+        "identity: being dealt…": "身份：发牌中……",
+        "identity: ": "身份：",
+        "  (i hides it)": "  （按 i 藏起）",
+        "identity: ▒▒ hidden (i shows it)": "身份：▒▒ 已隐藏（按 i 查看）",
+        "picked {n}: ": "已选 {n} 张：",
+        "no kind allowed yet": "还没有可出的牌型",
+        "   💣 detonation window: {left} s — d detonates, n passes": (
+            "   💣 引爆时间：{left} 秒——d 炸掉，n 不炸"
+        ),
+        "kind {kind} is not allowed for these cards": "这些牌不能按 {kind} 类出",
+        "{card} relates to your identity": "{card} 与你的身份牌相关",
+        "your whole hand, none related to your identity": "整手牌，都与你的身份牌无关",
+        "a pair or a run": "对子或等差数列",
+    }
+)
+_WORDS_ZH = {  # phases and moves: engine names, in this game's sense
+    "identities": "发身份牌",
+    "starter": "抽先手",
+    "turn": "出牌",
+    "playing": "亮牌中",
+    "place_bomb": "放炸弹",
+    "window": "引爆时间",
+    "judging": "亮身份",
+    "over": "结束",
+    "detonate": "炸掉",
+    "draw": "摸牌",
+}
+
+
+def _word(name: str, lang: str) -> str:
+    return _WORDS_ZH.get(name, name) if lang == "zh" else name
+
 
 AREA_SLOTS = 7
 
 
-def allowed_kinds(identity: Card | None, picked: list[Card], hand: list[Card]) -> dict[str, str]:
+def allowed_kinds(
+    identity: Card | None, picked: list[Card], hand: list[Card], lang: str = "en"
+) -> dict[str, str]:
     """K12: for each kind the picked cards allow, why (what a screen shows).
 
     >>> allowed_kinds(Card.parse("7♠"), [Card.parse("9♠")], [Card.parse("9♠")])
@@ -41,12 +99,12 @@ def allowed_kinds(identity: Card | None, picked: list[Card], hand: list[Card]) -
     if identity is not None and 1 <= len(picked) <= 3:
         hit = next((c for c in picked if related(identity, c)), None)
         if hit is not None:
-            out["A"] = f"{hit} relates to your identity"
+            out["A"] = t("{card} relates to your identity", lang, card=hit)
     if identity is not None and len(picked) == len(hand):
         if not any(related(identity, c) for c in picked):
-            out["B"] = "your whole hand, none related to your identity"
+            out["B"] = t("your whole hand, none related to your identity", lang)
     if len(picked) >= 2 and is_pattern(tuple(picked)):
-        out["C"] = "a pair or a run"
+        out["C"] = t("a pair or a run", lang)
     return out
 
 
@@ -88,13 +146,23 @@ class BombScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        relabel(self, lang_of(self))
         self.set_interval(0.25, self._tick)
+
+    def speak(self) -> None:
+        """Say everything again in the app's language (after a switch)."""
+        relabel(self, lang_of(self))
+        if self.view is not None:
+            self.refresh_table(type("S", (), {"view": self.view, "state": None})(), None)
 
     # -------------------------------------------------------------- from the app
     def refresh_table(self, snapshot: Any, game: Any) -> None:
         self.view = snapshot.view
+        lang = lang_of(self)
         if self.view is None:
-            self.query_one("#status", Static).update("dealing: shuffling and locking the deck…")
+            self.query_one("#status", Static).update(
+                t("dealing: shuffling and locking the deck…", lang)
+            )
             return
         view = self.view
         config = getattr(snapshot.state, "config", None)
@@ -110,31 +178,45 @@ class BombScreen(Screen[None]):
         self.selected &= {p for p, _ in hand}
         may = set(view["may"])
         turn = view["turn"]
-        whose = "your turn" if turn == self.seat else f"seat {turn}'s turn"
-        status = Text(f"Bomb · you are seat {self.seat} · round {view['round']} · {whose}")
-        status += Text(f" · {view['phase']}", style="bold")
+        whose = (
+            t("your turn", lang) if turn == self.seat else t("seat {seat}'s turn", lang, seat=turn)
+        )
+        status = Text(t("Bomb · you are seat {seat} · round {round} · {turn}", lang,
+                        seat=self.seat, round=view["round"], turn=whose))  # fmt: skip
+        status += Text(f" · {_word(str(view['phase']), lang)}", style="bold")
         if may:
-            status += Text("   you may: " + ", ".join(sorted(may)), style="green")
+            status += Text(
+                t("   you may: ", lang) + ", ".join(sorted(_word(m, lang) for m in may)),
+                style="green",
+            )
         self.query_one("#status", Static).update(status)
         counts = view["counts"]
         seats = []
         for s, n in enumerate(counts):
             mark = " 💣" if view["bomb"] == s else ""
             here = "▶" if "place_bomb" in may and s == self.target else " "
-            seats.append(f"{here}seat {s}: {n}{mark}")
+            seats.append(f"{here}{t('seat {seat}: {n}', lang, seat=s, n=n)}{mark}")
         self.query_one("#others", Static).update("   ".join(seats))
-        area = Text(f"area ({len(view['area'])}/{AREA_SLOTS}): ")
+        area = Text(t("area ({n}/{slots}): ", lang, n=len(view["area"]), slots=AREA_SLOTS))
         for index in view["area"]:
             area += card_text(Card(index))
         area += Text(" ·" * max(0, AREA_SLOTS - len(view["area"])), style="dim")
-        area += Text(f"   draw {view['draw']}  discard {view['discard']}", style="dim")
+        area += Text(
+            t(
+                "   draw {draw}  discard {discard}",
+                lang,
+                draw=view["draw"],
+                discard=view["discard"],
+            ),
+            style="dim",
+        )
         self.query_one("#area", Static).update(area)
         self._show_identity()
         self.query_one("#hand", Hand).show(hand, self.cursor, self.selected)
         self._show_kinds()
         if view.get("identities"):
             ids = " ".join(f"{s}:{Card(c)}" for s, c in enumerate(view["identities"]))
-            self.story(f"identities: {ids}")
+            self.story(t("identities: {ids}", lang, ids=ids))
 
     def story(self, line: str) -> None:
         self.query_one("#story", RichLog).write(line)
@@ -151,12 +233,14 @@ class BombScreen(Screen[None]):
 
     def _show_identity(self) -> None:
         identity = self._identity()
+        lang = lang_of(self)
         if identity is None:
-            text = Text("identity: being dealt…", style="dim")
+            text = Text(t("identity: being dealt…", lang), style="dim")
         elif self.show_identity:
-            text = Text("identity: ") + card_text(identity) + Text("  (i hides it)", style="dim")
+            text = Text(t("identity: ", lang)) + card_text(identity)
+            text += Text(t("  (i hides it)", lang), style="dim")
         else:
-            text = Text("identity: ▒▒ hidden (i shows it)", style="dim")
+            text = Text(t("identity: ▒▒ hidden (i shows it)", lang), style="dim")
         self.query_one("#identity", Static).update(text)
 
     def _picked(self) -> list[Card]:
@@ -164,15 +248,17 @@ class BombScreen(Screen[None]):
 
     def _show_kinds(self) -> None:
         hand = [c for _, c in self._hand() if c is not None]
-        kinds = allowed_kinds(self._identity(), self._picked(), hand)
-        text = Text(f"picked {len(self.selected)}: ")
+        lang = lang_of(self)
+        kinds = allowed_kinds(self._identity(), self._picked(), hand, lang)
+        text = Text(t("picked {n}: ", lang, n=len(self.selected)))
         if kinds:
             text += Text("  ".join(f"{k} ({why})" for k, why in kinds.items()), style="cyan")
         else:
-            text += Text("no kind allowed yet", style="dim")
+            text += Text(t("no kind allowed yet", lang), style="dim")
         if self.window_since is not None:
             left = max(0.0, self.window_seconds - (time.monotonic() - self.window_since))
-            text += Text(f"   💣 detonation window: {left:.0f} s — d detonates, n passes")
+            text += Text(t("   💣 detonation window: {left} s — d detonates, n passes", lang,
+                           left=f"{left:.0f}"))  # fmt: skip
         self.query_one("#claim", Static).update(text)
 
     def _tick(self) -> None:
@@ -205,7 +291,8 @@ class BombScreen(Screen[None]):
         picked = self._picked()
         allowed = allowed_kinds(self._identity(), picked, hand)
         if kind not in allowed:
-            self.notify(f"kind {kind} is not allowed for these cards", severity="warning")
+            self.notify(t("kind {kind} is not allowed for these cards", lang_of(self), kind=kind),
+                        severity="warning")  # fmt: skip
             return
         positions = tuple(p for p, _ in self._hand() if p in self.selected)
         faces = tuple(c for p, c in self._hand() if p in self.selected and c is not None)

@@ -10,6 +10,20 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from ..words import register, t
+from .common import lang_of, relabel
+
+register(
+    {
+        "You won!": "你赢了！",
+        "You lost.": "你输了。",
+        "outcome: {outcome}": "结果：{outcome}",
+        "audit of the whole log: {verdict}": "整份日志的审计：{verdict}",
+        "log saved: {path}": "日志已保存：{path}",
+        "q quits": "按 q 退出",
+    }
+)
+
 
 class GameOverScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -29,10 +43,32 @@ class GameOverScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         with Vertical(id="over"):
-            if self.you_won is not None:
-                yield Static("You won!" if self.you_won else "You lost.", id="headline")
-            yield Static(f"outcome: {self.outcome}", id="outcome")
-            yield Static(f"audit of the whole log: {self.verdict}", id="verdict")
-            yield Static(f"log saved: {self.log_path}", id="log")
-            yield Static("q quits", classes="hint")
+            yield Static(id="headline")
+            yield Static(id="outcome")
+            yield Static(id="verdict")
+            yield Static(id="log")
+            yield Static(id="hint", classes="hint")
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.speak()
+
+    def speak(self) -> None:
+        """Say everything (again) in the app's language."""
+        from ..story import outcome_text, verify_line
+
+        lang = lang_of(self)
+        relabel(self, lang)
+        headline = (
+            "" if self.you_won is None else t("You won!" if self.you_won else "You lost.", lang)
+        )
+        self.query_one("#headline", Static).update(headline)
+        self.query_one("#headline", Static).display = self.you_won is not None
+        outcome = outcome_text(self.outcome, lang)
+        self.query_one("#outcome", Static).update(t("outcome: {outcome}", lang, outcome=outcome))
+        verdict = verify_line(self.verdict, lang)
+        self.query_one("#verdict", Static).update(
+            t("audit of the whole log: {verdict}", lang, verdict=verdict)
+        )
+        self.query_one("#log", Static).update(t("log saved: {path}", lang, path=self.log_path))
+        self.query_one("#hint", Static).update(t("q quits", lang))

@@ -13,6 +13,18 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from ..replay import Step
+from ..words import register, t
+from .common import lang_of, relabel
+
+register(
+    {
+        "next": "下一步",
+        "back": "上一步",
+        "first": "开头",
+        "last": "结尾",
+        "event {at}/{total}": "第 {at}/{total} 件事",
+    }
+)
 
 WINDOW = 12
 
@@ -41,13 +53,16 @@ class ReplayScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        relabel(self, lang_of(self))
         verdict = Text(self.verdict[-1] if self.verdict else "", style="bold")
         self.query_one("#verdict", Static).update(verdict)
         self._show()
 
     def _show(self) -> None:
         total = len(self.steps)
-        self.query_one("#position", Static).update(f"event {self.at + 1 if total else 0}/{total}")
+        self.query_one("#position", Static).update(
+            t("event {at}/{total}", lang_of(self), at=self.at + 1 if total else 0, total=total)
+        )
         start = max(0, min(self.at - WINDOW // 2, total - WINDOW))
         lines = Text()
         for step in self.steps[start : start + WINDOW]:

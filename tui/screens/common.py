@@ -1,0 +1,111 @@
+"""What every screen shares: the language it speaks (the app's ``lang``),
+its footer keys in that language, and the help screen (a game's public
+rules and the keys that work now)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.dom import DOMNode
+from textual.screen import ModalScreen
+from textual.widgets import Markdown, Static
+
+from ..words import register, t
+
+RULES = Path(__file__).resolve().parent.parent.parent / "rules"
+
+register(
+    {
+        "rules": "规则",
+        "help": "帮助",
+        "close": "关闭",
+        "language": "语言",
+        "theme": "主题",
+        "quit": "退出",
+        "Keys": "按键",
+        "(rules not found: {path})": "（找不到规则：{path}）",
+        "{game} — the public rules": "{game}——公开的规则",
+        "escape or q closes": "按 escape 或 q 关闭",
+    }
+)
+
+
+def lang_of(node: DOMNode) -> str:
+    """The language ``node``'s app speaks (``en`` when it has none)."""
+    try:
+        return str(getattr(node.app, "lang", "en"))
+    except Exception:
+        return "en"
+
+
+def relabel(node: DOMNode, lang: str) -> None:
+    """Show ``node``'s footer keys in ``lang`` (descriptions are the English
+    keys of :mod:`tui.words`)."""
+    english: dict[tuple[str, str], str] = node.__dict__.setdefault("_english_keys", {})
+    bindings = node._bindings.key_to_bindings
+    for key, listed in bindings.items():
+        out = []
+        for binding in listed:
+            original = english.setdefault((key, binding.action), binding.description)
+            out.append(dataclasses.replace(binding, description=t(original, lang)))
+        bindings[key] = out
+    node.refresh_bindings()
+
+
+def game_title(game: str, lang: str) -> str:
+    names = {"bluff": ("Bluff", "吹牛"), "bomb": ("The Bomb game", "糊涂炸弹"),
+             "mao": ("Mao", "毛")}  # fmt: skip
+    en, zh = names.get(game, (game, game))
+    return zh if lang == "zh" else en
+
+
+class HelpScreen(ModalScreen[None]):
+    """A game's public rules (``rules/<lang>/<game>.md``) and the keys of the
+    screen it was opened from."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss", "close"),
+        Binding("q", "dismiss", "close", show=False),
+    ]
+
+    def __init__(self, game: str, lang: str, keys: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.game, self.lang, self.keys = game, lang, keys
+
+    def compose(self) -> ComposeResult:
+        path = RULES / self.lang / f"{self.game}.md"
+        text = (
+            path.read_text(encoding="utf-8")
+            if path.exists()
+            else t("(rules not found: {path})", self.lang, path=path)
+        )
+        keys = "\n".join(f"- `{key}` {description}" for key, description in self.keys)
+        with VerticalScroll(id="help"):
+            yield Static(t("{game} — the public rules", self.lang,
+                           game=game_title(self.game, self.lang)), id="help-title")  # fmt: skip
+            yield Markdown(text)
+            yield Markdown(f"## {t('Keys', self.lang)}\n\n{keys}")
+            yield Static(t("escape or q closes", self.lang), classes="hint")
+
+    def on_mount(self) -> None:
+        relabel(self, self.lang)
+
+    async def action_dismiss(self, result: Any = None) -> None:
+        self.dismiss(None)
+
+
+def screen_keys(screen: DOMNode, lang: str) -> list[tuple[str, str]]:
+    """The keys a screen answers to now, with what they do, in ``lang``."""
+    english: dict[tuple[str, str], str] = screen.__dict__.get("_english_keys", {})
+    out = []
+    for key, listed in screen._bindings.key_to_bindings.items():
+        for binding in listed:
+            description = english.get((key, binding.action), binding.description)
+            if description:
+                out.append((binding.key_display or key, t(description, lang)))
+    return out

@@ -237,6 +237,11 @@ def _run_app(args: argparse.Namespace, app: Any, command: str) -> int:
     if app.result is not None:
         print(f"{app.result.result}")
         print(f"saved log: {app.result.log_path}")
+    elif app.seat is not None and app.table_screen is not None:
+        print(f"nodealer {command}: you left the table before it ended; its log is kept "
+              "(nodealer join goes back to it)", file=sys.stderr)  # fmt: skip
+    else:
+        print(f"nodealer {command}: you left the waiting room", file=sys.stderr)
     return int(app.exit_code)
 
 

@@ -318,6 +318,8 @@ class TableApp(App[int]):
             found = local_addresses()
             host = found[0][1] if found else "<this machine's address>"
         self.lobby_screen.show_where(f"{host}:{lobby.port}")
+        if self.lobby_state is None:
+            self._lobby_changed(lobby.state)  # the settings and the host's seat at once
         if self.advertise is not None and self._nursery is not None:
             self._nursery.start_soon(self.advertise, lobby, self.lobby_screen.note)
 

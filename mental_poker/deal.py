@@ -62,10 +62,11 @@ plain blocking functions: call them with ``trio.to_thread.run_sync``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .batch import Check, LockCheck, ShuffleCheck, batch_holds
 from .errors import (
     CheatDetected,
     DecodeError,
@@ -98,9 +99,7 @@ from .messages import (
 )
 from .proofs import (
     verify_handover,
-    verify_lock,
     verify_member,
-    verify_shuffle,
 )
 
 if TYPE_CHECKING:
@@ -147,10 +146,22 @@ class DealTable:
     every other check still applies, and received messages are always
     checked). The table machine, observers and the offline verifier never
     set it: they check everything, so verdicts never depend on who runs the
-    tracker."""
+    tracker.
+
+    ``deferred`` batches the proofs of the passes (protocol.md §1.11): a
+    pass is checked at once for everything but its proof, and the proofs
+    are verified together, in one sweep (:mod:`mental_poker.batch`), when
+    the last lock pass arrives (before the deal can be played), or earlier
+    with :meth:`verify_pending`. A failing proof then gives the verdict that
+    checking on arrival gives (the first failing pass in pass order, an
+    invalid point naming its first sender), but with a later message, and
+    the tracker stays failed: every later ``feed`` returns that verdict.
+    Off by default: the table machine and the offline verifier check each
+    proof on arrival."""
 
     setup: DealSetup
     own_seat: int | None = None
+    deferred: bool = False
     phase: str = "shuffle"
     next_seat: int = 0
     shuffles: list[ShufflePass] = field(default_factory=list)
@@ -165,6 +176,12 @@ class DealTable:
     authors: dict[bytes, int] = field(default_factory=dict)
     """The seat that first sent each point of an accepted message: points
     of decks are validated on first use, and an invalid one names it."""
+    pending: list[tuple[Check | None, int, tuple[bytes, ...]]] = field(default_factory=list)
+    """Deferred mode: the passes whose proofs are not verified yet, in pass
+    order (their check, or None for a pass not to verify; seat; the points
+    they send, recorded in ``authors`` once verified)."""
+    failed: Verdict | None = None
+    """Deferred mode: the verdict of a failed batch (the tracker is done)."""
 
     # ------------------------------------------------------------ queries
 
@@ -292,6 +309,21 @@ class DealTable:
             raise DecodeError(f"not a mental-poker message: {message!r:.60}") from None
         if not 0 <= message.seat < self.setup.seats:
             return Verdict.cheat(None, f"no seat {message.seat} at this table")
+        if self.failed is not None:
+            return self.failed
+        if self.pending and isinstance(message, Complaint):
+            # a complaint reads ``authors``: the passes before it first
+            verdict = self.verify_pending()
+            if not verdict:
+                return verdict
+        verdict = self._handle(handler, message)
+        if not verdict and verdict.seat is not None and self.pending:
+            # an earlier pass whose proof fails is named first, as on arrival
+            earlier = self.verify_pending()
+            return verdict if earlier else earlier
+        return verdict
+
+    def _handle(self, handler: Callable[[Message], Verdict], message: Message) -> Verdict:
         try:
             return handler(message)
         except CheatDetected as exc:
@@ -300,6 +332,42 @@ class DealTable:
             return self._invalid(exc, message.seat)
         except MentalPokerError as exc:
             return Verdict.cheat(message.seat, str(exc))
+
+    def verify_pending(self) -> Verdict:
+        """Deferred mode: verify the proofs of the passes received so far
+        together (one sweep); on failure, one by one in pass order, which
+        names the seat of the first failing proof as checking on arrival
+        would. A failure is final (``failed``)."""
+        if self.failed is not None:
+            return self.failed
+        queue, self.pending = self.pending, []
+        if batch_holds([check for check, _, _ in queue if check is not None]):
+            for _, seat, points in queue:
+                self._sent(seat, points)
+            return Verdict.good()
+        for check, seat, points in queue:
+            if check is not None:
+                try:
+                    check.single()
+                except InvalidPoint as exc:
+                    self.failed = self._invalid(exc, seat)
+                except MentalPokerError as exc:
+                    self.failed = Verdict.cheat(seat, str(exc))
+                if self.failed is not None:
+                    self.phase = "failed"  # nothing is dealt from this deck
+                    return self.failed
+            self._sent(seat, points)
+        raise AssertionError("the batch failed but every single check passes")  # pragma: no cover
+
+    def _accept_pass(self, check: Check | None, seat: int, points: tuple[bytes, ...]) -> None:
+        """Verify a pass's proof now, or queue it (deferred mode); record
+        its points' author once its proof (and every earlier one) holds."""
+        if self.deferred and (check is not None or self.pending):
+            self.pending.append((check, seat, points))
+            return
+        if check is not None:
+            check.single()
+        self._sent(seat, points)
 
     def _invalid(self, exc: InvalidPoint, default: int | None) -> Verdict:
         """An invalid point met on first use names the seat that sent it
@@ -333,11 +401,13 @@ class DealTable:
             return Verdict.cheat(msg.seat, "shuffle pass does not match the deal setup")
         if msg.gamma == IDENTITY:
             return Verdict.cheat(msg.seat, "Γ is the identity")
+        check = None
         if msg.proof is not None and msg.seat != self.own_seat:
             ctx = self.setup.context.at("shuffle", msg.seat)
-            verify_shuffle(ctx, self.expected_input(), msg.deck, msg.gamma, msg.proof)
+            deck_in = self.expected_input()
+            check = ShuffleCheck(msg.seat, ctx, deck_in, msg.deck, msg.gamma, msg.proof)
+        self._accept_pass(check, msg.seat, (*msg.deck, msg.gamma))
         self.shuffles.append(msg)
-        self._sent(msg.seat, (*msg.deck, msg.gamma))
         self._advance("lock")
         return Verdict.good()
 
@@ -352,10 +422,12 @@ class DealTable:
             return Verdict.cheat(msg.seat, "lock pass does not match the deal setup")
         self._check_distinct(msg.seat, msg.stripped, "stripped deck")
         self._check_distinct(msg.seat, msg.locked, "locked deck")
+        check = None
         if msg.proof is not None and msg.seat != self.own_seat:
             ctx = self.setup.context.at("lock", msg.seat)
             gamma = self.shuffles[msg.seat].gamma
-            verify_lock(ctx, self.expected_input(), msg.locked, msg.stripped, gamma, msg.proof)
+            deck_in = self.expected_input()
+            check = LockCheck(msg.seat, ctx, deck_in, msg.locked, msg.stripped, gamma, msg.proof)
         if not self.setup.proven and msg.seat == self.setup.seats - 1 and msg.seat != self.own_seat:
             # The last stripped deck is what every later step multiplies
             # (reads, relocks, handovers). In a proven deal the lock proof
@@ -366,9 +438,14 @@ class DealTable:
                 i = valid.index(False)
                 seat = self.authors.get(msg.stripped[i], msg.seat)  # its first sender
                 return Verdict.cheat(seat, f"point {i} of the last stripped deck is not valid")
+        self._accept_pass(check, msg.seat, (*msg.stripped, *msg.locked))
         self.locks.append(msg)
-        self._sent(msg.seat, (*msg.stripped, *msg.locked))
         self._advance("play")
+        if self.phase == "play" and self.pending:
+            # deferred mode: nothing is dealt before every proof holds
+            verdict = self.verify_pending()
+            if not verdict:
+                return verdict
         if self.phase == "play":
             inputs = [self.shuffles[-1].deck, *(lock.stripped for lock in self.locks[:-1])]
             self.layers = [

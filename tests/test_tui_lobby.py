@@ -471,3 +471,23 @@ def test_the_namespace_check_refuses_to_run_outside_one() -> None:
         timeout=60,
     )
     assert run.returncode == 3 and "refusing to run" in run.stderr and run.stdout == ""
+
+
+def test_a_port_in_use_or_a_bad_address_is_refused_before_anything_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    from tui.cli import main
+
+    with socket.socket() as busy:
+        busy.bind((LOCAL, 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code = main(["host", "bluff", "--interface", LOCAL, "--port", str(port),
+                     "--no-advertise", "--home", str(tmp_path)])  # fmt: skip
+    assert code == 2
+    assert f"cannot listen on {LOCAL}:{port}" in capsys.readouterr().err
+    assert main(["join", "--connect", "nowhere", "--home", str(tmp_path)]) == 2
+    assert "--connect 'nowhere'" in capsys.readouterr().err
+    assert not list(tmp_path.glob("tables/*"))

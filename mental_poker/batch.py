@@ -22,8 +22,8 @@ sweep therefore computes exactly what the single verifiers compute, with
 two savings: ``t₂`` reuses ``e·ĉ_{n−1}`` from ``t̂_{n−1}`` (one
 multiplication less per shuffle proof), and all the multiplications of all
 the proofs run in one parallel map, then the assembly of every proof's t
-in another (two hand-offs to the worker threads instead of about eight per
-proof, no serial tail per proof).
+in another (two hand-offs to the worker threads instead of four per shuffle
+proof and one per lock proof, and no serial tail per proof).
 
 Soundness is exact, not probabilistic: the sweep accepts a proof iff
 :func:`~mental_poker.proofs.verify_shuffle` / ``verify_lock`` would (same

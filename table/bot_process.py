@@ -83,6 +83,9 @@ class PeerPlan:
     """send every update of every seat to the parent"""
     wait_go: bool = False
     """start the sessions only on the parent's ``go``"""
+    share: bool = True
+    """the seats of this process feed one table (:class:`~table.session.SharedFeed`):
+    each proof checked once per process, not once per seat"""
 
     @staticmethod
     def pack(spec: TableSpec) -> tuple[bytes, tuple[bytes, ...], int]:
@@ -247,7 +250,7 @@ async def _child(plan: PeerPlan, out: trio.lowlevel.FdStream, inp: trio.lowlevel
     from p2p.identity import Identity
     from p2p.node import Node
 
-    from .session import PeerResult, TableSession, Update
+    from .session import PeerResult, SharedFeed, TableSession, Update
 
     make_session: Callable[..., TableSession] = TableSession
     if plan.cheat is not None:
@@ -309,6 +312,8 @@ async def _child(plan: PeerPlan, out: trio.lowlevel.FdStream, inp: trio.lowlevel
             if plan.wait_go:
                 await go.wait()
 
+            shared = SharedFeed() if plan.share and len(nodes) > 1 else None
+
             async def play(seat: int, node: Node) -> None:
                 def updated(update: Update) -> None:
                     outbox_send.send_nowait(("update", seat, update))
@@ -323,6 +328,7 @@ async def _child(plan: PeerPlan, out: trio.lowlevel.FdStream, inp: trio.lowlevel
                     on_update=updated if plan.updates else None,
                     final_wait=plan.final_wait,
                     duty_wait=plan.duty_wait,
+                    **({} if shared is None else {"shared": shared}),
                 )
                 result = await session.run()
                 home = Path(plan.homes[plan.seats.index(seat)])

@@ -66,6 +66,7 @@ import math
 import secrets
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -165,6 +166,28 @@ class Snapshot:
     known: dict[int, Card] = field(default_factory=dict)
 
 
+class SharedFeed:
+    """One public table for several seats played in one process (the bots of
+    a child process, :mod:`table.bot_process`): their nodes hold the same
+    log, so the first session to get an entry feeds it - every proof checked
+    once per process instead of once per seat - and the others only check
+    that their own log says the same. Sessions take turns (``lock``), so the
+    table never changes under a session that reads it. A session whose log
+    is cut back (a rewind) leaves the feed and goes on with its own copy."""
+
+    def __init__(self) -> None:
+        self.replay: Replay | None = None
+        self.lock = trio.Lock()
+        self._audit: tuple[int, Verdict] | None = None
+
+    def audit(self) -> Verdict:
+        """The audit of the shared table, run once per log length."""
+        assert self.replay is not None
+        if self._audit is None or self._audit[0] != len(self.replay.items):
+            self._audit = (len(self.replay.items), self.replay.audit())
+        return self._audit[1]
+
+
 class TableSession:
     """One seat's play at one table (see the module docstring).
 
@@ -176,7 +199,9 @@ class TableSession:
     sequencer. ``on_update``: called on the trio thread with every
     :class:`Update`; it must neither block nor raise. ``final_wait``: once
     the game is over and our own final reveals are made, how long the log
-    may stand still before a seat that never makes its own is named."""
+    may stand still before a seat that never makes its own is named.
+    ``shared``: a :class:`SharedFeed` this session feeds together with the
+    other seats of this process."""
 
     def __init__(
         self,
@@ -190,6 +215,7 @@ class TableSession:
         on_update: Callable[[Update], None] | None = None,
         final_wait: float = FINAL_WAIT,
         duty_wait: float = DUTY_WAIT,
+        shared: SharedFeed | None = None,
     ) -> None:
         me = node.table.seat_of(node.identity.public)
         if me is None:
@@ -207,6 +233,11 @@ class TableSession:
         self.final_wait = final_wait
         self.duty_wait = duty_wait
         self.replay = Replay(node.table)
+        self._shared = shared
+        if shared is not None:
+            if shared.replay is None:
+                shared.replay = self.replay
+            self.replay = shared.replay
         self.seat: Seat | None = None
         self.updates: list[Update] = []
         self._snapshot = Snapshot(0, None, None)
@@ -315,22 +346,30 @@ class TableSession:
                     batch.append(receive.receive_nowait())
                 except trio.WouldBlock:
                     break
-            if batch:
-                updates = await trio.to_thread.run_sync(self._feed_batch, batch)
-                self._report(updates)
-                self._last_progress = trio.current_time()
-            if self._finished():
-                self._report([Update("progress", "auditing every deal from the revealed keys")])
-                self._mark("audit")
-                result = await trio.to_thread.run_sync(self._finish)
-                self._mark("done")
-                table = self.replay.table
-                self.timings["deals"] = 0 if table is None else len(table.deals)
-                result.timings = dict(self.timings)
-                self.result = result
-                self._report([Update("done", str(result))])
+            shared = self._shared
+            async with shared.lock if shared is not None else nullcontext():
+                result = await self._step(batch)
+            if result is not None:
                 return result
-            await self._act()
+
+    async def _step(self, batch: list[LogItem | Rewound]) -> SessionResult | None:
+        if batch:
+            updates = await trio.to_thread.run_sync(self._feed_batch, batch)
+            self._report(updates)
+            self._last_progress = trio.current_time()
+        if self._finished():
+            self._report([Update("progress", "auditing every deal from the revealed keys")])
+            self._mark("audit")
+            result = await trio.to_thread.run_sync(self._finish)
+            self._mark("done")
+            table = self.replay.table
+            self.timings["deals"] = 0 if table is None else len(table.deals)
+            result.timings = dict(self.timings)
+            self.result = result
+            self._report([Update("done", str(result))])
+            return result
+        await self._act()
+        return None
 
     # ---------------------------------------------------------------- feeding (worker thread)
 
@@ -338,17 +377,17 @@ class TableSession:
         updates: list[Update] = []
         for item in batch:
             if isinstance(item, Rewound):
+                self._leave_shared()
                 self._rewind(item.seq)
                 updates.append(Update("rewound", f"log cut back to #{item.seq}", item.seq))
                 continue
-            had_table = self.replay.table is not None
-            self.replay.feed(item.seq, item.term, item.author, item.body)
+            self._feed_item(item)
             if item.author == self.me:
                 self._own_fed += 1
             table = self.replay.table
             if table is not None and table.refusal is not None and table.refusal[0] == self.me:
                 self._refused = True  # our refusal is already in the log (a restart)
-            if not had_table and self.replay.table is not None:
+            if self.seat is None and self.replay.table is not None:
                 self._start_seat()
                 setup = self.replay.setup
                 assert setup is not None
@@ -364,6 +403,33 @@ class TableSession:
                 self._mark("over")
         self._refresh_snapshot()
         return updates
+
+    def _feed_item(self, item: LogItem) -> None:
+        replay = self.replay
+        if self._shared is None or len(replay.items) < item.seq:
+            replay.feed(item.seq, item.term, item.author, item.body)
+            return
+        fed = replay.items[item.seq - 1]  # another seat of this process fed it
+        if (fed.term, fed.author, fed.body) != (item.term, item.author, item.body):
+            # our log differs (it is about to be cut back): go on alone
+            self._leave_shared(item.seq - 1)
+            self.replay.feed(item.seq, item.term, item.author, item.body)
+
+    def _leave_shared(self, keep: int | None = None) -> None:
+        """Go on with a replay of our own (the first ``keep`` entries of the
+        shared one, all of them by default)."""
+        if self._shared is None:
+            return
+        self._shared = None
+        items = self.replay.items if keep is None else self.replay.items[:keep]
+        private = Replay(self.node.table)
+        private.items = list(items)
+        private.rewind(len(items))
+        self.replay = private
+        if private.table is not None:
+            self._start_seat()
+        else:
+            self.seat = None
 
     def _start_seat(self) -> None:
         table = self.replay.table
@@ -667,7 +733,12 @@ class TableSession:
     def _finish(self) -> SessionResult:
         replay = self.replay
         missing = replay.finals_missing()
-        audit = Verdict.good() if missing or replay.table is None else replay.audit()
+        if missing or replay.table is None:
+            audit = Verdict.good()
+        elif self._shared is not None:
+            audit = self._shared.audit()
+        else:
+            audit = replay.audit()
         table = replay.table
         return SessionResult(
             outcome=replay.outcome(),
@@ -862,6 +933,7 @@ __all__ = [
     "PeerResult",
     "SessionError",
     "SessionResult",
+    "SharedFeed",
     "Snapshot",
     "TableSession",
     "Update",

@@ -16,9 +16,10 @@ node cheats once, on the first fitting entry it sequences from seq
 * ``replayed-event`` - sends, in place of the entry, one it signed around an
   event of another seat that is already in the chain (a move played twice);
 * ``equivocate`` - sends the entry to everyone and then a second, different
-  entry it signed for the same seq to the higher half of the other seats
-  (after the first one, so that no honest session ever plays from a branch
-  about to be cut).
+  entry it signed for the same seq to the higher half of the other seats,
+  to each once its ack shows it holds the first (so that no honest session
+  plays from a branch about to be cut: a seat that did would stop at the
+  bad body and could be named overdue while it is stopped).
 
 Every honest peer refuses the bad entry, makes a proof against the sequencer
 (protocol.md §3.5: a forged-event, a replay or an equivocation proof), keeps
@@ -111,17 +112,35 @@ class ReplayingNode(_CheatingNode):
 
 class EquivocatingNode(_CheatingNode):
     """Signs two different entries for one seq: the real one for everyone,
-    then another for the higher half of the other seats."""
+    then another for the higher half of the other seats - to each once its
+    ack shows it holds the real one (a peer that took the other first would
+    play from a branch about to be cut)."""
+
+    _other: tuple[Entry, set[int]] | None = None  # (the other entry, victims left)
 
     def _cheat(self, real: Entry, effect: Send) -> list[Effect] | None:
         n = self.table.n
-        victims = [s for s in range(n) if s != self.seat and s >= (n + 1) // 2]
+        victims = {s for s in range(n) if s != self.seat and s >= (n + 1) // 2}
         if not victims:
             return None
         counter = self.log.next_counter[self.seat]
         body = msgpack.packb({"t": "equivocated"}, use_bin_type=True)
         other = self._sign(real, Event.create(self.table, self.identity, self.seat, counter, body))
-        return [effect, *(Send(s, {"k": "entry", "e": other.to_wire()}) for s in victims)]
+        self._other = (other, victims)
+        return [effect]
+
+    def _execute(self, effects: list[Effect]) -> None:
+        super()._execute(effects)
+        if self._other is None or self.machine is None:
+            return
+        other, victims = self._other
+        for seat in sorted(victims):
+            ack = self.log.acks.get(seat)
+            if ack is not None and ack.seq >= other.seq:
+                victims.discard(seat)  # it holds our real entry (or is past it): now the other
+                super()._execute([Send(seat, {"k": "entry", "e": other.to_wire()})])
+        if not victims:
+            self._other = None
 
 
 class _SequencerCheat(TableSession):

@@ -106,6 +106,7 @@ class PlayApp(App[int]):
         self.exit_code = 2
 
     async def on_mount(self) -> None:
+        relabel(self, self.lang)
         self.sub_title = f"{self.game}, {self.players} players, you are seat 0"
         await self.push_screen(self.table_screen)
         self.guest = start_trio_guest(self._table_main)

@@ -55,6 +55,7 @@ register(
     }
 )
 _WORDS_ZH = {  # phases and moves: engine names, in this game's sense
+    "challenge": "吹牛！",
     "play": "出牌",
     "show": "亮 A♠",
     "accept": "不质疑",

@@ -1,0 +1,177 @@
+"""Screen snapshots (pytest-textual-snapshot): the deal, Bluff, Bomb, game
+over, replay and help screens in English and Chinese at 80×24 and 120×40,
+from fixed game states so that a snapshot changes only when the screen does.
+``pytest --snapshot-update`` rewrites them after a deliberate change.
+
+Also: F2 switches the language of a live screen, footer keys included."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from engines.bots import Simulator, sensible_bots
+from engines.core import game
+from tui.app import SPEAKING, show_help, switch_language, switch_theme
+from tui.replay import load
+from tui.screens.bluff import BluffScreen
+from tui.screens.bomb import BombScreen
+from tui.screens.common import HelpScreen, relabel
+from tui.screens.over import GameOverScreen
+from tui.screens.replay import ReplayScreen
+
+VECTOR = Path(__file__).parent / "vectors" / "bluff-2-proven.log"
+SIZES = [(80, 24), (120, 40)]
+LANGS = ["en", "zh"]
+
+
+class _Snap:
+    def __init__(self, state: Any, view: dict[str, Any] | None) -> None:
+        self.state, self.view = state, view
+
+
+def _table(name: str, seats: int, events: int) -> tuple[Any, _Snap, list[str]]:
+    """A game some way in, from a fixed deck and fixed bots."""
+    engine = game(name)
+    sim = Simulator(engine, engine.Config(), seats, deck_seed=3)
+    bots = sensible_bots(name, seats, 3, salt_source=lambda n: bytes(n))
+    rng = random.Random(3)
+    while len(sim.events) < events and not engine.is_over(sim.state):
+        sim.step(bots, rng)
+    view = engine.view(sim.state, 0, sim.known[0])
+    return engine, _Snap(sim.state, view), [str(e) for e in sim.events]
+
+
+class ScreenApp(App[None]):
+    """One screen with fixed contents, as the play app would show it."""
+
+    CSS_PATH = str(Path(__file__).resolve().parent.parent / "tui" / "app.tcss")
+    BINDINGS = SPEAKING
+
+    def __init__(self, make: Any, lang: str, sub_title: str = "") -> None:
+        super().__init__()
+        self.make, self.lang, self.game = make, lang, "bluff"
+        self._sub = sub_title
+
+    async def on_mount(self) -> None:
+        self.title = "nodealer"
+        self.sub_title = self._sub
+        relabel(self, self.lang)
+        await self.make(self)
+
+    def action_rules(self) -> None:
+        show_help(self, self.game)
+
+    def action_language(self) -> None:
+        switch_language(self)
+
+    def action_theme(self) -> None:
+        switch_theme(self)
+
+    def submit(self, event: Any) -> None:  # the table screens hand moves here
+        self.submitted = event
+
+
+async def _table_screen(app: ScreenApp, screen: Screen[Any], name: str, seats: int, n: int) -> None:
+    from tui.story import story
+
+    engine, snap, lines = _table(name, seats, n)
+    app.game = name
+    await app.push_screen(screen)
+    screen.refresh_table(snap, engine)  # type: ignore[attr-defined]
+    for line in lines:
+        shown = story(line, app.lang)
+        if shown:
+            screen.story(shown)  # type: ignore[attr-defined]
+
+
+def _deal(app: ScreenApp) -> Any:
+    screen = BluffScreen(seat=0)
+
+    async def show() -> None:
+        await app.push_screen(screen)
+        screen.refresh_table(_Snap(None, None), None)
+
+    return show()
+
+
+def _over(app: ScreenApp) -> Any:
+    return app.push_screen(
+        GameOverScreen(
+            "winners [0], losers [1, 2]: B11/B12: hand empty, challenge failed",
+            "clean: winners [0], losers [1, 2]: B11/B12: hand empty, challenge failed",
+            "~/.local/share/nodealer/tables/9aa1caf97c1c2fff/log",
+            True,
+        )
+    )
+
+
+def _replay(app: ScreenApp) -> Any:
+    steps, verdict = load(VECTOR, app.lang)
+    return app.push_screen(ReplayScreen(steps, [v for v in verdict if "vectors" not in v]))
+
+
+def _help(app: ScreenApp) -> Any:
+    return app.push_screen(HelpScreen("bomb", app.lang, [("F1", "help"), ("d", "detonate!")]))
+
+
+SCREENS = {
+    "deal": (_deal, "deal 0: seat 1's lock pass (4/6 passes, proofs checked)"),
+    "bluff": (lambda app: _table_screen(app, BluffScreen(seat=0), "bluff", 3, 12), ""),
+    "bomb": (lambda app: _table_screen(app, BombScreen(seat=0), "bomb", 4, 25), ""),
+    "over": (_over, ""),
+    "replay": (_replay, ""),
+    "help": (_help, ""),
+}
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", sorted(SCREENS))
+def test_screen_snapshot(snap_compare, name: str, lang: str, size: tuple[int, int]) -> None:
+    make, sub_title = SCREENS[name]
+    if name == "deal" and lang == "zh":
+        sub_title = "第 0 次发牌：座位1 正在上锁（4/6 步，证明已检查）"
+    assert snap_compare(ScreenApp(make, lang, sub_title), terminal_size=size)
+
+
+def test_f2_switches_the_language_of_a_live_screen_and_its_keys() -> None:
+    asyncio.run(_switch_languages())
+
+
+async def _switch_languages() -> None:
+    app = ScreenApp(lambda a: _table_screen(a, BluffScreen(seat=0), "bluff", 3, 12), "en")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        status = str(app.screen.query_one("#status", Static).render())
+        assert "you are seat 0" in status
+        keys = {active.binding.description for active in _footer_bindings(app)}
+        assert "challenge" in keys
+        await pilot.press("f2")
+        await pilot.pause()
+        assert app.lang == "zh"
+        status = str(app.screen.query_one("#status", Static).render())
+        assert "你是座位0" in status and "you are" not in status
+        keys = {active.binding.description for active in _footer_bindings(app)}
+        assert "吹牛！" in keys and "challenge" not in keys
+        await pilot.press("f1")  # help, in Chinese now
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen) and app.screen.lang == "zh"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, BluffScreen)
+        theme = app.theme
+        await pilot.press("f3")
+        assert app.theme != theme
+
+
+def _footer_bindings(app: App[Any]) -> list[Any]:
+    app.screen.query_one(Footer)  # the footer shows what active_bindings holds
+    return list(app.active_bindings.values())

@@ -230,6 +230,7 @@ class MaoScreen(Screen[None]):
         self.call_target = -1
         self.propose_action = ""
         self.learned: list[str] = []  # phrases penalties taught this table
+        self.taught: list[str] = []  # the secret rules' penalty phrases seen
         self.penalties_seen = 0
         self.revealed_seen: set[int] = set()
         self.timer: tuple[str, float] | None = None  # purpose, when first seen
@@ -356,6 +357,10 @@ class MaoScreen(Screen[None]):
                 )
 
     def _learn(self, phrase: str) -> None:
+        """A secret rule's penalty phrase (to call it) and the words it asks
+        for (to say them), both completed in the phrase box from now on."""
+        if phrase not in self.taught:
+            self.taught.append(phrase)
         said = _FAILURE.match(phrase)
         for words in (phrase, said.group(1) if said else None):
             if words and words not in self.learned:
@@ -647,7 +652,7 @@ class MaoScreen(Screen[None]):
 
     def call_menu(self) -> list[str]:
         """The penalty phrases offered for a call: taught ones, then the base ones."""
-        taught = [p for p in reversed(self.learned) if parse(p) is None or parse(p).is_penalty]  # type: ignore[union-attr]
+        taught = list(reversed(self.taught))
         base = [Phrase.from_key(k).text(self.lang) for k in CALLS]
         return [*taught[:LEARNED_IN_MENU], *base][:9]
 

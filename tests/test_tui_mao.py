@@ -250,6 +250,7 @@ async def _judged_round(
     rule = screen.state.rules[slot]
     assert judged_of(rule) and rule.status == "active"
     assert f"rule {slot} (seat 0) on event" in _feed(screen)  # my session's verdicts, shown
+    await _wait(pilot, lambda: _settled(screen) and screen.state.proposal is None)
     await pilot.press("m", "e")  # M31: propose to end the game; the bot votes (M30)
     await _wait(pilot, lambda: "seat 0 proposes to end the game" in _feed(screen))
     await _wait(pilot, lambda: "seat 1 votes" in _feed(screen))

@@ -1,6 +1,6 @@
 """Benchmark: ``nodealer verify`` on whole saved logs, against its op floor.
 
-    python bench/verify.py [--repeat 3] [--logs DIR]
+    python bench/verify.py [--repeat 3] [--logs DIR] [--mao-rounds 20]
 
 Generates two real logs (``play_bot_table``: separate peers, real TCP on
 127.0.0.1, proven deals): a 6-peer Mao game of 20 rounds and a 9-peer
@@ -69,10 +69,10 @@ def signature_cost(n: int = 1000) -> float:
 
 
 def make_log(name: str, folder: Path) -> Path:
-    path = folder / f"{name}.log"
+    game, seats, rounds = LOGS[name]
+    path = folder / f"{name}-{seats}p{'' if rounds is None else f'-{rounds}r'}.log"
     if path.exists():
         return path
-    game, seats, rounds = LOGS[name]
     home = Path(tempfile.mkdtemp(prefix=f"nodealer-bench-verify-{name}-"))
     try:
         t0 = time.perf_counter()
@@ -100,7 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--logs", type=Path, default=None, help="keep (and reuse) the logs here")
+    parser.add_argument("--mao-rounds", type=int, default=20)
     args = parser.parse_args(argv)
+    LOGS["mao"] = ("mao", 6, args.mao_rounds)
     folder = args.logs or Path(tempfile.mkdtemp(prefix="nodealer-bench-verify-"))
     folder.mkdir(parents=True, exist_ok=True)
     print(f"{group.workers()} worker threads; load average: {_load()}")

@@ -350,22 +350,29 @@ def main() -> int:
     """Entry point of a bot process (``python -m table.bot_process``)."""
     out_fd = os.dup(1)
     os.dup2(2, 1)  # anything printed goes to stderr, never into the frames
-    inp = os.fdopen(os.dup(0), "rb", buffering=0)
-    header = inp.read(FRAME.size)
+    in_fd = os.dup(0)
+
+    def read(size: int) -> bytes:
+        data = b""
+        while len(data) < size:
+            chunk = os.read(in_fd, size - len(data))
+            if not chunk:
+                break
+            data += chunk
+        return data
+
+    header = read(FRAME.size)
     if len(header) < FRAME.size:
         return 2
     (length,) = FRAME.unpack(header)
-    data = b""
-    while len(data) < length:
-        chunk = inp.read(length - len(data))
-        if not chunk:
-            return 2
-        data += chunk
+    data = read(length)
+    if len(data) < length:
+        return 2
     plan = pickle.loads(data)
 
     async def run() -> None:
         out = trio.lowlevel.FdStream(out_fd)
-        stdin = trio.lowlevel.FdStream(inp.fileno())
+        stdin = trio.lowlevel.FdStream(in_fd)
         try:
             await _child(plan, out, stdin)
         except BaseException as exc:  # tell the parent why, then fail

@@ -816,8 +816,9 @@ async def play_bot_table(
     core, 0: every seat in this process), so that the table uses every core.
     ``on_update`` hears every seat, ``on_session`` the seats of this process.
     A ``make_session`` other than :class:`TableSession` or a factory of
-    :func:`table.cheats.cheating_at` cannot cross into a child: the whole
-    table then plays in this process."""
+    :func:`table.cheats.cheating_at`, or a game registered outside
+    ``engines``, cannot cross into a child: the whole table then plays in
+    this process."""
     from engines.bots import sensible_bots
     from p2p.envelope import TableSpec
 
@@ -832,8 +833,14 @@ async def play_bot_table(
     local = sorted({0} | ({person} if person is not None else set()))
     if processes is None:
         processes = default_processes()
-    if processes < 1 or (make_session is not TableSession and cheat is None):
-        local = list(range(seats))
+    from engines.core import game as engine_of
+
+    if (
+        processes < 1
+        or (make_session is not TableSession and cheat is None)
+        or not type(engine_of(game_name)).__module__.startswith("engines.")
+    ):
+        local = list(range(seats))  # a factory or a game a child process cannot know
     remote = [s for s in range(seats) if s not in local]
     bots = sensible_bots(game_name, seats, seed, salt_source=secrets.token_bytes)
     for bot in bots:

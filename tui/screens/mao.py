@@ -50,7 +50,7 @@ from engines.phrases import FIXED, POO_ENDERS, Phrase, parse, suit_name
 from ..story import chinese, rule_text
 from ..widgets.cards import Hand, card_text
 from ..words import register, t
-from .rule_builder import RuleBuilder
+from .rule_builder import RuleBuilder, relabel_keys
 
 LANGS = ("en", "zh")
 CALLS = ("bad_card", "out_of_turn", "fail_say:last_card", "fail_10s", "talking", "in_vain")
@@ -130,6 +130,8 @@ register(
         "unsay": "撤回",
         "rules": "规则",
         "cancel": "取消",
+        "◀": "◀",
+        "▶": "▶",
     }
 )
 
@@ -261,6 +263,7 @@ class MaoScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        relabel_keys(self, self.lang)
         self.set_interval(0.25, self._tick)
         self.set_focus(None)
         self._show_all()

@@ -382,3 +382,14 @@ def test_the_table_and_the_builder_fit_and_speak_the_language(lang: str, size) -
     if lang == "zh":
         new = set(words.MISSING) - missing
         assert not new, f"no Chinese wording for {sorted(new)}"
+
+
+def test_the_mao_screens_doctests() -> None:
+    import doctest
+
+    import engines.mao_author
+    import tui.screens.mao
+    import tui.screens.rule_builder
+
+    for module in (tui.screens.mao, tui.screens.rule_builder, engines.mao_author):
+        assert doctest.testmod(module).failed == 0, module.__name__

@@ -164,6 +164,7 @@ async def _play(
     time_scale: float,
     on_update: Callable[[Update], None] | None,
     duty_wait: float | None,
+    on_session: Callable[[TableSession], None] | None = None,
 ) -> tuple[SessionResult, Path]:
     me = spec.seat_of(identity.public)
     if me is None:
@@ -201,6 +202,8 @@ async def _play(
                 on_update=on_update,
                 **options,
             )
+            if on_session is not None:  # a screen plays this seat through it
+                on_session(session)
             result = await session.run()
             await session.wait_for_peers(timeout=5.0)
             nursery.cancel_scope.cancel()
@@ -225,6 +228,7 @@ async def host_table(
     on_update: Callable[[Update], None] | None = None,
     duty_wait: float | None = None,
     min_seats: int | None = None,
+    on_session: Callable[[TableSession], None] | None = None,
 ) -> SeatResult:
     """Open a lobby for ``settings``, seat joiners until the table is full,
     then play seat 0. ``on_lobby`` gets the running lobby (its port, and
@@ -265,6 +269,7 @@ async def host_table(
         time_scale=time_scale,
         on_update=on_update,
         duty_wait=duty_wait,
+        on_session=on_session,
     )
     return SeatResult(table, result, log_path, identity.public.fingerprint)
 
@@ -284,6 +289,7 @@ async def join_table(
     on_change: Callable[[LobbyState], None] | None = None,
     on_update: Callable[[Update], None] | None = None,
     duty_wait: float | None = None,
+    on_session: Callable[[TableSession], None] | None = None,
 ) -> SeatResult:
     """Take a seat at the lobby at ``host:port`` (agreeing to ``expect``, or
     to what the host offers), then play it with ``player_for(settings, seat)``."""
@@ -321,6 +327,7 @@ async def join_table(
         time_scale=time_scale,
         on_update=on_update,
         duty_wait=duty_wait,
+        on_session=on_session,
     )
     return SeatResult(table, result, log_path, identity.public.fingerprint)
 
@@ -405,6 +412,7 @@ async def resume_table(
     time_scale: float = 1.0,
     on_update: Callable[[Update], None] | None = None,
     duty_wait: float | None = None,
+    on_session: Callable[[TableSession], None] | None = None,
 ) -> SeatResult:
     """Go back to a table this seat holds (after a crash or a quit): same
     identity, same store; the log and the secrets come back from disk."""
@@ -421,6 +429,7 @@ async def resume_table(
         time_scale=time_scale,
         on_update=on_update,
         duty_wait=duty_wait,
+        on_session=on_session,
     )
     return SeatResult(None, result, log_path, identity.public.fingerprint)
 

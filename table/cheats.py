@@ -17,6 +17,10 @@ Kinds (the name is what ``--cheat`` takes):
 * ``move-for-another`` — signs a move as if it were another seat's;
 * ``timer`` — times out a timer though it is not the sequencer (§7.2);
 * ``keep-final`` — never makes its final reveal (named ``overdue``);
+* ``forged-signature``, ``replayed-event``, ``equivocate`` — the sequencer
+  (seat 0) signs an entry holding a move another seat never signed, a
+  move a second time, or two entries for one place (table/sequencer_cheats.py;
+  proven against it, protocol.md §3.5);
 * ``false-verdict`` — as the author of a Mao secret rule, posts a verdict
   its rule does not give (M28; caught when the rule is revealed, M29/M40:
   it needs to win a round first, so it may never get the chance).
@@ -191,6 +195,15 @@ CHEATS = {
         Cheat("false-verdict", FalseVerdict, "posts a false verdict for its secret rule", ("mao",)),
     )
 }
+
+
+def _add_sequencer_cheats() -> None:
+    from .sequencer_cheats import SEQUENCER_CHEATS  # they build on Cheat, defined above
+
+    CHEATS.update((c.name, c) for c in SEQUENCER_CHEATS)
+
+
+_add_sequencer_cheats()
 
 
 def cheating_at(seat: int, cheat: Cheat) -> Callable[..., TableSession]:

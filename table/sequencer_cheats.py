@@ -179,20 +179,23 @@ SEQUENCER_CHEATS: tuple[Cheat, ...] = (
     Cheat(
         "forged-signature",
         ForgingSequencer,
-        "as sequencer, puts a move another seat never signed into the log",
+        "puts, as sequencer, a move another seat never signed into the log",
+        seat=0,
     ),
     Cheat(
         "replayed-event",
         ReplayingSequencer,
-        "as sequencer, puts another seat's move into the log a second time",
+        "puts, as sequencer, another seat's move into the log a second time",
+        seat=0,
     ),
     Cheat(
         "equivocate",
         EquivocatingSequencer,
-        "as sequencer, signs two different entries for one place",
+        "signs, as sequencer, two different entries for one place",
+        seat=0,
     ),
 )
-"""The cheats a sequencer plays (seat 0; the main author adds them to CHEATS)."""
+"""The cheats a sequencer plays (seat 0); table.cheats.CHEATS lists them too."""
 
 
 __all__ = [

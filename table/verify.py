@@ -16,6 +16,7 @@ others' signed ``overdue``).
 from __future__ import annotations
 
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -207,7 +208,15 @@ def verify_log(path: Path) -> Report:
     if chain_problem is not None:
         position = len(hashes)  # where the bad entry sits, whatever seq it claims
         bad = saved.entries[position - 1]
-        report.faults.append(_chain_fault(spec, bad, position, chain_problem))
+        found = _chain_fault(spec, bad, position, good)
+        if found is None:
+            report.problem = (
+                f"entry {position} of the log does not follow ({chain_problem}): the file "
+                "was altered or damaged (records changed, moved, dropped or copied), which "
+                "names nobody"
+            )
+        else:
+            report.faults.append(found)
         return report
     table = replay.table
     if table is None:
@@ -252,19 +261,29 @@ def verify_log(path: Path) -> Report:
     return report
 
 
-def _chain_fault(spec: TableSpec, entry: Any, position: int, problem: EventError) -> Fault:
-    """Name the signature a bad entry breaks: its author's or its sequencer's
-    (``position``: where the entry sits in the log, from 1)."""
-    author = entry.event.author if 0 <= entry.event.author < spec.n else None
+def _chain_fault(spec: TableSpec, entry: Any, position: int, chain: Sequence[Any]) -> Fault | None:
+    """Whom a bad entry names (``position``: where it sits in the log, from
+    1; ``chain``: the good entries before it): nobody when its sequencer
+    signature fails (anyone can alter a file: a bad signature proves
+    nothing) or when it is a genuine entry out of place (records moved,
+    dropped or copied); the sequencer of its term when it signed a bad event
+    or a second entry for a seq of that term (protocol.md §7.4)."""
+    sequencer = spec.sequencer_of(entry.term)
+    name = spec.seats[sequencer].fingerprint
+    try:
+        entry.verify_sequencer(spec)
+    except EventError:
+        return None
     try:
         entry.event.verify(spec)
     except EventError as exc:
-        reason = f"{exc} - the log was altered after it was signed"
-        name = None if author is None else spec.seats[author].fingerprint
-        return Fault(author, name, reason, position)
-    sequencer = spec.sequencer_of(entry.term)
-    reason = f"{problem} - the log was altered, or its sequencer broke the chain"
-    return Fault(sequencer, spec.seats[sequencer].fingerprint, reason, position)
+        reason = f"signed an entry around an event that fails its check ({exc})"
+        return Fault(sequencer, name, reason, position)
+    for earlier in chain:  # two different entries it signed for one seq and term
+        if earlier.seq == entry.seq and earlier.term == entry.term and earlier != entry:
+            reason = f"equivocated: signed two different entries for seq {entry.seq}"
+            return Fault(sequencer, name, f"{reason} in term {entry.term}", position)
+    return None  # a genuine entry out of place: records moved, dropped or copied
 
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_CHEATING", "EXIT_CLEAN", "Report", "verify_log"]

@@ -25,7 +25,10 @@ CASES = {
 
 
 def test_every_kind_has_a_case() -> None:
-    assert set(CASES) == set(CHEATS)
+    from table.sequencer_cheats import SEQUENCER_CHEATS  # tests/test_sequencer_cheats.py
+
+    assert set(CASES) | {c.name for c in SEQUENCER_CHEATS} == set(CHEATS)
+    assert all(c.seat == 0 for c in SEQUENCER_CHEATS)
 
 
 @pytest.mark.trio

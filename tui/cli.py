@@ -57,6 +57,15 @@ register(
         "times out a timer without being the sequencer": "不是排序者却宣布计时结束",
         "withholds its final reveal": "扣着最后的公开不做",
         "posts a false verdict for its secret rule": "为自己的秘密规则发布了错误的裁决",
+        "puts, as sequencer, a move another seat never signed into the log": (
+            "作为排序者，把别的座位没签过的一步写进日志"
+        ),
+        "puts, as sequencer, another seat's move into the log a second time": (
+            "作为排序者，把别的座位的一步再写进日志一次"
+        ),
+        "signs, as sequencer, two different entries for one place": (
+            "作为排序者，为同一个位置签了两条不同的记录"
+        ),
         "nothing was caught: the cheat never had its chance at this table "
         "(a Mao rule needs its author to win a round first); "
         "try another --seed or more --rounds": (

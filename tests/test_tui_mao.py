@@ -219,7 +219,11 @@ async def _judged_round(
     while time.monotonic() < deadline and not (called and bad_called):
         await pilot.pause(0.05)
         state = screen.state
-        if not _settled(screen) or screen.view["turn"] != 0 or screen.view["owed"]:
+        if not _settled(screen) or screen.view["turn"] != 0:
+            continue
+        if screen.view["owed"]:  # say what is still owed (M24)
+            await pilot.press(*_words(screen, tuple(screen.view["owed"])), "s")
+            await pilot.pause(0.3)
             continue
         if (slot, 1) in state.rule_hits and not called:
             # the bot was penalised under my rule in this window: c, seat 1, the taught phrase

@@ -393,6 +393,9 @@ def update_line(kind: str, text: str, lang: str = "en") -> str:
     return f"[{kind}] {text}"
 
 
+_PROOF_ZH = {"equivocation": "两面签名", "forged-event": "伪造事件", "replay": "重放事件"}
+
+
 def verify_line(line: str, lang: str = "en") -> str:
     """One line of ``nodealer verify``'s report (``Report.lines``).
 
@@ -410,6 +413,12 @@ def verify_line(line: str, lang: str = "en") -> str:
         (r"^game: (\w+), (\d+) seats, (proven|unproven) deals$",
          lambda m: f"游戏：{game_name(m.group(1), lang)}，{m.group(2)} 个座位，"
          f"{'带证明' if m.group(3) == 'proven' else '不带证明'}的发牌"),
+        (r"^note: a torn last record \(writer killed mid-append\) was ignored$",
+         lambda m: "备注：忽略了写了一半的最后一条记录（写入时被中断）"),
+        (r"^note: (\d+) stale bodies dropped \(races, nobody blamed\)$",
+         lambda m: f"备注：丢弃了 {m.group(1)} 条过时的消息（竞争所致，不怪任何人）"),
+        (r"^note: ignored an? (equivocation|forged-event|replay) proof that does not verify: (.*)$",
+         lambda m: f"备注：忽略了一份不成立的{_PROOF_ZH[m.group(1)]}证明：{m.group(2)}"),
         (r"^note: (.*)$", lambda m: f"备注：{m.group(1)}"),
         (r"^CHEATING: (.*)$", lambda m: f"作弊：{fault_text(m.group(1), lang)}"),
         (r"^outcome: (.*)$", lambda m: f"结果：{outcome_text(m.group(1), lang)}"),

@@ -130,21 +130,50 @@ def _no_ext(code: int, data: bytes) -> Any:
     raise MalformedFrame(f"msgpack extension type {code} is not allowed")
 
 
+MAX_DEPTH = 64
+"""Nesting a msgpack value may have (the value itself is level 1). Counted
+here, not left to the msgpack build: its C extension and its pure-Python
+fallback refuse different depths, and two peers must agree on what is valid."""
+
+
+def _no_repeats(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise MalformedFrame("a msgpack map repeats a key")
+    return out
+
+
+def _depth_ok(value: Any) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return False
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return True
+
+
 def unpack_strict(payload: bytes) -> Any:
-    """One msgpack value, strictly: UTF-8 text, map keys only str or bytes,
-    no extensions, nothing after it, at most 1024 levels deep."""
+    """One msgpack value, strictly: UTF-8 text, map keys only str or bytes
+    and never repeated in one map, no extensions, nothing after it, at most
+    :data:`MAX_DEPTH` levels deep (protocol.md §2.3)."""
     try:
-        return msgpack.unpackb(
+        value = msgpack.unpackb(
             payload,
             raw=False,
             use_list=True,
             strict_map_key=True,
             ext_hook=_no_ext,
+            object_pairs_hook=_no_repeats,
         )
     except MalformedFrame:
         raise
     except (ValueError, TypeError, UnicodeDecodeError, msgpack.UnpackException) as exc:
         raise MalformedFrame(f"not a msgpack value: {exc.__class__.__name__}: {exc}") from exc
+    if isinstance(value, (dict, list)) and not _depth_ok(value):
+        raise MalformedFrame(f"a msgpack value nested more than {MAX_DEPTH} levels deep")
+    return value
 
 
 # --------------------------------------------------------------------- schema

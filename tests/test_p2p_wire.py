@@ -227,3 +227,30 @@ def test_a_hello_altered_on_the_way_fails_the_handshake() -> None:
         a.receive(b.hello())
         with pytest.raises(HandshakeError, match="possession"):
             a.receive(reply_b)
+
+
+def test_nesting_is_counted_here_not_by_the_msgpack_build() -> None:
+    """§2.3: at most 64 levels (the value is level 1), whatever msgpack's C
+    extension or pure-Python fallback would take (the review found them
+    disagreeing at 1024, which let two honest peers judge one body apart)."""
+    from p2p.wire import MAX_DEPTH, MalformedFrame, unpack_strict
+
+    def nested(levels: int) -> bytes:
+        value: object = []
+        for _ in range(levels - 1):
+            value = [value]
+        return msgpack.packb(value)
+
+    assert unpack_strict(nested(MAX_DEPTH)) is not None
+    with pytest.raises(MalformedFrame, match="nested more than 64"):
+        unpack_strict(nested(MAX_DEPTH + 1))
+    mixed = {"a": [{"b": [{}]}]}  # maps count as levels too: 5
+    assert unpack_strict(msgpack.packb(mixed)) == mixed
+
+
+def test_a_map_repeating_a_key_is_malformed() -> None:
+    from p2p.wire import MalformedFrame, unpack_strict
+
+    repeated = b"\x82\xa1k\x01\xa1k\x02"  # {"k": 1, "k": 2}: msgpack itself would keep the last
+    with pytest.raises(MalformedFrame, match="repeats a key"):
+        unpack_strict(repeated)

@@ -287,10 +287,19 @@ def verify_deal_batch(
     locks: Sequence[LockPass],
     skip: int | None = None,
 ) -> Verdict:
-    """Every shuffle and lock proof of a deal (but seat ``skip``'s) in one
-    sweep: ``Verdict.good()``, or the verdict naming the seat of the first
-    failing proof in pass order, an invalid point naming the seat that first
-    sent it (protocol.md §1.1), as checking each pass on arrival would."""
+    """Every shuffle and lock proof of a proven deal (but seat ``skip``'s)
+    in one sweep: ``Verdict.good()``, or the verdict naming the seat of the
+    first failing proof in pass order, an invalid point naming the seat that
+    first sent it (protocol.md §1.1), as checking each pass on arrival would.
+
+    Only the proofs and the order of the passes are checked here: every pass
+    in turn (seats 0, 1, … for the shuffles, then for the locks, no lock
+    before the last shuffle), each with a proof. The other checks of §1.5
+    (sizes, repeated points, Γ) are :class:`~mental_poker.deal.DealTable`'s:
+    a deal is accepted by a tracker, not by this function alone."""
+    order = _out_of_order(shuffles, locks, skip)
+    if order is not None:
+        return order
     failure = verify_batch(deal_checks(context, deck, shuffles, locks, skip))
     if failure is None:
         return Verdict.good()
@@ -309,6 +318,20 @@ def verify_deal_batch(
             seat = msg.seat
             break
     return Verdict.cheat(seat, f"sent a point that is not valid: {error}")
+
+
+def _out_of_order(
+    shuffles: Sequence[ShufflePass], locks: Sequence[LockPass], skip: int | None
+) -> Verdict | None:
+    for kind, passes in (("shuffle", shuffles), ("lock", locks)):
+        for i, msg in enumerate(passes):
+            if msg.seat != i:
+                return Verdict.cheat(msg.seat, f"{kind} pass out of turn (expected seat {i})")
+            if msg.proof is None and msg.seat != skip:
+                return Verdict.cheat(msg.seat, f"{kind} pass without its proof")
+    if locks and len(shuffles) <= max(msg.seat for msg in locks):
+        return Verdict.cheat(locks[0].seat, "lock pass before every shuffle pass")
+    return None
 
 
 def sent_points(msg: ShufflePass | LockPass) -> tuple[bytes, ...]:

@@ -340,10 +340,14 @@ class DealTable:
         would. A failure is final (``failed``)."""
         if self.failed is not None:
             return self.failed
-        queue, self.pending = self.pending, []
+        # the queue stays in place until it is checked: a feed() running
+        # meanwhile (another thread) sees it and checks it too, so nothing is
+        # dealt on a proof still being checked (the review's race)
+        queue = list(self.pending)
         if batch_holds([check for check, _, _ in queue if check is not None]):
             for _, seat, points in queue:
                 self._sent(seat, points)
+            del self.pending[: len(queue)]
             return Verdict.good()
         for check, seat, points in queue:
             if check is not None:
@@ -355,6 +359,7 @@ class DealTable:
                     self.failed = Verdict.cheat(seat, str(exc))
                 if self.failed is not None:
                     self.phase = "failed"  # nothing is dealt from this deck
+                    self.pending.clear()
                     return self.failed
             self._sent(seat, points)
         raise AssertionError("the batch failed but every single check passes")  # pragma: no cover
@@ -440,12 +445,13 @@ class DealTable:
                 return Verdict.cheat(seat, f"point {i} of the last stripped deck is not valid")
         self._accept_pass(check, msg.seat, (*msg.stripped, *msg.locked))
         self.locks.append(msg)
-        self._advance("play")
-        if self.phase == "play" and self.pending:
-            # deferred mode: nothing is dealt before every proof holds
+        if len(self.locks) == self.setup.seats and self.pending:
+            # deferred mode: every proof holds before the deal can be played
+            # (the phase stays "lock" while they are checked)
             verdict = self.verify_pending()
             if not verdict:
                 return verdict
+        self._advance("play")
         if self.phase == "play":
             inputs = [self.shuffles[-1].deck, *(lock.stripped for lock in self.locks[:-1])]
             self.layers = [

@@ -311,3 +311,42 @@ def test_any_single_corruption_fails_the_batch_and_names_its_seat(
     assert not verdict.ok and verdict.seat == seat, verdict
     assert verdict == first_verdict(setup, bad, own_seat=skip)
     assert first_verdict(setup, bad, own_seat=skip, deferred=True) == verdict
+
+
+# ------------------------------------------------- the review's findings
+
+
+def test_a_deferred_deal_is_not_playable_while_its_queue_is_checked(monkeypatch) -> None:
+    """§1.11: the last lock pass checks the queue *before* the deal enters
+    play, and the queue stays in place while it is checked, so a feed() in
+    another thread meanwhile checks it too instead of dealing."""
+    import mental_poker.deal as deal_module
+
+    setup, messages, _ = DEALS[3]
+    bad = corrupted(messages, 0, "e", 0)  # seat 0's shuffle proof is wrong
+    table = DealTable(setup, deferred=True)
+    seen: list[tuple[bool, int]] = []
+    real = deal_module.batch_holds
+
+    def watching(checks):  # what another thread would see during the check
+        seen.append((table.dealt, len(table.pending)))
+        return real(checks)
+
+    monkeypatch.setattr(deal_module, "batch_holds", watching)
+    verdicts = [table.feed(msg) for msg in bad]
+    assert seen == [(False, 2 * 3)]  # not dealt, the whole queue still there
+    assert not verdicts[-1] and verdicts[-1].seat == 0 and not table.dealt
+
+
+def test_the_batch_alone_refuses_passes_out_of_order_or_without_proof() -> None:
+    setup, messages, _ = DEALS[3]
+    shuffles, locks = split(messages)
+    context, deck = setup.context, setup.deck.points
+    no_proof = [*locks[:1], replace(locks[1], proof=None), *locks[2:]]
+    verdict = verify_deal_batch(context, deck, shuffles, no_proof)
+    assert not verdict and verdict.seat == 1 and "without its proof" in verdict.reason
+    verdict = verify_deal_batch(context, deck, [shuffles[0], shuffles[2]], [])
+    assert not verdict and verdict.seat == 2 and "out of turn" in verdict.reason
+    verdict = verify_deal_batch(context, deck, shuffles[:2], locks)
+    assert not verdict and "before every shuffle" in verdict.reason
+    assert verify_deal_batch(context, deck, shuffles, no_proof, skip=1)  # one's own pass

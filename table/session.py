@@ -79,6 +79,7 @@ from engines.cards import Card
 from engines.core import EngineError, Event, Outcome, Timer
 from mental_poker.errors import MentalPokerError, Verdict
 from mental_poker.seat import DealSecrets
+from p2p.envelope import EventError
 from p2p.identity import Identity
 from p2p.node import LogItem, Node, Rewound
 
@@ -742,12 +743,24 @@ class TableSession:
         table = replay.table
         return SessionResult(
             outcome=replay.outcome(),
-            faults=list(replay.faults),
+            faults=[*replay.faults, *self._proven_sequencers()],
             audit=audit,
             entries=len(replay.items),
             stale=len(table.stale) if table is not None else 0,
             missing_finals=missing,
         )
+
+    def _proven_sequencers(self) -> list[Fault]:
+        """Seats this peer holds a proof against (protocol.md §3.5: an
+        equivocation, a forged or a replayed event signed as sequencer)."""
+        spec, out = self.node.table, []
+        for proof in self.node.proofs:
+            try:
+                culprit = proof.verify(spec)
+            except EventError:  # kept only when it verifies; never blame on a bad one
+                continue
+            out.append(Fault(culprit, spec.seats[culprit].fingerprint, proof.what(spec), proof.seq))
+        return out
 
     def _report(self, updates: list[Update]) -> None:
         for update in updates:

@@ -74,8 +74,10 @@ async def test_each_sequencer_cheat_is_proven_and_named(tmp_path, kind: str) -> 
         (proof,) = node.proofs
         assert isinstance(proof, PROOFS[kind]) and proof.verify(spec) == 0
         assert node.log.banned == {0} and node.log.term > 0  # failed over
-        # the game went on to its end, and it was clean but for the sequencer
-        assert peer.result.outcome is not None and not peer.result.faults, peer.result
+        # the game went on to its end; the session names the sequencer
+        assert peer.result.outcome is not None, peer.result
+        (named,) = peer.result.faults
+        assert (named.seat, named.fingerprint) == (0, fingerprint) and not peer.result.clean
         saved = read_log(peer.log_path)
         assert saved.proofs == [proof]
         report = verify_log(peer.log_path)

@@ -64,11 +64,11 @@ from p2p.wire import (
     SEAT,
     SchemaError,
     WireError,
-    _bin,
-    _int,
-    _list,
-    _map,
-    _str,
+    bin_field,
+    int_field,
+    list_field,
+    map_field,
+    text_field,
     unpack_strict,
 )
 
@@ -142,22 +142,24 @@ def _header(table: TableSpec) -> dict[str, Any]:
     }
 
 
-_TAG = _str(8)
-_HEADER = _map(
+_TAG = text_field(0, 8)
+_HEADER = map_field(
     {
         "t": _TAG,
-        "v": _int(0, 0xFFFF),
-        "table": _bin(1, MAX_TABLE_ID),
-        "seats": _list(_bin(KEY_LEN, KEY_LEN), MAX_SEATS),
+        "v": int_field(0, 0xFFFF),
+        "table": bin_field(1, MAX_TABLE_ID),
+        "seats": list_field(bin_field(KEY_LEN, KEY_LEN), 0, MAX_SEATS),
     }
 )
 _LOG_RECORDS = {
-    "entry": _map({"t": _TAG, "e": ENTRY}),
-    "truncate": _map({"t": _TAG, "seq": _int(0, MAX_SEQ)}),
+    "entry": map_field({"t": _TAG, "e": ENTRY}),
+    "truncate": map_field({"t": _TAG, "seq": int_field(0, MAX_SEQ)}),
     # proofs against a sequencer (protocol.md §3.5), with their message's fields
-    "proof": _map({"t": _TAG, "a": ENTRY, "b": ENTRY}),
-    "forged": _map({"t": _TAG, "e": ENTRY}),
-    "replay": _map({"t": _TAG, "a": ENTRY, "b": ENTRY, "links": _list(LINK, MAX_LINKS)}),
+    "proof": map_field({"t": _TAG, "a": ENTRY, "b": ENTRY}),
+    "forged": map_field({"t": _TAG, "e": ENTRY}),
+    "replay": map_field(
+        {"t": _TAG, "a": ENTRY, "b": ENTRY, "links": list_field(LINK, 0, MAX_LINKS)}
+    ),
 }
 
 
@@ -408,10 +410,10 @@ class Store:
         return self.directory / "log"
 
 
-_PORT = _int(1, 0xFFFF)
-_ADDR = _map({"t": _str(8), "seat": SEAT, "host": _str(255), "port": _PORT})
-_LISTEN = _map({"t": _str(8), "port": _PORT})
-_TERM = _map({"t": _str(8), "term": _int(0, (1 << 32) - 1)})
+_PORT = int_field(1, 0xFFFF)
+_ADDR = map_field({"t": text_field(0, 8), "seat": SEAT, "host": text_field(0, 255), "port": _PORT})
+_LISTEN = map_field({"t": text_field(0, 8), "port": _PORT})
+_TERM = map_field({"t": text_field(0, 8), "term": int_field(0, (1 << 32) - 1)})
 
 
 def _valid(check: Any, value: Any) -> bool:

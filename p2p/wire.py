@@ -181,7 +181,9 @@ def unpack_strict(payload: bytes) -> Any:
 Check = Callable[[Any, str], None]
 
 
-def _int(lo: int, hi: int) -> Check:
+def int_field(lo: int, hi: int) -> Check:
+    """An integer (never a boolean) in ``lo..hi``."""
+
     def check(value: Any, where: str) -> None:
         if type(value) is not int:
             raise SchemaError(f"{where}: expected an integer, got {type(value).__name__}")
@@ -191,7 +193,9 @@ def _int(lo: int, hi: int) -> Check:
     return check
 
 
-def _bin(lo: int, hi: int) -> Check:
+def bin_field(lo: int, hi: int) -> Check:
+    """Bytes, ``lo..hi`` of them."""
+
     def check(value: Any, where: str) -> None:
         if type(value) is not bytes:
             raise SchemaError(f"{where}: expected bytes, got {type(value).__name__}")
@@ -201,17 +205,21 @@ def _bin(lo: int, hi: int) -> Check:
     return check
 
 
-def _str(hi: int) -> Check:
+def text_field(lo: int, hi: int) -> Check:
+    """Text, ``lo..hi`` characters."""
+
     def check(value: Any, where: str) -> None:
         if type(value) is not str:
             raise SchemaError(f"{where}: expected text, got {type(value).__name__}")
-        if len(value) > hi:
-            raise SchemaError(f"{where}: text longer than {hi}")
+        if not lo <= len(value) <= hi:
+            raise SchemaError(f"{where}: {len(value)} characters, expected {lo}..{hi}")
 
     return check
 
 
-def _map(fields: dict[str, Check]) -> Check:
+def map_field(fields: dict[str, Check]) -> Check:
+    """A map with exactly ``fields``, each checked."""
+
     def check(value: Any, where: str) -> None:
         if type(value) is not dict:
             raise SchemaError(f"{where}: expected a map, got {type(value).__name__}")
@@ -227,41 +235,43 @@ def _map(fields: dict[str, Check]) -> Check:
     return check
 
 
-def _list(item: Check, hi: int) -> Check:
+def list_field(item: Check, lo: int, hi: int) -> Check:
+    """A list of ``lo..hi`` items, each checked."""
+
     def check(value: Any, where: str) -> None:
         if type(value) is not list:
             raise SchemaError(f"{where}: expected a list, got {type(value).__name__}")
-        if len(value) > hi:
-            raise SchemaError(f"{where}: more than {hi} items")
+        if not lo <= len(value) <= hi:
+            raise SchemaError(f"{where}: {len(value)} items, expected {lo}..{hi}")
         for i, element in enumerate(value):
             item(element, f"{where}[{i}]")
 
     return check
 
 
-SEAT = _int(0, MAX_SEATS - 1)
-SEQ = _int(0, MAX_SEQ)
-TERM = _int(0, (1 << 32) - 1)
-HASH = _bin(HASH_LEN, HASH_LEN)
-SIG = _bin(SIG_LEN, SIG_LEN)
+SEAT = int_field(0, MAX_SEATS - 1)
+SEQ = int_field(0, MAX_SEQ)
+TERM = int_field(0, (1 << 32) - 1)
+HASH = bin_field(HASH_LEN, HASH_LEN)
+SIG = bin_field(SIG_LEN, SIG_LEN)
 
-EVENT = _map({"a": SEAT, "c": _int(0, MAX_SEQ), "b": _bin(0, MAX_BODY), "s": SIG})
-ENTRY = _map({"seq": _int(1, MAX_SEQ), "term": TERM, "prev": HASH, "ev": EVENT, "s": SIG})
+EVENT = map_field({"a": SEAT, "c": int_field(0, MAX_SEQ), "b": bin_field(0, MAX_BODY), "s": SIG})
+ENTRY = map_field({"seq": int_field(1, MAX_SEQ), "term": TERM, "prev": HASH, "ev": EVENT, "s": SIG})
 HEAD = {"term": TERM, "seq": SEQ, "hterm": TERM, "h": HASH, "s": SIG}
 # a replay proof's hash links: (term, event digest) of each entry between its two
-LINK = _map({"term": TERM, "d": HASH})
+LINK = map_field({"term": TERM, "d": HASH})
 # a newterm's certificate: the signed votes of a majority for that term
-VOTE = _map({"seat": SEAT, "seq": SEQ, "hterm": TERM, "h": HASH, "s": SIG})
+VOTE = map_field({"seat": SEAT, "seq": SEQ, "hterm": TERM, "h": HASH, "s": SIG})
 
 SCHEMAS: dict[str, dict[str, Check]] = {
     # handshake (p2p.handshake)
     "hello": {
-        "v": _int(0, 0xFFFF),
-        "table": _bin(1, MAX_TABLE_ID),
-        "key": _bin(KEY_LEN, KEY_LEN),
-        "nonce": _bin(NONCE_LEN, NONCE_LEN),
-        "eph": _bin(KEY_LEN, KEY_LEN),
-        "port": _int(0, 0xFFFF),
+        "v": int_field(0, 0xFFFF),
+        "table": bin_field(1, MAX_TABLE_ID),
+        "key": bin_field(KEY_LEN, KEY_LEN),
+        "nonce": bin_field(NONCE_LEN, NONCE_LEN),
+        "eph": bin_field(KEY_LEN, KEY_LEN),
+        "port": int_field(0, 0xFFFF),
     },
     "auth": {"s": SIG},
     # the ordered log (p2p.log)
@@ -270,14 +280,18 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "ack": dict(HEAD),
     "beat": dict(HEAD),
     "vote": dict(HEAD),
-    "newterm": {**HEAD, "votes": _list(VOTE, MAX_SEATS)},
-    "fetch": {"from": _int(1, MAX_SEQ), "n": _int(1, MAX_FETCH)},
+    "newterm": {**HEAD, "votes": list_field(VOTE, 0, MAX_SEATS)},
+    "fetch": {"from": int_field(1, MAX_SEQ), "n": int_field(1, MAX_FETCH)},
     "proof": {"a": ENTRY, "b": ENTRY},  # proofs against a sequencer (protocol.md §3.5)
     "forged": {"e": ENTRY},
-    "replay": {"a": ENTRY, "b": ENTRY, "links": _list(LINK, MAX_LINKS)},
+    "replay": {"a": ENTRY, "b": ENTRY, "links": list_field(LINK, 0, MAX_LINKS)},
     # mesh (p2p.node)
     "addrs": {
-        "peers": _list(_map({"seat": SEAT, "host": _str(255), "port": _int(1, 0xFFFF)}), MAX_SEATS)
+        "peers": list_field(
+            map_field({"seat": SEAT, "host": text_field(0, 255), "port": int_field(1, 0xFFFF)}),
+            0,
+            MAX_SEATS,
+        )
     },
 }
 
@@ -292,7 +306,7 @@ def check_message(message: Any) -> dict[str, Any]:
     fields = SCHEMAS.get(kind)
     if fields is None:
         raise SchemaError(f"unknown message kind {kind[:40]!r}")
-    _map({"k": _str(16), **fields})(message, kind)
+    map_field({"k": text_field(0, 16), **fields})(message, kind)
     return message
 
 

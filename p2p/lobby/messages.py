@@ -9,7 +9,7 @@ import hashlib
 import logging
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,8 +24,14 @@ from p2p.wire import (
     MAX_TABLE_ID,
     PROTOCOL_VERSION,
     SIG_LEN,
+    Check,
     SchemaError,
+    bin_field,
     canonical,
+    int_field,
+    list_field,
+    map_field,
+    text_field,
     unpack_strict,
 )
 
@@ -268,38 +274,6 @@ def _nick_key(nick: str) -> str:
 
 # --------------------------------------------------------------------- messages
 
-Check = Callable[[Any, str], None]
-
-
-def _int(lo: int, hi: int) -> Check:
-    def check(value: Any, where: str) -> None:
-        if type(value) is not int:
-            raise SchemaError(f"{where}: expected an integer, got {type(value).__name__}")
-        if not lo <= value <= hi:
-            raise SchemaError(f"{where}: {value} is outside {lo}..{hi}")
-
-    return check
-
-
-def _bin(lo: int, hi: int) -> Check:
-    def check(value: Any, where: str) -> None:
-        if type(value) is not bytes:
-            raise SchemaError(f"{where}: expected bytes, got {type(value).__name__}")
-        if not lo <= len(value) <= hi:
-            raise SchemaError(f"{where}: {len(value)} bytes, expected {lo}..{hi}")
-
-    return check
-
-
-def _text(lo: int, hi: int) -> Check:
-    def check(value: Any, where: str) -> None:
-        if type(value) is not str:
-            raise SchemaError(f"{where}: expected text, got {type(value).__name__}")
-        if not lo <= len(value) <= hi:
-            raise SchemaError(f"{where}: {len(value)} characters, expected {lo}..{hi}")
-
-    return check
-
 
 def _nick(value: Any, where: str) -> None:
     problem = nickname_problem(value)
@@ -321,45 +295,17 @@ def _settings(value: Any, where: str) -> None:
         raise SchemaError(f"{where}: {exc}") from None
 
 
-def _map(fields: dict[str, Check]) -> Check:
-    def check(value: Any, where: str) -> None:
-        if type(value) is not dict:
-            raise SchemaError(f"{where}: expected a map, got {type(value).__name__}")
-        missing = fields.keys() - value.keys()
-        extra = value.keys() - fields.keys()
-        if missing:
-            raise SchemaError(f"{where}: missing field(s) {sorted(missing)}")
-        if extra:
-            raise SchemaError(f"{where}: unknown field(s) {sorted(map(str, extra))}")
-        for name, field_check in fields.items():
-            field_check(value[name], f"{where}.{name}")
-
-    return check
-
-
-def _list(item: Check, lo: int, hi: int) -> Check:
-    def check(value: Any, where: str) -> None:
-        if type(value) is not list:
-            raise SchemaError(f"{where}: expected a list, got {type(value).__name__}")
-        if not lo <= len(value) <= hi:
-            raise SchemaError(f"{where}: {len(value)} items, expected {lo}..{hi}")
-        for i, element in enumerate(value):
-            item(element, f"{where}[{i}]")
-
-    return check
-
-
-VERSION_FIELD = _int(0, 0xFFFF)
-TABLE_FIELD = _bin(1, MAX_TABLE_ID)
-SIG_FIELD = _bin(SIG_LEN, SIG_LEN)
-ROUND_FIELD = _int(0, (1 << 32) - 1)
-PLAYER = _map({"seat": _int(0, MAX_SEATS - 1), "nick": _nick, "fp": _fingerprint})
-SPEC_SEAT = _map(
+VERSION_FIELD = int_field(0, 0xFFFF)
+TABLE_FIELD = bin_field(1, MAX_TABLE_ID)
+SIG_FIELD = bin_field(SIG_LEN, SIG_LEN)
+ROUND_FIELD = int_field(0, (1 << 32) - 1)
+PLAYER = map_field({"seat": int_field(0, MAX_SEATS - 1), "nick": _nick, "fp": _fingerprint})
+SPEC_SEAT = map_field(
     {
-        "key": _bin(KEY_LEN, KEY_LEN),
+        "key": bin_field(KEY_LEN, KEY_LEN),
         "nick": _nick,
-        "host": _text(1, MAX_HOST),
-        "port": _int(1, 0xFFFF),
+        "host": text_field(1, MAX_HOST),
+        "port": int_field(1, 0xFFFF),
     }
 )
 
@@ -368,9 +314,9 @@ LOBBY_SCHEMAS: dict[str, dict[str, Check]] = {
     "request": {
         "v": VERSION_FIELD,
         "table": TABLE_FIELD,
-        "digest": _bin(HASH_LEN, HASH_LEN),
-        "nick": _text(0, MAX_NICK),  # a bad nickname is refused as such, not as malformed
-        "port": _int(1, 0xFFFF),
+        "digest": bin_field(HASH_LEN, HASH_LEN),
+        "nick": text_field(0, MAX_NICK),  # a bad nickname is refused as such, not as malformed
+        "port": int_field(1, 0xFFFF),
         "s": SIG_FIELD,
     },
     "agree": {"round": ROUND_FIELD, "s": SIG_FIELD},
@@ -379,21 +325,21 @@ LOBBY_SCHEMAS: dict[str, dict[str, Check]] = {
         "v": VERSION_FIELD,
         "table": TABLE_FIELD,
         "settings": _settings,
-        "total": _int(2, MAX_SEATS),
-        "min": _int(2, MAX_SEATS),
-        "players": _list(PLAYER, 1, MAX_SEATS),
+        "total": int_field(2, MAX_SEATS),
+        "min": int_field(2, MAX_SEATS),
+        "players": list_field(PLAYER, 1, MAX_SEATS),
     },
     "spec": {
         "v": VERSION_FIELD,
         "table": TABLE_FIELD,
         "round": ROUND_FIELD,
-        "digest": _bin(HASH_LEN, HASH_LEN),
-        "seats": _list(SPEC_SEAT, 2, MAX_SEATS),
+        "digest": bin_field(HASH_LEN, HASH_LEN),
+        "seats": list_field(SPEC_SEAT, 2, MAX_SEATS),
         "s": SIG_FIELD,
     },
-    "start": {"agreements": _list(SIG_FIELD, 2, MAX_SEATS)},
+    "start": {"agreements": list_field(SIG_FIELD, 2, MAX_SEATS)},
     # either way
-    "refused": {"code": _text(1, MAX_CODE), "text": _text(0, MAX_TEXT)},
+    "refused": {"code": text_field(1, MAX_CODE), "text": text_field(0, MAX_TEXT)},
 }
 
 
@@ -407,7 +353,7 @@ def check_lobby_message(msg: Any) -> dict[str, Any]:
     fields = LOBBY_SCHEMAS.get(kind)
     if fields is None:
         raise SchemaError(f"unknown lobby message kind {kind[:40]!r}")
-    _map({"k": _text(1, 16), **fields})(msg, kind)
+    map_field({"k": text_field(1, 16), **fields})(msg, kind)
     return msg
 
 

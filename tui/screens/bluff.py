@@ -16,15 +16,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Header, RichLog, Static
 
 from engines.bluff import Accept, Challenge, Claim, PlayFaceDown, Show
-from engines.cards import Card
 
 from ..widgets.cards import Hand
 from ..words import register, t
-from .common import lang_of, relabel
+from .common import TableScreen, lang_of, relabel
 
 register(
     {
@@ -71,7 +69,7 @@ def _word(name: str, lang: str) -> str:
     return _WORDS_ZH.get(name, name) if lang == "zh" else name
 
 
-class BluffScreen(Screen[None]):
+class BluffScreen(TableScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "cursor(-1)", "◀", show=False),
         Binding("right", "cursor(1)", "▶", show=False),
@@ -86,12 +84,8 @@ class BluffScreen(Screen[None]):
     ]
 
     def __init__(self, seat: int) -> None:
-        super().__init__()
-        self.seat = seat
-        self.cursor = 0
-        self.selected: set[int] = set()
+        super().__init__(seat)
         self.claim_index = 0
-        self.view: dict[str, Any] | None = None
         self.snapshot: Any = None
 
     def on_mount(self) -> None:
@@ -126,9 +120,6 @@ class BluffScreen(Screen[None]):
             )
             return
         view = self.view
-        hand = self._hand()
-        self.cursor = min(self.cursor, max(0, len(hand) - 1))
-        self.selected &= {p for p, _ in hand}
         may = set(view["may"])
         turn = (
             t("your turn", lang)
@@ -159,18 +150,10 @@ class BluffScreen(Screen[None]):
             pile += t("   last: seat {seat} placed {placed}, claims {claim}", lang,
                       seat=last["seat"], placed=last["placed"], claim=last["claim"])  # fmt: skip
         self.query_one("#pile", Static).update(pile)
-        self.query_one("#hand", Hand).show(hand, self.cursor, self.selected)
+        self._hand_widget().hold(self._hand())
         self._show_claim()
 
-    def story(self, line: str) -> None:
-        self.query_one("#story", RichLog).write(line)
-
     # -------------------------------------------------------------- helpers
-    def _hand(self) -> list[tuple[int, Card | None]]:
-        if self.view is None:
-            return []
-        return [(p, None if c is None else Card(c)) for p, c in self.view["hand"]]
-
     def _claims(self) -> list[Claim]:
         if self.snapshot is None or self.snapshot.state is None:
             return []
@@ -185,7 +168,7 @@ class BluffScreen(Screen[None]):
 
     def _show_claim(self) -> None:
         claim = self._claim()
-        picked = len(self.selected)
+        picked = len(self._hand_widget().picked)
         lang = lang_of(self)
         text = Text(t("picked {n} · claim: ", lang, n=picked))
         text += Text(str(claim) if claim else "-", style="bold cyan")
@@ -193,24 +176,10 @@ class BluffScreen(Screen[None]):
             text += Text(t("   (space picks, ↑/↓ claim, enter places)", lang), style="dim")
         self.query_one("#claim", Static).update(text)
 
-    def _submit(self, event: Any) -> None:
-        self.app.submit(event)  # type: ignore[attr-defined]
-
     # -------------------------------------------------------------- actions
-    def action_cursor(self, step: int) -> None:
-        hand = self._hand()
-        if hand:
-            self.cursor = (self.cursor + step) % len(hand)
-            self.query_one("#hand", Hand).show(hand, self.cursor, self.selected)
-
     def action_pick(self) -> None:
-        hand = self._hand()
-        if not hand:
-            return
-        position = hand[self.cursor][0]
-        self.selected ^= {position}
-        self.query_one("#hand", Hand).show(hand, self.cursor, self.selected)
-        self._show_claim()
+        if self._hand_widget().toggle():
+            self._show_claim()
 
     def action_claim(self, step: int) -> None:
         self.claim_index += step
@@ -218,13 +187,14 @@ class BluffScreen(Screen[None]):
 
     def action_place(self) -> None:
         claim = self._claim()
-        if not self.selected or claim is None:
+        hand = self._hand_widget()
+        if not hand.picked or claim is None:
             self.notify(
                 t("pick at least one card (space) first", lang_of(self)), severity="warning"
             )
             return
-        event = PlayFaceDown(self.seat, tuple(sorted(self.selected)), claim)
-        self.selected = set()
+        event = PlayFaceDown(self.seat, tuple(sorted(hand.picked)), claim)
+        hand.clear_picks()
         self.claim_index = 0
         self._submit(event)
 

@@ -18,7 +18,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Header, RichLog, Static
 
 from engines.bomb import Detonate, Kind, Pass, PlaceBomb, PlayToArea, is_pattern, related
@@ -26,7 +25,7 @@ from engines.cards import Card
 
 from ..widgets.cards import Hand, card_text
 from ..words import register, t
-from .common import lang_of, relabel
+from .common import TableScreen, lang_of, relabel
 
 register(
     {
@@ -108,7 +107,7 @@ def allowed_kinds(
     return out
 
 
-class BombScreen(Screen[None]):
+class BombScreen(TableScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "cursor(-1)", "◀", show=False),
         Binding("right", "cursor(1)", "▶", show=False),
@@ -123,13 +122,9 @@ class BombScreen(Screen[None]):
     ]
 
     def __init__(self, seat: int) -> None:
-        super().__init__()
-        self.seat = seat
-        self.cursor = 0
+        super().__init__(seat)
         self.target = 0
-        self.selected: set[int] = set()
         self.show_identity = False
-        self.view: dict[str, Any] | None = None
         self.window_since: float | None = None
         self.window_seconds = 10.0
 
@@ -173,9 +168,6 @@ class BombScreen(Screen[None]):
             self.window_since = self.window_since or time.monotonic()
         else:
             self.window_since = None
-        hand = self._hand()
-        self.cursor = min(self.cursor, max(0, len(hand) - 1))
-        self.selected &= {p for p, _ in hand}
         may = set(view["may"])
         turn = view["turn"]
         whose = (
@@ -212,21 +204,13 @@ class BombScreen(Screen[None]):
         )
         self.query_one("#area", Static).update(area)
         self._show_identity()
-        self.query_one("#hand", Hand).show(hand, self.cursor, self.selected)
+        self._hand_widget().hold(self._hand())
         self._show_kinds()
         if view.get("identities"):
             ids = " ".join(f"{s}:{Card(c)}" for s, c in enumerate(view["identities"]))
             self.story(t("identities: {ids}", lang, ids=ids))
 
-    def story(self, line: str) -> None:
-        self.query_one("#story", RichLog).write(line)
-
     # -------------------------------------------------------------- helpers
-    def _hand(self) -> list[tuple[int, Card | None]]:
-        if self.view is None:
-            return []
-        return [(p, None if c is None else Card(c)) for p, c in self.view["hand"]]
-
     def _identity(self) -> Card | None:
         index = None if self.view is None else self.view.get("identity")
         return None if index is None else Card(index)
@@ -244,13 +228,13 @@ class BombScreen(Screen[None]):
         self.query_one("#identity", Static).update(text)
 
     def _picked(self) -> list[Card]:
-        return [c for p, c in self._hand() if p in self.selected and c is not None]
+        return [c for _, c in self._hand_widget().picked_cards() if c is not None]
 
     def _show_kinds(self) -> None:
         hand = [c for _, c in self._hand() if c is not None]
         lang = lang_of(self)
         kinds = allowed_kinds(self._identity(), self._picked(), hand, lang)
-        text = Text(t("picked {n}: ", lang, n=len(self.selected)))
+        text = Text(t("picked {n}: ", lang, n=len(self._hand_widget().picked)))
         if kinds:
             text += Text("  ".join(f"{k} ({why})" for k, why in kinds.items()), style="cyan")
         else:
@@ -265,25 +249,16 @@ class BombScreen(Screen[None]):
         if self.window_since is not None and self.view is not None:
             self._show_kinds()
 
-    def _submit(self, event: Any) -> None:
-        self.app.submit(event)  # type: ignore[attr-defined]
-
     # -------------------------------------------------------------- actions
     def action_cursor(self, step: int) -> None:
         if self.view is not None and "place_bomb" in self.view["may"]:
             self.target = (self.target + step) % len(self.view["counts"])
             self.refresh_table(type("S", (), {"view": self.view, "state": None})(), None)
             return
-        hand = self._hand()
-        if hand:
-            self.cursor = (self.cursor + step) % len(hand)
-            self.query_one("#hand", Hand).show(hand, self.cursor, self.selected)
+        self._hand_widget().move(step)
 
     def action_pick(self) -> None:
-        hand = self._hand()
-        if hand:
-            self.selected ^= {hand[self.cursor][0]}
-            self.query_one("#hand", Hand).show(hand, self.cursor, self.selected)
+        if self._hand_widget().toggle():
             self._show_kinds()
 
     def action_play(self, kind: str) -> None:
@@ -294,9 +269,10 @@ class BombScreen(Screen[None]):
             self.notify(t("kind {kind} is not allowed for these cards", lang_of(self), kind=kind),
                         severity="warning")  # fmt: skip
             return
-        positions = tuple(p for p, _ in self._hand() if p in self.selected)
-        faces = tuple(c for p, c in self._hand() if p in self.selected and c is not None)
-        self.selected = set()
+        picked = self._hand_widget().picked_cards()
+        positions = tuple(p for p, _ in picked)
+        faces = tuple(c for _, c in picked if c is not None)
+        self._hand_widget().clear_picks()
         self._submit(PlayToArea(self.seat, positions, faces, Kind(kind)))
 
     def action_place(self) -> None:

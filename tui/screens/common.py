@@ -12,9 +12,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.dom import DOMNode
-from textual.screen import ModalScreen
-from textual.widgets import Markdown, Static
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Markdown, RichLog, Static
 
+from engines.cards import Card
+
+from ..widgets.cards import Hand
 from ..words import register, t
 
 RULES = Path(__file__).resolve().parent.parent.parent / "rules"
@@ -109,3 +112,44 @@ def screen_keys(screen: DOMNode, lang: str) -> list[tuple[str, str]]:
             if description:
                 out.append((binding.key_display or key, t(description, lang)))
     return out
+
+
+class TableScreen(Screen[None]):
+    """What every game's table screen shares: the seat it shows, that seat's
+    view of the table, the hand with its cursor and picks (:class:`Hand`),
+    the story, the language, and moves handed to the app (``submit``)."""
+
+    HAND = "#hand"
+    STORY = "#story"
+
+    def __init__(self, seat: int) -> None:
+        super().__init__()
+        self.seat = seat
+        self.view: dict[str, Any] | None = None
+
+    @property
+    def lang(self) -> str:
+        return lang_of(self)
+
+    def story(self, line: str) -> None:
+        """One more line of the game's story (already in the app's language)."""
+        self.query_one(self.STORY, RichLog).write(line)
+
+    def _hand(self) -> list[tuple[int, Card | None]]:
+        """The seat's cards from its view: (deck position, face or None)."""
+        if self.view is None:
+            return []
+        return [(p, None if c is None else Card(c)) for p, c in self.view["hand"]]
+
+    def _hand_widget(self) -> Hand:
+        return self.query_one(self.HAND, Hand)
+
+    @property
+    def cursor(self) -> int:
+        return self._hand_widget().cursor
+
+    def _submit(self, event: Any) -> None:
+        self.app.submit(event)  # type: ignore[attr-defined]
+
+    def action_cursor(self, step: int) -> None:
+        self._hand_widget().move(step)

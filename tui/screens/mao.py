@@ -34,7 +34,6 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.suggester import Suggester
 from textual.widgets import Footer, Header, Input, RichLog, Static
 
@@ -50,7 +49,8 @@ from engines.phrases import FIXED, POO_ENDERS, Phrase, parse, suit_name
 from ..story import chinese, rule_text
 from ..widgets.cards import Hand, card_text
 from ..words import register, t
-from .rule_builder import RuleBuilder, relabel_keys
+from .common import TableScreen, relabel
+from .rule_builder import RuleBuilder
 
 LANGS = ("en", "zh")
 CALLS = ("bad_card", "out_of_turn", "fail_say:last_card", "fail_10s", "talking", "in_vain")
@@ -200,7 +200,10 @@ def complete(value: str, phrases: list[str]) -> str | None:
     return None
 
 
-class MaoScreen(Screen[None]):
+class MaoScreen(TableScreen):
+    HAND = "#mao-hand"
+    STORY = "#mao-feed"
+
     AUTO_FOCUS = None  # keys go to the table; ``t`` focuses the phrase box
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "cursor(-1)", "◀", show=False),
@@ -221,11 +224,8 @@ class MaoScreen(Screen[None]):
     ]
 
     def __init__(self, seat: int, author: RuleAuthor | None = None) -> None:
-        super().__init__()
-        self.seat = seat
+        super().__init__(seat)
         self.author = author or RuleAuthor()
-        self.cursor = 0
-        self.view: dict[str, Any] | None = None
         self.state: MaoState | None = None
         self.words: list[str] = []  # said with the next play, draw or say
         self.mode: str | None = None  # call-seat, call-phrase, propose, propose-slot
@@ -240,17 +240,13 @@ class MaoScreen(Screen[None]):
         self.builder_open = False
         self.builder_offered: tuple[int, int] | None = None  # (round, rules) offered for
 
-    @property
-    def lang(self) -> str:
-        return getattr(self.app, "lang", "en")
-
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         with Vertical(id="mao-table"):
             yield Static(id="mao-status")
             yield Static(id="mao-top")
             yield Static(id="mao-seats")
-            yield Hand(id="mao-hand")
+            yield Hand(id="mao-hand", picking=False)
             yield Static(id="mao-words")
             yield Static(id="mao-rules")
             yield Static(id="mao-vote")
@@ -263,7 +259,7 @@ class MaoScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        relabel_keys(self, self.lang)
+        relabel(self, self.lang)
         self.set_interval(0.25, self._tick)
         self.set_focus(None)
         self._show_all()
@@ -282,10 +278,13 @@ class MaoScreen(Screen[None]):
         self._show_all()
         self._offer_builder()
 
+    def speak(self) -> None:
+        """Say everything again in the app's language (after a switch)."""
+        relabel(self, self.lang)
+        self._show_all()
+
     def story(self, line: str) -> None:
-        if self.lang == "zh":
-            line = chinese(line)
-        self.query_one("#mao-feed", RichLog).write(line)
+        super().story(chinese(line) if self.lang == "zh" else line)
 
     # ------------------------------------------------------------------ reading the state
     def completions(self) -> list[str]:
@@ -450,9 +449,9 @@ class MaoScreen(Screen[None]):
         self.query_one("#mao-seats", Static).update(seats)
 
     def _show_hand(self) -> None:
-        hand = self._hand()
-        self.cursor = min(self.cursor, max(0, len(hand) - 1))
-        self.query_one("#mao-hand", Hand).show(hand, self.cursor, set())
+        self._hand_widget().hold(self._hand())
+
+
 
     def _show_words(self) -> None:
         lang = self.lang
@@ -589,27 +588,18 @@ class MaoScreen(Screen[None]):
         self._show_words()
 
     # ------------------------------------------------------------------ acting
-    def _submit(self, event: Any) -> None:
-        self.app.submit(event)  # type: ignore[attr-defined]
-
     def _take_words(self) -> tuple[str, ...]:
         words = tuple(self.words)
         self.words = []
         self._show_words()
         return words
 
-    def action_cursor(self, step: int) -> None:
-        hand = self._hand()
-        if hand:
-            self.cursor = (self.cursor + step) % len(hand)
-            self._show_hand()
-
     def action_play(self) -> None:
-        hand = self._hand()
-        if not hand:
+        under = self._hand_widget().under_cursor()
+        if under is None:
             self.notify(t("no card is under the cursor", self.lang), severity="warning")
             return
-        position, card = hand[self.cursor]
+        position, card = under
         if card is None:
             self.notify(t("that card's face is not known yet", self.lang), severity="warning")
             return

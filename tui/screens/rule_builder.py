@@ -19,8 +19,8 @@ When a card is played: the player must say “I love you”
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -43,6 +43,7 @@ from engines.mao_rules import validate as validate_rule
 
 from ..story import rule_text
 from ..words import register, t
+from .common import relabel
 
 TESTS = (
     "suit",
@@ -188,17 +189,6 @@ _EFFECT_NAMES = {
 }
 _TRIGGER_NAMES = {"play": "a card is played", "draw": "a player draws", "say": "someone speaks"}
 _RANKS = {1: "A", 11: "J", 12: "Q", 13: "K"}
-
-
-def relabel_keys(node: Any, lang: str) -> None:
-    """Show ``node``'s footer keys in ``lang`` (their descriptions are English
-    keys of :mod:`tui.words`)."""
-    bindings = node._bindings.key_to_bindings
-    for key, listed in bindings.items():
-        bindings[key] = [
-            replace(b, description=t(b.description, lang)) if b.show else b for b in listed
-        ]
-    node.refresh_bindings()
 
 
 def _value_text(test: str, value: int, lang: str) -> str:
@@ -439,7 +429,7 @@ class RuleBuilder(ModalScreen[Rule | str | None]):
             )
 
     def on_mount(self) -> None:
-        relabel_keys(self, self.lang)
+        relabel(self, self.lang)
         self.query_one("#rb-type", Input).display = False
         self.show()
 

@@ -1026,6 +1026,7 @@ class Seat:
         message: Message
         try:
             message = make(deal.setup, secrets, deal.expected_input())
+            deal.made_here(message)  # our own proof: not verified again when it comes back
         except InvalidPoint:
             # the previous seat's deck holds a point we cannot multiply:
             # a complaint instead of the pass names it (protocol.md §1.5)

@@ -1009,3 +1009,35 @@ def test_a_handed_over_layer_keeps_its_key_until_the_final_reveal() -> None:
     assert all(not v.ok and v.seat == 0 for v in game.send(leak))
     assert make_key_reveal(game.secrets[0], [5], game.public).keys == ()
     assert all(game.finish())  # the final reveal still opens it for the audit
+
+
+def test_a_pass_made_here_is_not_verified_again_but_an_altered_one_is(monkeypatch) -> None:
+    """DealTable.made_here: a peer's own pass, back from the log unchanged
+    (through the wire encoding), skips its proof check; the same pass with
+    one byte changed before signing is checked and refused."""
+    import mental_poker.deal as deal_module
+
+    checked: list[int] = []
+    real_shuffle, real_lock = deal_module.ShuffleCheck, deal_module.LockCheck
+
+    def counting(real):
+        def make(seat, *args):
+            checked.append(seat)
+            return real(seat, *args)
+
+        return make
+
+    monkeypatch.setattr(deal_module, "ShuffleCheck", counting(real_shuffle))
+    monkeypatch.setattr(deal_module, "LockCheck", counting(real_lock))
+    setup = DealSetup(Context(b"made-here", 2), 2, Deck.of(range(6)), proven=True)
+    mine = DealSecrets.generate(setup, 0)
+    table = DealTable(setup)
+    made = make_shuffle(setup, mine, table.expected_input())
+    table.made_here(made)
+    back = decode_message_bytes(encode_message(made), setup)  # as the log brings it
+    assert table.feed(back) and checked == []
+    other = DealTable(setup)
+    other.made_here(made)
+    altered = replace(made, gamma=base_mul(random_scalar()))  # changed before signing
+    verdict = other.feed(decode_message_bytes(encode_message(altered), setup))
+    assert not verdict and verdict.seat == 0 and checked == [0]

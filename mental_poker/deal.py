@@ -162,10 +162,10 @@ class DealTable:
     setup: DealSetup
     own_seat: int | None = None
     deferred: bool = False
-    made: list[Message] = field(default_factory=list)
-    """passes this peer's own code made (:meth:`made_here`): when the log
-    brings one back unchanged, its proof is not verified again; a pass that
-    differs in anything is checked like any other"""
+    made: list[tuple[tuple[bytes, ...], Message]] = field(default_factory=list)
+    """passes this peer's own code made, with the deck each was made on
+    (:meth:`made_here`): when the log brings one back unchanged on that same
+    deck, its proof is not verified again; anything else is checked"""
     phase: str = "shuffle"
     next_seat: int = 0
     shuffles: list[ShufflePass] = field(default_factory=list)
@@ -338,12 +338,17 @@ class DealTable:
             return Verdict.cheat(message.seat, str(exc))
 
     def made_here(self, message: Message) -> None:
-        """``message`` (a pass) was made by this peer's own code from its own
-        secrets: its proof holds by construction, and verifying it again when
-        the log brings it back only costs time (a quarter of a 4-seat deal's
-        checks). Messages are compared whole: one altered before signing is
+        """``message`` (a pass) was just made by this peer's own code, from
+        its own secrets, on the deck this tracker expects now: its proof
+        holds by construction, and verifying it again when the log brings it
+        back only costs time (a quarter of a 4-seat deal's checks). Messages
+        are compared whole, and on the same input deck: one altered before
+        signing, or met on another deck (a log cut back and rebuilt), is
         verified as usual. Verdicts do not change: an honest proof verifies."""
-        self.made.append(message)
+        self.made.append((self.expected_input(), message))
+
+    def _made(self, msg: Message) -> bool:
+        return bool(self.made) and (self.expected_input(), msg) in self.made
 
     def verify_pending(self) -> Verdict:
         """Deferred mode: verify the proofs of the passes received so far
@@ -419,7 +424,7 @@ class DealTable:
         if msg.gamma == IDENTITY:
             return Verdict.cheat(msg.seat, "Γ is the identity")
         check = None
-        if msg.proof is not None and msg.seat != self.own_seat and msg not in self.made:
+        if msg.proof is not None and msg.seat != self.own_seat and not self._made(msg):
             ctx = self.setup.context.at("shuffle", msg.seat)
             deck_in = self.expected_input()
             check = ShuffleCheck(msg.seat, ctx, deck_in, msg.deck, msg.gamma, msg.proof)
@@ -440,7 +445,7 @@ class DealTable:
         self._check_distinct(msg.seat, msg.stripped, "stripped deck")
         self._check_distinct(msg.seat, msg.locked, "locked deck")
         check = None
-        if msg.proof is not None and msg.seat != self.own_seat and msg not in self.made:
+        if msg.proof is not None and msg.seat != self.own_seat and not self._made(msg):
             ctx = self.setup.context.at("lock", msg.seat)
             gamma = self.shuffles[msg.seat].gamma
             deck_in = self.expected_input()

@@ -1041,3 +1041,21 @@ def test_a_pass_made_here_is_not_verified_again_but_an_altered_one_is(monkeypatc
     altered = replace(made, gamma=base_mul(random_scalar()))  # changed before signing
     verdict = other.feed(decode_message_bytes(encode_message(altered), setup))
     assert not verdict and verdict.seat == 0 and checked == [0]
+
+
+def test_a_pass_made_here_on_another_deck_is_verified() -> None:
+    """A log cut back and rebuilt can bring our pass back after another
+    previous pass: it is then checked (and its proof, about the old deck,
+    fails and names us, as every other tracker says)."""
+    setup = DealSetup(Context(b"made-here-2", 2), 2, Deck.of(range(6)), proven=True)
+    first, second = DealSecrets.generate(setup, 0), DealSecrets.generate(setup, 0)
+    ours = DealSecrets.generate(setup, 1)
+    table = DealTable(setup)
+    assert table.feed(make_shuffle(setup, first, table.expected_input()))
+    made = make_shuffle(setup, ours, table.expected_input())
+    table.made_here(made)
+    rebuilt = DealTable(setup)
+    rebuilt.made = list(table.made)  # what this peer made, kept across the rebuild
+    assert rebuilt.feed(make_shuffle(setup, second, rebuilt.expected_input()))
+    verdict = rebuilt.feed(made)
+    assert not verdict and verdict.seat == 1 and "shuffle proof" in verdict.reason

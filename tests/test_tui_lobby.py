@@ -434,7 +434,7 @@ def test_the_settings_read_like_the_game() -> None:
         {"game": "bomb", "seats": 5, "config": None, "proven": True, "name": "", "rounds": None},
         "zh",
     )
-    assert lines == ["bomb", "bomb，5 人", "带证明的发牌", "变体：无（按规则原文）"]
+    assert lines == ["bomb", "糊涂炸弹，5 人", "带证明的发牌", "变体：无（按规则原文）"]
 
 
 @pytest.mark.netns

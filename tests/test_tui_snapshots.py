@@ -122,7 +122,41 @@ def _help(app: ScreenApp) -> Any:
     return app.push_screen(HelpScreen("bomb", app.lang, [("F1", "help"), ("d", "detonate!")]))
 
 
+def _home(app: ScreenApp) -> Any:
+    from p2p.discovery import Change, TableAd, TableEvent
+    from tui.screens.home import HomeScreen
+
+    screen = HomeScreen("ann (K3QF-7ZPA-M2XD-4RTY)", [("bluff", 4), ("bomb", 5), ("mao", 4)], [])
+
+    async def show() -> None:
+        await app.push_screen(screen)
+        for tid, name, taken in ((1, "bluff", 1), (2, "bomb", 3)):
+            ad = TableAd(bytes([tid]) * 8, name, taken, 4, "K3QF-7ZPA-M2XD-4RTY", "169.254.0.2",
+                         4000 + tid, name=f"table {tid}", host_name="hal", proven=True)  # fmt: skip
+            screen.lan_event(TableEvent(Change.APPEARED, f"t{tid}._nodealer._tcp.local.", ad))
+
+    return show()
+
+
+def _lobby(app: ScreenApp) -> Any:
+    from p2p.lobby.messages import LobbyState, Player
+    from table.seating import GameSettings
+    from tui.screens.lobby import LobbyScreen
+
+    screen = LobbyScreen(hosting=True, fingerprint="K3QF-7ZPA-M2XD-4RTY")
+    settings = GameSettings("bluff", 3, None, True, "Ann's table").to_map()
+    players = (Player(0, "ann", "K3QF-7ZPA-M2XD-4RTY"), Player(1, "hal", "M2XD-4RTY-K3QF-7ZPA"))
+    async def show() -> None:
+        await app.push_screen(screen)
+        screen.show_where("169.254.0.2:4000")
+        screen.show_state(LobbyState(bytes(8), settings, 3, 2, players))
+
+    return show()
+
+
 SCREENS = {
+    "home": (_home, ""),
+    "waiting": (_lobby, ""),
     "deal": (_deal, "deal 0: seat 1's lock pass (4/6 passes, proofs checked)"),
     "bluff": (lambda app: _table_screen(app, BluffScreen(seat=0), "bluff", 3, 12), ""),
     "bomb": (lambda app: _table_screen(app, BombScreen(seat=0), "bomb", 4, 25), ""),

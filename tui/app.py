@@ -30,43 +30,10 @@ from table.verify import verify_log
 from .guest import TrioGuest, start_trio_guest
 from .screens.bluff import BluffScreen
 from .screens.bomb import BombScreen
-from .screens.common import HelpScreen, relabel, screen_keys
+from .screens.common import SPEAKING, relabel, show_help, switch_language, switch_theme
 from .screens.mao import MaoScreen
 from .screens.over import GameOverScreen
 from .story import story, update_line
-
-SPEAKING: list[BindingType] = [
-    Binding("f1", "rules", "help"),
-    Binding("f2", "language", "中文/English"),
-    Binding("f3", "theme", "theme"),
-]
-"""Keys every app answers: the help screen, the language, light or dark."""
-
-
-def show_help(app: App[Any], game: str) -> None:
-    """The help screen: the game's public rules and the keys of this screen."""
-    lang = getattr(app, "lang", "en")
-    app.push_screen(HelpScreen(game, lang, screen_keys(app.screen, lang)))
-
-
-def switch_language(app: App[Any]) -> None:
-    """English ↔ Chinese; every screen says what it shows again."""
-    app.lang = "zh" if getattr(app, "lang", "en") == "en" else "en"  # type: ignore[attr-defined]
-    relabel(app, app.lang)  # type: ignore[attr-defined]
-    for screen in app.screen_stack:
-        relabel(screen, app.lang)  # type: ignore[attr-defined]
-        speak = getattr(screen, "speak", None)
-        if speak is not None:
-            speak()
-
-
-THEMES = ("textual-dark", "textual-light")
-
-
-def switch_theme(app: App[Any]) -> None:
-    """Dark ↔ light (both read well: suits keep their colours)."""
-    app.theme = THEMES[(THEMES.index(app.theme) + 1) % 2] if app.theme in THEMES else THEMES[1]
-
 
 SCREENS = {"bluff": BluffScreen, "bomb": BombScreen, "mao": MaoScreen}
 """The games a person can play on a screen so far."""

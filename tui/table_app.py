@@ -50,13 +50,21 @@ from table.session import MoveRefused, Snapshot, TableSession, Update
 from table.verify import verify_log
 
 from .guest import TrioGuest, start_trio_guest
+from .screens.common import SPEAKING, relabel, show_help, switch_language, switch_theme
 from .screens.lobby import LobbyScreen
 from .screens.over import GameOverScreen
 from .story import story
 from .words import register, t
 
+
+def _planned_game(plan: Any) -> str | None:
+    settings = getattr(plan, "settings", None)
+    return None if settings is None else settings.game
+
+
 register(
     {
+        "the rules come with the table's settings": "规则要等牌桌的设置定下来才有",
         "no table screen for {game} on this machine yet: a sensible bot plays your seat": (
             "本机还没有 {game} 的牌桌界面：由一个稳健的机器人替你出牌"
         ),
@@ -188,7 +196,10 @@ class TableApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "nodealer"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "quit", priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "quit", priority=True),
+        *SPEAKING,
+    ]
 
     def __init__(
         self,
@@ -225,7 +236,21 @@ class TableApp(App[int]):
         self.exit_code = 2
         self._loop: asyncio.AbstractEventLoop | None = None
 
+    def action_rules(self) -> None:
+        game = self.settings.game if self.settings is not None else _planned_game(self.plan)
+        if game is None:
+            self.notify(t("the rules come with the table's settings", self.lang))
+            return
+        show_help(self, game)
+
+    def action_language(self) -> None:
+        switch_language(self)
+
+    def action_theme(self) -> None:
+        switch_theme(self)
+
     async def on_mount(self) -> None:
+        relabel(self, self.lang)
         self._loop = asyncio.get_running_loop()
         if isinstance(self.plan, JoinPlan):
             self.lobby_screen.show_where(f"{self.plan.host}:{self.plan.port}")
@@ -438,11 +463,6 @@ class TableApp(App[int]):
         except LobbyError as exc:
             self.notify(t("not started: {reason}", self.lang, reason=exc), severity="warning")
 
-    def action_rules(self) -> None:
-        game = self.settings.game if self.settings is not None else ""
-        rules = Path(__file__).resolve().parent.parent / "rules" / "en" / f"{game}.md"
-        text = rules.read_text() if rules.exists() else "(rules not found)"
-        self.notify(text[:1500], title=f"{game} rules", timeout=20)
 
 
 class LanHomeApp(App[str]):
@@ -452,6 +472,13 @@ class LanHomeApp(App[str]):
 
     CSS_PATH = "app.tcss"
     TITLE = "nodealer"
+    BINDINGS: ClassVar[list[BindingType]] = [SPEAKING[1], SPEAKING[2]]  # language, theme
+
+    def action_language(self) -> None:
+        switch_language(self)
+
+    def action_theme(self) -> None:
+        switch_theme(self)
 
     def __init__(
         self,

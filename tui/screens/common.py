@@ -8,7 +8,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.dom import DOMNode
@@ -153,3 +153,36 @@ class TableScreen(Screen[None]):
 
     def action_cursor(self, step: int) -> None:
         self._hand_widget().move(step)
+
+
+SPEAKING: list[BindingType] = [
+    Binding("f1", "rules", "help"),
+    Binding("f2", "language", "中文/English"),
+    Binding("f3", "theme", "theme"),
+]
+"""Keys every app answers: the help screen, the language, light or dark."""
+
+
+def show_help(app: App[Any], game: str) -> None:
+    """The help screen: the game's public rules and the keys of this screen."""
+    lang = getattr(app, "lang", "en")
+    app.push_screen(HelpScreen(game, lang, screen_keys(app.screen, lang)))
+
+
+def switch_language(app: App[Any]) -> None:
+    """English ↔ Chinese; every screen says what it shows again."""
+    app.lang = "zh" if getattr(app, "lang", "en") == "en" else "en"  # type: ignore[attr-defined]
+    relabel(app, app.lang)  # type: ignore[attr-defined]
+    for screen in app.screen_stack:
+        relabel(screen, app.lang)  # type: ignore[attr-defined]
+        speak = getattr(screen, "speak", None)
+        if speak is not None:
+            speak()
+
+
+THEMES = ("textual-dark", "textual-light")
+
+
+def switch_theme(app: App[Any]) -> None:
+    """Dark ↔ light (both read well: suits keep their colours)."""
+    app.theme = THEMES[(THEMES.index(app.theme) + 1) % 2] if app.theme in THEMES else THEMES[1]

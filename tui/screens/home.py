@@ -25,7 +25,9 @@ from textual.widgets.option_list import Option
 
 from p2p.discovery import BadHostPort, Change, DiscoveryError, TableAd, TableEvent, parse_hostport
 
+from ..story import game_name
 from ..words import register, t
+from .common import relabel
 
 Browser = Callable[[], AbstractAsyncContextManager[AsyncIterator[TableEvent]]]
 """Opens a LAN browser: ``async with browser() as events: async for event in events``."""
@@ -56,6 +58,8 @@ register(
         "that table is full": "那张牌桌已满",
         "that table speaks another protocol version": "那张牌桌的协议版本不同",
         "host a table": "开桌",
+        "join by address": "按地址加入",
+        "LAN tables": "局域网牌桌",
         "game": "游戏",
         "seats ({low}-{high}, default {default})": "座位（{low}-{high}，默认 {default}）",
         "variants (KEY=VALUE, space between; e.g. {example})": (
@@ -87,7 +91,7 @@ def table_row(ad: TableAd, lang: str = "en") -> str:
     """
     name = ad.name or f"{ad.game} {ad.table_id.hex()[:8]}"
     host = f"{ad.host_name} {ad.host_fingerprint}" if ad.host_name else ad.host_fingerprint
-    seats = f"{ad.game} {ad.seats_taken}/{ad.seats_total}"
+    seats = f"{game_name(ad.game, lang)} {ad.seats_taken}/{ad.seats_total}"
     parts = [name, seats, t("host {host}", lang, host=host)]
     if ad.proven is not None:
         parts.append(t("proven" if ad.proven else "unproven", lang))
@@ -164,7 +168,10 @@ class HomeScreen(Screen[None]):
             yield OptionList(id="lan")
             yield Static(id="lan-note", classes="hint")
         play = "play {game} against bots ({seats} players)"
-        options = [Option(t(play, lang, game=g, seats=n), id=f"play:{g}") for g, n in self.games]
+        options = [
+            Option(t(play, lang, game=game_name(g, lang), seats=n), id=f"play:{g}")
+            for g, n in self.games
+        ]
         options += [
             Option(t("replay {line}", lang, line=saved.line()), id=f"replay:{saved.path}")
             for saved in self.saved[:8]
@@ -176,7 +183,21 @@ class HomeScreen(Screen[None]):
         yield OptionList(*options, id="choices")
         yield Footer()
 
+    def speak(self) -> None:
+        """Say everything again in the app's language (after a switch)."""
+        relabel(self, _lang(self))
+        self.run_worker(self._say_again(), exclusive=True, group="speak")
+
+    async def _say_again(self) -> None:
+        await self.recompose()
+        self.query_one("#choices", OptionList).focus()
+        if self.lan is None:
+            self._note(t("LAN browsing is off here: host or join by address (h, j)", _lang(self)))
+        else:
+            self._show_lan()
+
     def on_mount(self) -> None:
+        relabel(self, _lang(self))
         self.query_one("#choices", OptionList).focus()
         if self.lan is None:
             self._note(t("LAN browsing is off here: host or join by address (h, j)", _lang(self)))

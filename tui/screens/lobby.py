@@ -22,7 +22,9 @@ from textual.widgets import Footer, Header, RichLog, Static
 from engines.core import game as engine_for
 from engines.core import to_data
 
+from ..story import game_name
 from ..words import register, t
+from .common import relabel
 
 register(
     {
@@ -64,7 +66,12 @@ def settings_lines(settings: dict[str, Any], lang: str = "en") -> list[str]:
     """
     lines = [str(settings.get("name") or settings.get("game", "?"))]
     lines.append(
-        t("{game}, {seats} players", lang, game=settings.get("game"), seats=settings.get("seats"))
+        t(
+            "{game}, {seats} players",
+            lang,
+            game=game_name(str(settings.get("game")), lang),
+            seats=settings.get("seats"),
+        )
     )
     lines.append(
         t("proven deals" if settings.get("proven") else "unproven deals (no proofs)", lang)
@@ -125,12 +132,17 @@ class LobbyScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        relabel(self, self.lang)
         self.title = t("waiting room", self.lang)
         text = "opening the table…" if self.hosting else "joining {where}…"
         self.query_one("#lobby-status", Static).update(t(text, self.lang, where=self.where))
         if self.state is not None:
             self.show_state(self.state)
         self.query_one("#lobby-where", Static).update(self._where_text())
+
+    def speak(self) -> None:
+        """Say everything again in the app's language (after a switch)."""
+        self.on_mount()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "start":

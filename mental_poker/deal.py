@@ -467,6 +467,7 @@ class DealTable:
             # (the phase stays "lock" while they are checked)
             verdict = self.verify_pending()
             if not verdict:
+                self.locks.pop()  # a refused message is not kept
                 return verdict
         self._advance("play")
         if self.phase == "play":

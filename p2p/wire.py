@@ -147,10 +147,13 @@ def _depth_ok(value: Any) -> bool:
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            return False
         children = item.values() if isinstance(item, dict) else item
-        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+        inner = [c for c in children if type(c) in (dict, list)]
+        if inner and depth >= MAX_DEPTH:
+            return False  # a container one level too deep, even an empty one
+        # only non-empty containers can go deeper: a million empty lists
+        # cost one pass over them, not a million stack entries
+        stack.extend((c, depth + 1) for c in inner if c)
     return True
 
 

@@ -759,7 +759,9 @@ class TableSession:
                 culprit = proof.verify(spec)
             except EventError:  # kept only when it verifies; never blame on a bad one
                 continue
-            out.append(Fault(culprit, spec.seats[culprit].fingerprint, proof.what(spec), proof.seq))
+            found = Fault(culprit, spec.seats[culprit].fingerprint, proof.what(spec), proof.seq)
+            if found not in out and found not in self.replay.faults:
+                out.append(found)
         return out
 
     def _report(self, updates: list[Update]) -> None:

@@ -108,3 +108,11 @@ def test_verify_reads_in_chinese(tmp_path, capsys) -> None:
     assert verify_line("note: 3 stale bodies dropped (races, nobody blamed)", "zh").startswith(
         "备注：丢弃了 3 条"
     )
+
+
+def test_usage_problems_read_in_chinese_too(capsys) -> None:
+    assert main(["play", "bomb", "--players", "12", "--lang", "zh"]) == 2
+    err = capsys.readouterr().err
+    assert "不是 12 名" in err and not _english_left(err.replace("nodealer play", ""))
+    assert main(["play", "bluff", "--rounds", "2", "--lang", "zh"]) == 2
+    assert "只用于毛" in capsys.readouterr().err

@@ -50,6 +50,15 @@ register(
         "CHEATING: {fault}": "作弊：{fault}",
         "(seat {seat} was told to cheat: it {what})": "（座位{seat} 被要求作弊：它{what}）",
         "reveals a made-up key": "公开了一个编造的密钥",
+        "{game} is for {lo}-{hi} players, not {n}": "{game} 要 {lo}-{hi} 名玩家，不是 {n} 名",
+        "--rounds is for Mao": "--rounds 只用于毛",
+        "--cheat {name} is for {games}": "--cheat {name} 只用于 {games}",
+        "note: no screen here (the output is not a terminal, or --cheat): a sensible "
+        "bot plays your seat (as with --headless)": (
+            "提示：这里没有界面（输出不是终端，或用了 --cheat）：由一个稳健的机器人替你出牌"
+            "（与 --headless 相同）"
+        ),
+        "interrupted; saved logs are kept": "已中断；保存的日志都还在",
         "shuffles one card in twice": "洗牌时把一张牌放进去两次",
         "locks another position's card to read it": "给别的位置的牌上锁，想偷看它",
         "proves its play against another card": "拿另一张牌来证明它的出牌",
@@ -330,11 +339,15 @@ def _demo(args: argparse.Namespace) -> int:
     engine = game(args.game)
     seats = engine.default_seats if args.players is None else args.players
     if not engine.min_seats <= seats <= engine.max_seats:
-        print(
-            f"nodealer demo: {args.game} is for {engine.min_seats}-{engine.max_seats} seats, "
-            f"not {seats}",
-            file=sys.stderr,
+        wrong = t(
+            "{game} is for {lo}-{hi} players, not {n}",
+            lang,
+            game=game_name(args.game, lang),
+            lo=engine.min_seats,
+            hi=engine.max_seats,
+            n=seats,
         )
+        print(f"nodealer demo: {wrong}", file=sys.stderr)
         return 2
     setup = TableSetup(b"demo/" + args.game.encode(), args.game, seats, proven=not args.unproven)
     bots = sensible_bots(args.game, seats, args.seed, salt_source=secrets.token_bytes)
@@ -411,17 +424,22 @@ def _play(args: argparse.Namespace) -> int:
 
     from .story import coloured, fault_text, game_name, outcome_text, story, update_line
 
+    lang = args.lang
     engine = game(args.game)
     seats = engine.default_seats if args.players is None else args.players
     if not engine.min_seats <= seats <= engine.max_seats:
-        print(
-            f"nodealer play: {args.game} is for {engine.min_seats}-{engine.max_seats} "
-            f"players, not {seats}",
-            file=sys.stderr,
+        wrong = t(
+            "{game} is for {lo}-{hi} players, not {n}",
+            lang,
+            game=game_name(args.game, lang),
+            lo=engine.min_seats,
+            hi=engine.max_seats,
+            n=seats,
         )
+        print(f"nodealer play: {wrong}", file=sys.stderr)
         return EXIT_PROBLEM
     if args.rounds is not None and args.game != "mao":
-        print("nodealer play: --rounds is for Mao", file=sys.stderr)
+        print("nodealer play: " + t("--rounds is for Mao", lang), file=sys.stderr)
         return EXIT_PROBLEM
     cheat = None
     if args.cheat is not None:
@@ -429,8 +447,8 @@ def _play(args: argparse.Namespace) -> int:
 
         cheat = CHEATS[args.cheat]
         if not cheat.fits(args.game):
-            print(f"nodealer play: --cheat {cheat.name} is for {', '.join(cheat.games)}",
-                  file=sys.stderr)  # fmt: skip
+            print("nodealer play: " + t("--cheat {name} is for {games}", lang, name=cheat.name,
+                                        games=", ".join(cheat.games)), file=sys.stderr)  # fmt: skip
             return EXIT_PROBLEM
     if args.home is not None:
         home = Path(args.home)
@@ -464,15 +482,14 @@ def _play(args: argparse.Namespace) -> int:
                 shutil.rmtree(bots_home, ignore_errors=True)
         return app.exit_code
     if not args.headless:
-        print(
-            "note: the table screens are not there yet - a sensible bot plays your seat "
-            "(as with --headless)",
-            file=sys.stderr,
+        note = (
+            "note: no screen here (the output is not a terminal, or --cheat): a sensible "
+            "bot plays your seat (as with --headless)"
         )
+        print(t(note, args.lang), file=sys.stderr)
 
     live = sys.stderr.isatty()
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    lang = args.lang
 
     def show(seat: int, update: Update) -> None:
         if seat != 0:
@@ -650,7 +667,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(handler(args) or 0)
     except BaseException as exc:
         if any(isinstance(leaf, KeyboardInterrupt) for leaf in _leaves(exc)):
-            print(f"nodealer {args.command}: interrupted; saved logs are kept", file=sys.stderr)
+            said = t("interrupted; saved logs are kept", getattr(args, "lang", "en"))
+            print(f"nodealer {args.command}: {said}", file=sys.stderr)
             return EXIT_INTERRUPTED
         problem = _problem(exc)
         if problem is None:

@@ -28,8 +28,8 @@ from typing import Any
 from engines.bots.mao import _Author
 from engines.cards import Card
 from engines.core import Event
-from engines.mao import MaoState, author_verdict
-from engines.mao_events import AddRule, RevealRule
+from engines.mao import MaoState
+from engines.mao_events import AddRule
 from engines.mao_rules import SALT_BYTES, Rule, commitment, validate
 
 
@@ -77,14 +77,9 @@ class RuleAuthor(_Author):
         the queued commitment once the table waits for it (M27)."""
         if state.phase == "over":
             return None
-        mine = self._mine(state, seat) if self.written else {}
-        for j in state.judgements:
-            if j.slot in mine:
-                return author_verdict(state, j.slot, mine[j.slot][0])
-        for slot, (rule, salt) in mine.items():
-            r = state.rules[slot]
-            if r.status == "dropped" or (state.phase == "ending" and r.status == "active"):
-                return RevealRule(seat, slot, salt.hex(), rule)
+        owed = self.author_owes(state, seat)
+        if owed is not None:
+            return owed
         queued = self._queued
         if queued is not None and (state.awaiting_rule == seat or state.credits[seat] > 0):
             self._queued = None

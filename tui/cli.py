@@ -318,6 +318,19 @@ def _cheats() -> list[str]:
     return sorted(CHEATS)
 
 
+def _wrong_players(engine: Any, seats: int, lang: str) -> str:
+    from .story import game_name
+
+    return t(
+        "{game} is for {lo}-{hi} players, not {n}",
+        lang,
+        game=game_name(engine.name, lang),
+        lo=engine.min_seats,
+        hi=engine.max_seats,
+        n=seats,
+    )
+
+
 def _games() -> list[str]:
     from engines.core import games
 
@@ -339,15 +352,7 @@ def _demo(args: argparse.Namespace) -> int:
     engine = game(args.game)
     seats = engine.default_seats if args.players is None else args.players
     if not engine.min_seats <= seats <= engine.max_seats:
-        wrong = t(
-            "{game} is for {lo}-{hi} players, not {n}",
-            lang,
-            game=game_name(args.game, lang),
-            lo=engine.min_seats,
-            hi=engine.max_seats,
-            n=seats,
-        )
-        print(f"nodealer demo: {wrong}", file=sys.stderr)
+        print(f"nodealer demo: {_wrong_players(engine, seats, lang)}", file=sys.stderr)
         return 2
     setup = TableSetup(b"demo/" + args.game.encode(), args.game, seats, proven=not args.unproven)
     bots = sensible_bots(args.game, seats, args.seed, salt_source=secrets.token_bytes)
@@ -428,15 +433,7 @@ def _play(args: argparse.Namespace) -> int:
     engine = game(args.game)
     seats = engine.default_seats if args.players is None else args.players
     if not engine.min_seats <= seats <= engine.max_seats:
-        wrong = t(
-            "{game} is for {lo}-{hi} players, not {n}",
-            lang,
-            game=game_name(args.game, lang),
-            lo=engine.min_seats,
-            hi=engine.max_seats,
-            n=seats,
-        )
-        print(f"nodealer play: {wrong}", file=sys.stderr)
+        print(f"nodealer play: {_wrong_players(engine, seats, lang)}", file=sys.stderr)
         return EXIT_PROBLEM
     if args.rounds is not None and args.game != "mao":
         print("nodealer play: " + t("--rounds is for Mao", lang), file=sys.stderr)

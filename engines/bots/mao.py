@@ -106,9 +106,9 @@ class _Author:
         self._mine_cache = ((len(state.rules), len(self.written)), mine)
         return mine
 
-    def duties(self, state: MaoState, seat: int) -> Event | None:
-        if state.phase == "over":
-            return None
+    def author_owes(self, state: MaoState, seat: int) -> Event | None:
+        """What this seat owes as the author of its rules now: a verdict on
+        the next judged event (M28), else a reveal that is due (M30)."""
         mine = self._mine(state, seat) if self.written else {}
         for j in state.judgements:
             if j.slot in mine:
@@ -117,6 +117,14 @@ class _Author:
             r = state.rules[slot]
             if r.status == "dropped" or (state.phase == "ending" and r.status == "active"):
                 return RevealRule(seat, slot, salt.hex(), rule)
+        return None
+
+    def duties(self, state: MaoState, seat: int) -> Event | None:
+        if state.phase == "over":
+            return None
+        owed = self.author_owes(state, seat)
+        if owed is not None:
+            return owed
         if state.phase == "ending":
             return None
         if state.poo >= 0 and state.poo != seat:

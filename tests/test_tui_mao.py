@@ -113,7 +113,17 @@ async def _wait(pilot: Any, until: Any, seconds: float = 20.0) -> None:
         if time.monotonic() > deadline:
             screen = pilot.app.table_screen
             tail = _feed(screen).splitlines()[-15:]
-            pytest.fail("the table did not get there in time; the feed ends:\n" + "\n".join(tail))
+            state = screen.state
+            pending = "" if state is None else (
+                f"phase={state.phase} judgements={state.judgements} requests={state.requests} "
+                f"calls={state.calls} awaiting_rule={state.awaiting_rule} poo={state.poo} "
+                f"proposal={state.proposal}"
+            )  # fmt: skip
+            pytest.fail(
+                "the table did not get there in time; the feed ends:\n"
+                + "\n".join(tail)
+                + f"\nstate: {pending}"
+            )
         await pilot.pause(0.05)
 
 
@@ -254,10 +264,20 @@ async def _judged_round(
     rule = screen.state.rules[slot]
     assert judged_of(rule) and rule.status == "active"
     assert f"rule {slot} (seat 0) on event" in _feed(screen)  # my session's verdicts, shown
-    await _wait(pilot, lambda: _settled(screen) and screen.state.proposal is None)
+    # M30 lets a player propose at any time in play: no need for a quiet
+    # table (the person's turn may be timing out meanwhile; under load the
+    # penalties it draws can keep the table busy for a while)
+    deadline = time.monotonic() + 60
+    while not (screen.state.phase == "play" and screen.state.proposal is None):
+        proposal = screen.state.proposal  # the bot may have put one to the vote (M30)
+        if proposal is not None and 0 not in (*proposal.yes, *proposal.no):
+            await pilot.press("n")  # the person votes no
+        if time.monotonic() > deadline:
+            await _wait(pilot, lambda: False, seconds=0)  # fails, saying where the table is
+        await pilot.pause(0.1)
     await pilot.press("m", "e")  # M31: propose to end the game; the bot votes (M30)
-    await _wait(pilot, lambda: "seat 0 proposes to end the game" in _feed(screen))
-    await _wait(pilot, lambda: "seat 1 votes" in _feed(screen))
+    await _wait(pilot, lambda: "seat 0 proposes to end the game" in _feed(screen), seconds=60)
+    await _wait(pilot, lambda: "seat 1 votes" in _feed(screen), seconds=60)
     if "seat 1 votes no" in _feed(screen):  # the bot wants its rounds first
         assert screen.state.proposal is None and screen.state.phase == "play"
         return

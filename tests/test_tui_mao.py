@@ -107,6 +107,17 @@ def test_a_mao_round_won_a_rule_written_and_judged_by_key_presses(tmp_path) -> N
     asyncio.run(_play(tmp_path))
 
 
+async def _vote_on_the_bots_proposal(pilot: Any, screen: MaoScreen) -> bool:
+    """The bot may put a proposal to the vote at any time (M30): the person
+    votes no, so that the table does not wait for their vote."""
+    proposal = None if screen.state is None else screen.state.proposal
+    if proposal is None or 0 in (*proposal.yes, *proposal.no):
+        return False
+    await pilot.press("n")
+    await pilot.pause(0.2)
+    return True
+
+
 async def _wait(pilot: Any, until: Any, seconds: float = 20.0) -> None:
     deadline = time.monotonic() + seconds
     while not until():
@@ -159,6 +170,8 @@ async def _play(tmp_path) -> None:
                 pytest.fail("the person did not win a round")
             await pilot.pause(0.05)
             state = screen.state
+            if await _vote_on_the_bots_proposal(pilot, screen):
+                continue
             if isinstance(app.screen, RuleBuilder):
                 rule_slot = await _write_rule(pilot, app, screen)
                 continue
@@ -229,6 +242,8 @@ async def _judged_round(
     while time.monotonic() < deadline and not (called and bad_called):
         await pilot.pause(0.05)
         state = screen.state
+        if await _vote_on_the_bots_proposal(pilot, screen):
+            continue
         if not _settled(screen) or screen.view["turn"] != 0:
             continue
         if screen.view["owed"]:  # say what is still owed (M24)

@@ -3,9 +3,11 @@
 Theory of operation
 -------------------
 A *table* (:class:`TableSpec`) is a table id, a protocol version and the seats:
-the peers' public keys in seat order. Everything signed for a table binds the
-version and the table id, so nothing signed for one table or version verifies
-for another.
+the peers' public keys in seat order. Everything signed for a table binds its
+*genesis* hash (version, table id and the seat list), so nothing signed for
+one table, version or seat list verifies for another: a made-up header that
+keeps the table id but moves the keys makes every signature fail instead of
+moving the blame (who a term's sequencer or an event's author is).
 
 * An :class:`Event` is what an author submits: its seat, its own *counter*
   (0, 1, 2, ... in the order the author made them) and an opaque msgpack body,
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, ClassVar
 
 from p2p.identity import Identity, PeerKey
@@ -95,9 +98,10 @@ class TableSpec:
     def sequencer_of(self, term: int) -> int:
         return term % self.n
 
-    @property
+    @cached_property
     def genesis(self) -> bytes:
-        """The hash that seq 1 links to: binds version, table id and seats."""
+        """The hash that seq 1 links to and that every signature binds:
+        version, table id and seats."""
         return hashlib.sha256(
             canonical(GENESIS_TAG, self.version, self.table_id, [k.raw for k in self.seats])
         ).digest()
@@ -120,7 +124,7 @@ class Event:
 
     @staticmethod
     def signed_bytes(table: TableSpec, author: int, counter: int, body: bytes) -> bytes:
-        return canonical(EVENT_TAG, table.version, table.table_id, author, counter, body)
+        return canonical(EVENT_TAG, table.genesis, author, counter, body)
 
     @classmethod
     def create(cls, table: TableSpec, identity: Identity, author: int, counter: int, body: bytes):
@@ -174,7 +178,7 @@ class Entry:
 
     @staticmethod
     def signed_bytes(table: TableSpec, seq: int, term: int, prev: bytes, digest: bytes) -> bytes:
-        return canonical(ENTRY_TAG, table.version, table.table_id, seq, term, prev, digest)
+        return canonical(ENTRY_TAG, table.genesis, seq, term, prev, digest)
 
     @classmethod
     def create(
@@ -237,7 +241,7 @@ class Head:
     def signed_bytes(
         table: TableSpec, kind: str, term: int, seq: int, hterm: int, h: bytes
     ) -> bytes:
-        return canonical(f"nodealer/{kind}", table.version, table.table_id, term, seq, hterm, h)
+        return canonical(f"nodealer/{kind}", table.genesis, term, seq, hterm, h)
 
     @classmethod
     def create(

@@ -61,6 +61,7 @@ from p2p.wire import (
     MAX_SEATS,
     MAX_SEQ,
     MAX_TABLE_ID,
+    PROTOCOL_VERSION,
     SEAT,
     SchemaError,
     WireError,
@@ -175,6 +176,11 @@ def parse_log(records: list[dict[str, Any]]) -> SavedLog:
         table = TableSpec(head["table"], tuple(PeerKey(k) for k in head["seats"]), head["v"])
     except (SchemaError, ValueError) as exc:
         raise StoreError(f"bad table header: {exc}") from exc
+    if table.version != PROTOCOL_VERSION:  # its signatures are over other bytes
+        raise StoreError(
+            f"a log of protocol version {table.version}; this program reads "
+            f"version {PROTOCOL_VERSION}"
+        )
     saved = SavedLog(table)
     for record in records[1:]:
         kind = record["t"]

@@ -29,7 +29,7 @@ from typing import Any
 
 import msgpack
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 MAX_FRAME = 1 << 20  # bytes of msgpack in one frame
 MAX_BODY = 256 * 1024  # bytes of an event body (two fit in one proof frame)
 MAX_TABLE_ID = 64

@@ -63,7 +63,7 @@ def txt(*items: bytes) -> bytes:
 
 GOOD_ITEMS = (
     b"txtvers=1",
-    b"v=1",
+    b"v=%d" % PROTOCOL_VERSION,
     b"tid=1a2b3c4d5e6f7a8b",
     b"game=mao",
     b"seats=2/5",
@@ -90,8 +90,9 @@ def test_ad_text_form_and_properties() -> None:
     assert AD.instance_name == "nodealer mao 1a2b3c4d5e6f7a8b._nodealer._tcp.local."
     v6 = TableAd(b"\x01", "bluff", 0, 2, "K3QF-7ZPA", "fe80::1%eth0", 4000)
     assert str(v6.hostport) == "[fe80::1%eth0]:4000"
-    newer = TableAd(b"\x01" * 64, "mao", 0, 2, "K3QF-7ZPA-M2XD-4RTY", "10.0.0.1", 1, 2)
-    assert not newer.compatible and str(newer).endswith("(protocol 2)")
+    later = PROTOCOL_VERSION + 1
+    newer = TableAd(b"\x01" * 64, "mao", 0, 2, "K3QF-7ZPA-M2XD-4RTY", "10.0.0.1", 1, later)
+    assert not newer.compatible and str(newer).endswith(f"(protocol {later})")
 
 
 def test_docstring_examples_hold() -> None:
@@ -194,7 +195,7 @@ def test_bad_txt_is_refused_with_a_reason(text: bytes, message: str) -> None:
 def test_txt_keys_follow_rfc6763() -> None:
     # keys are case-insensitive, the first occurrence wins, unknown keys are ignored
     text = txt(
-        b"V=1",
+        b"V=%d" % PROTOCOL_VERSION,
         b"tid=1a2b3c4d5e6f7a8b",
         b"GAME=mao",
         b"game=bomb",

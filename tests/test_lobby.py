@@ -51,6 +51,7 @@ from p2p.lobby.messages import (
 from p2p.node import open_node
 from p2p.wire import (
     MAX_FRAME,
+    PROTOCOL_VERSION,
     SEAL_OVERHEAD,
     FrameDecoder,
     SchemaError,
@@ -410,7 +411,7 @@ async def test_a_request_for_other_settings_is_refused_and_a_joiner_refuses_them
         raw = await RawJoiner.open(lobby.port)
         await raw.refused_and_closed(await raw.request(table_id=b"another table"), "table")
         raw = await RawJoiner.open(lobby.port)
-        await raw.refused_and_closed(await raw.request(version=2), "version")
+        await raw.refused_and_closed(await raw.request(version=PROTOCOL_VERSION + 1), "version")
         assert lobby.state.taken == 1
         nursery.start_soon(partial(_run_join, out, 1, lobby.port, "Bob"))
     assert out[1].seat == 1
@@ -586,8 +587,12 @@ async def test_join_errors_a_person_can_act_on() -> None:
             lobby = await _start_host(inner, out, 3)
             outer.start_soon(partial(_run_join, out, 1, lobby.port, "Bob"))
             await wait_until(lambda: lobby.state.taken == 2)
-            with pytest.raises(VersionMismatch, match="speaks protocol version 1, this program 2"):
-                await _join(lobby.port, "Old", version=2)
+            with pytest.raises(
+                VersionMismatch,
+                match=f"speaks protocol version {PROTOCOL_VERSION}, "
+                f"this program {PROTOCOL_VERSION + 1}",
+            ):
+                await _join(lobby.port, "Old", version=PROTOCOL_VERSION + 1)
             with pytest.raises(WrongHost, match="not the advertised AAAA-AAAA-AAAA-AAAA"):
                 await _join(lobby.port, "Carol", expect_host="AAAA-AAAA-AAAA-AAAA")
             with pytest.raises(WrongHost, match="not the expected 0101"):

@@ -17,7 +17,7 @@ from p2p.envelope import Entry, Event, EventError, Head
 from p2p.identity import PeerKey
 from p2p.log import ACK_FLOORS, LogError, LogMachine, Persist, Role, verify_chain
 from p2p.store import Store, StoreError, read_log
-from p2p.wire import MAX_BODY
+from p2p.wire import MAX_BODY, PROTOCOL_VERSION
 from tests.p2p_sim import SimNet
 
 
@@ -163,7 +163,7 @@ def _record(record) -> bytes:
 
 
 def _header(net: SimNet, **over) -> dict:
-    head = {"t": "table", "v": 1, "table": net.table.table_id}
+    head = {"t": "table", "v": PROTOCOL_VERSION, "table": net.table.table_id}
     head["seats"] = [k.raw for k in net.table.seats]
     return {**head, **over}
 

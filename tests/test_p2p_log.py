@@ -30,6 +30,7 @@ from p2p.log import (
     verify_prefix,
 )
 from p2p.store import read_log
+from p2p.wire import PROTOCOL_VERSION
 from tests.p2p_sim import SimNet
 
 
@@ -407,7 +408,7 @@ def test_the_proofs_survive_a_restart_and_a_saved_log(tmp_path) -> None:
     net.submit(2, "x")
     net.run()
     records = [
-        {"t": "table", "v": 1, "table": net.table.table_id},
+        {"t": "table", "v": PROTOCOL_VERSION, "table": net.table.table_id},
         *(r for r in net.persisted[2] if r["t"] in ("entry", "truncate", "replay")),
     ]
     records[0]["seats"] = [k.raw for k in net.table.seats]

@@ -15,6 +15,7 @@ from p2p.handshake import Handshake, HandshakeError
 from p2p.identity import Identity, IdentityError, PeerKey, config_dir, data_dir, fingerprint
 from p2p.wire import (
     MAX_FRAME,
+    PROTOCOL_VERSION,
     FrameDecoder,
     FrameTooLarge,
     MalformedFrame,
@@ -190,7 +191,7 @@ def test_handshake_refuses_other_table_version_unknown_and_banned_keys() -> None
     with pytest.raises(HandshakeError, match="another table"):
         Handshake(x, table).receive(Handshake(y, _table(x, y, table_id=b"other")).hello())
     with pytest.raises(HandshakeError, match="version"):
-        Handshake(x, table).receive({**Handshake(y, table).hello(), "v": 2})
+        Handshake(x, table).receive({**Handshake(y, table).hello(), "v": PROTOCOL_VERSION + 1})
     with pytest.raises(HandshakeError, match="no seat"):
         Handshake(x, table).receive(Handshake(z, _table(x, z)).hello())
     with pytest.raises(HandshakeError, match="banned"):

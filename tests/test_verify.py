@@ -267,3 +267,37 @@ def test_any_damage_is_exit_1_or_2_never_a_traceback(
         assert report.exit_code in (0, 1, 2)
         if report.exit_code == 1:
             assert all(f.reason for f in report.faults)
+
+
+def test_signatures_bind_the_seat_list_not_only_the_table_id() -> None:
+    """protocol.md §3.2-3.4 (version 2): every signature is over the genesis
+    hash, so a header that keeps the table id but changes the seats makes
+    the signatures fail instead of moving who signed what (review F3)."""
+    from p2p.envelope import Entry, Event, EventError
+
+    a, b, c = Identity.generate(), Identity.generate(), Identity.generate()
+    table = TableSpec(b"t" * 16, (a.public, b.public))
+    grown = TableSpec(b"t" * 16, (a.public, b.public, c.public))
+    event = Event.create(table, b, 1, 0, msgpack.packb({"k": "x"}))
+    entry = Entry.create(table, a, 1, 0, table.genesis, event)
+    entry.verify(table)
+    with pytest.raises(EventError):
+        event.verify(grown)
+    with pytest.raises(EventError):
+        entry.verify_sequencer(grown)
+
+
+def test_a_header_with_other_seats_or_an_old_version_names_nobody(
+    game: PeerResult, tmp_path: Path
+) -> None:
+    path, records = copy_log(game, tmp_path)
+    header = dict(records[0])
+    records[0] = {**header, "seats": [*header["seats"], Identity.generate().public.raw]}
+    write_records(path, records)
+    report = verify_log(path)
+    assert report.exit_code == 2 and not report.faults, report.lines()
+    records[0] = {**header, "v": 1}
+    write_records(path, records)
+    report = verify_log(path)
+    assert report.exit_code == 2 and not report.faults
+    assert "a log of protocol version 1; this program reads version 2" in report.problem

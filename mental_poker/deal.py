@@ -108,6 +108,11 @@ if TYPE_CHECKING:
 # ---------------------------------------------------------------- the tracker
 
 
+def _pass_key(check: Check) -> tuple[str, int]:
+    return ("shuffle" if isinstance(check, ShuffleCheck) else "lock", check.seat)
+
+
+
 @dataclass(slots=True)
 class Layer:
     """``after = key·before``. ``removed``: taken off the current value by a
@@ -186,6 +191,10 @@ class DealTable:
     they send, recorded in ``authors`` once verified)."""
     failed: Verdict | None = None
     """Deferred mode: the verdict of a failed batch (the tracker is done)."""
+    proof_checked: set[tuple[str, int]] = field(default_factory=set)
+    """``("shuffle" | "lock", seat)`` of the passes whose proof this tracker
+    verified (on arrival or in a batch that held): the audit need not redo
+    what such a proof already proved (:meth:`audit`, protocol.md §1.4 step 7)"""
 
     # ------------------------------------------------------------ queries
 
@@ -362,8 +371,10 @@ class DealTable:
         # dealt on a proof still being checked (the review's race)
         queue = list(self.pending)
         if batch_holds([check for check, _, _ in queue if check is not None]):
-            for _, seat, points in queue:
+            for check, seat, points in queue:
                 self._sent(seat, points)
+                if check is not None:
+                    self.proof_checked.add(_pass_key(check))
             del self.pending[: len(queue)]
             return Verdict.good()
         for check, seat, points in queue:
@@ -378,6 +389,7 @@ class DealTable:
                     self.phase = "failed"  # nothing is dealt from this deck
                     self.pending.clear()
                     return self.failed
+                self.proof_checked.add(_pass_key(check))
             self._sent(seat, points)
         raise AssertionError("the batch failed but every single check passes")  # pragma: no cover
 
@@ -389,6 +401,7 @@ class DealTable:
             return
         if check is not None:
             check.single()
+            self.proof_checked.add(_pass_key(check))
         self._sent(seat, points)
 
     def _invalid(self, exc: InvalidPoint, default: int | None) -> Verdict:
@@ -663,7 +676,9 @@ class DealTable:
         (each shuffle is a permutation under one key, each strip removes that
         key, every position opens to a distinct card, every identity claim
         holds). Names the first cheater in seat order; an invalid point
-        names the seat that sent it."""
+        names the seat that sent it. A pass whose proof this tracker
+        verified is not redone, nor are the reads made when each position's
+        last key came out (protocol.md §1.4 step 7: the same verdicts)."""
         self._require_play()
         try:
             return self._audit()
@@ -680,16 +695,24 @@ class DealTable:
                     return Verdict.cheat(
                         layer.seat, f"its key for position {position} was never revealed"
                     )
+        # A pass whose proof this tracker verified (``proof_checked``) needs
+        # no re-check: its proof showed the relation for the one key behind
+        # its Γ, and the final reveal checked ``s·G == Γ`` (protocol.md §1.4
+        # step 7, §1.9). The others (unproven deals, our own passes) are
+        # re-checked from the revealed key.
         deck_in: Sequence[bytes] = self.setup.deck.points
         for shuffle in self.shuffles:
-            s_inv = inverse(self.shuffle_keys[shuffle.seat])
-            undone = pmap(lambda y, s_inv=s_inv: mul(s_inv, y), shuffle.deck)
-            if sorted(undone) != sorted(deck_in):
-                return Verdict.cheat(
-                    shuffle.seat, "shuffle output is not its input permuted under one key"
-                )
+            if ("shuffle", shuffle.seat) not in self.proof_checked:
+                s_inv = inverse(self.shuffle_keys[shuffle.seat])
+                undone = pmap(lambda y, s_inv=s_inv: mul(s_inv, y), shuffle.deck)
+                if sorted(undone) != sorted(deck_in):
+                    return Verdict.cheat(
+                        shuffle.seat, "shuffle output is not its input permuted under one key"
+                    )
             deck_in = shuffle.deck
         for lock in self.locks:  # each locked point was checked by its key
+            if ("lock", lock.seat) in self.proof_checked:
+                continue
             s = self.shuffle_keys[lock.seat]
             redone = pmap(lambda x, s=s: mul(s, x), lock.stripped)
             if list(redone) != list(lock.locked):
@@ -697,7 +720,14 @@ class DealTable:
         for handover in self.handovers:
             if mul(handover.layer.key, handover.after) != handover.before:
                 return Verdict.cheat(handover.seat, "handover took off another key than its own")
-        faces = pmap(lambda p: self.setup.deck.index_of(self.peeled(p)), range(self.setup.size))
+        size = self.setup.size
+        faces: list[int | None] = [self.public.get(p) for p in range(size)]
+        if None in faces:
+            # every position is read (and checked: a card of the deal, no
+            # other public position's) once its last key is out, so after
+            # the final reveals this is left only for a position that did
+            # not read to a card (an unproven deal's cheat)
+            faces = pmap(lambda p: self.setup.deck.index_of(self.peeled(p)), range(size))
         if None in faces or len(set(faces)) != len(faces):
             # unreachable once every check above passed; kept as a guard
             return Verdict.cheat(None, "the positions do not open to the deal's cards")

@@ -23,7 +23,15 @@ from mental_poker.errors import (
     Verdict,
 )
 from mental_poker.group import L as L_ORDER
-from mental_poker.group import add, base_mul, inverse, is_valid_point, mul, random_scalar
+from mental_poker.group import (
+    add,
+    base_mul,
+    count_ops,
+    inverse,
+    is_valid_point,
+    mul,
+    random_scalar,
+)
 from mental_poker.messages import (
     Complaint,
     DealSetup,
@@ -720,6 +728,27 @@ def test_own_seat_skips_only_the_proofs_of_its_own_passes() -> None:
     assert not verdict.ok and verdict.seat == 1
     dup = cheat_shuffle(game, 1, _duplicate)
     assert not DealTable(game.setup, own_seat=1).feed(dup)  # out of turn: still checked
+
+
+def test_the_audit_redoes_only_the_passes_whose_proof_it_did_not_verify() -> None:
+    game = Table(3, Deck.standard())
+    game.tables[1] = DealTable(game.setup, own_seat=1)  # its own proofs are not verified
+    unproven = Table(3, Deck.standard(), proven=False)
+    for g in (game, unproven):
+        g.passes()
+        g.deal(hands_of(3))
+        for seat in range(3):
+            g.send_ok(make_final_reveal(g.secrets[seat]))
+    n = game.setup.size
+    with count_ops() as observer:
+        assert game.tables[0].audit()
+    with count_ops() as own:
+        assert game.tables[1].audit()
+    with count_ops() as none_proven:
+        assert unproven.tables[0].audit()
+    assert observer["var"] == 0  # every proof checked on arrival: nothing to redo
+    assert own["var"] == 2 * n  # its own shuffle and lock, from its revealed key
+    assert none_proven["var"] == 2 * 3 * n  # every pass
 
 
 def test_queries_about_a_missing_position_raise_a_typed_error() -> None:

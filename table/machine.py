@@ -281,7 +281,9 @@ class Table:
 
     def _duties(self, seat: int, stopped: bool, pending: tuple[Request, ...]) -> list[Duty]:
         out: list[Duty] = []
-        if not stopped:
+        if not stopped and not self.over:
+            # once the game is over only final reveals are owed (§6): a
+            # reshuffle under way then is never dealt, its passes are void
             out.extend(
                 Duty("pass", number)
                 for number, deal in enumerate(self.deals)

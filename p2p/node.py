@@ -238,6 +238,7 @@ class Node:
         self._warnings = _WarningRate()
         self._nursery: trio.Nursery | None = None
         self._changed = trio.Event()
+        self._peers_moved = trio.Event()  # set (and replaced) when `connected` changes
         self._dirty = trio.Event()
         self._rewinds: list[int] = []
         self._delivered_hwm = 0
@@ -279,6 +280,19 @@ class Node:
     @property
     def connected(self) -> set[int]:
         return set(self._conns)
+
+    async def watch_connected(self) -> AsyncIterator[frozenset[int]]:
+        """The seats connected now, then again after every change (a peer
+        connected, or its connection lost): changes that come together are
+        given once, as the set they leave. Runs until cancelled."""
+        while True:
+            moved = self._peers_moved
+            yield frozenset(self._conns)
+            await moved.wait()
+
+    def _connections_changed(self) -> None:
+        self._peers_moved.set()
+        self._peers_moved = trio.Event()
 
     def peer_name(self, seat: int) -> str:
         return f"seat {seat} ({self.table.seats[seat].fingerprint})"
@@ -574,6 +588,8 @@ class Node:
                     return False
             old.close()
         self._conns[seat] = conn
+        if old is None:
+            self._connections_changed()
         return True
 
     async def _run_connection(self, conn: Connection) -> None:
@@ -599,6 +615,7 @@ class Node:
             conn.close()
             if self._conns.get(seat) is conn:
                 del self._conns[seat]
+                self._connections_changed()
                 log.info("disconnected from %s", conn.label)
                 if seat in self.addresses:
                     self.add_address(seat, *self.addresses[seat])

@@ -84,6 +84,7 @@ from p2p.identity import Identity
 from p2p.node import LogItem, Node, Rewound
 
 from .machine import Seat, Table, TableSetup
+from .progress import deal_line
 from .replay import Fault, Replay, setup_body
 
 SECRETS_NAME = "table-seat"
@@ -107,7 +108,9 @@ class Update:
     ``progress`` (a deal's passes under way, the final audit: what a person
     waits for),
     ``stale`` (a body overtaken by another, dropped), ``fault`` (a cheat,
-    game stopped), ``rewound``, ``over`` (the outcome), ``done`` (audit)."""
+    game stopped), ``rewound``, ``over`` (the outcome), ``done`` (audit),
+    ``dropped`` / ``back`` (this peer lost its connection to another seat,
+    or has it again: :meth:`TableSession._watch_peers`)."""
 
     kind: str
     text: str
@@ -254,6 +257,8 @@ class TableSession:
         self._finals_sent: set[int] = set()
         self._refusing: str | None = None  # why we refuse the host's setup
         self._last_progress_text: str | None = None
+        self._deal_shown: int | None = None  # the deal whose passes progress last showed
+        self._may_leave: frozenset[int] = frozenset()  # seats whose going is no news
         self._refused = False
         self._secrets_blob: bytes | None = None
         self._restored: tuple[dict[int, DealSecrets], dict[tuple[str, int], bytes]] | None = None
@@ -329,6 +334,7 @@ class TableSession:
         send, receive = trio.open_memory_channel[LogItem | Rewound](math.inf)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._read_log, send)
+            nursery.start_soon(self._watch_peers)
             result = await self._loop(receive)
             nursery.cancel_scope.cancel()
         return result
@@ -336,6 +342,27 @@ class TableSession:
     async def _read_log(self, send: trio.MemorySendChannel[LogItem | Rewound]) -> None:
         async for item in self.node.entries():
             send.send_nowait(item)
+
+    async def _watch_peers(self) -> None:
+        """Say when this peer loses its connection to another seat
+        (``dropped``) and when it has it again (``back``), from the node's
+        connections (the node redials on its own). A seat that goes once the
+        game is over or stopped and owes no final reveal is not news: peers
+        leave when they are done."""
+        seen: set[int] = set()
+        reported: set[int] = set()
+        async for connected in self.node.watch_connected():
+            updates = []
+            for seat in sorted(seen - connected - reported):
+                if seat not in self._may_leave:
+                    reported.add(seat)
+                    text = f"lost the connection to {self.node.peer_name(seat)}"
+                    updates.append(Update("dropped", text))
+            for seat in sorted(reported & connected):
+                reported.discard(seat)
+                updates.append(Update("back", f"connected again to {self.node.peer_name(seat)}"))
+            seen |= connected
+            self._report(updates)
 
     async def _loop(self, receive: trio.MemoryReceiveChannel[LogItem | Rewound]) -> SessionResult:
         while True:
@@ -402,6 +429,10 @@ class TableSession:
                     self._mark("move")
             if table is not None and table.over:
                 self._mark("over")
+        table = self.replay.table
+        if table is not None and (table.over or self.replay.stopped):
+            owing = set(self.replay.finals_missing())
+            self._may_leave = frozenset(s for s in range(table.setup.seats) if s not in owing)
         self._refresh_snapshot()
         return updates
 
@@ -475,6 +506,7 @@ class TableSession:
 
     def _rewind(self, seq: int) -> None:
         self.replay.rewind(seq)
+        self._deal_shown = None
         self._own_fed = sum(1 for item in self.replay.items if item.author == self.me)
         table = self.replay.table
         self._over_shown = table is not None and table.over
@@ -494,28 +526,37 @@ class TableSession:
             )
             self.seat = None
 
-    def _progress(self) -> str | None:
-        """Where the deals are (which seat is working on which pass, how
-        many passes are checked), or None when no deal is under way."""
+    def _progress(self) -> list[str]:
+        """Where the deals are (:mod:`table.progress`: which seat is working
+        on which pass, how many proofs this peer has checked of how many):
+        the deal last shown, once it is dealt (its final count), then the
+        deal under way, if any."""
         table = self.replay.table
         if table is None:
-            return None
+            return []
+        lines: list[str] = []
+        shown = self._deal_shown
+        if shown is not None and shown < len(table.deals) and table.deals[shown].dealt:
+            line = deal_line(shown, table.deals[shown], self.me)
+            if line is not None:
+                lines.append(line)
+            self._deal_shown = None
         for number, deal in enumerate(table.deals):
             if deal.phase in ("shuffle", "lock"):
-                done = len(deal.shuffles) + len(deal.locks)
-                total = 2 * deal.setup.seats
-                proofs = "proofs checked" if deal.setup.proven else "unproven"
-                who = "your" if deal.next_seat == self.me else f"seat {deal.next_seat}'s"
-                return f"deal {number}: {who} {deal.phase} pass ({done}/{total} passes, {proofs})"
-        return None
+                line = deal_line(number, deal, self.me)
+                if line is not None:
+                    lines.append(line)
+                    self._deal_shown = number
+                break
+        return lines
 
     def _news(self, seq: int) -> list[Update]:
         out: list[Update] = []
         table = self.replay.table
-        progress = self._progress()
-        if progress != self._last_progress_text:
-            self._last_progress_text = progress
-            out.append(Update("progress", progress or "dealt", seq))
+        for progress in self._progress():
+            if progress != self._last_progress_text:
+                self._last_progress_text = progress
+                out.append(Update("progress", progress, seq))
         if table is not None:
             out.extend(Update("event", str(e), seq) for e in table.events[self._shown :])
             self._shown = len(table.events)
@@ -725,11 +766,7 @@ class TableSession:
         ]
         if owed:
             return False  # our own final reveals first (one refused is not sent again)
-        unfinished = (  # a deal under way when the game ended is owed no more passes
-            not replay.stopped
-            and not table.over
-            and any(d.phase in ("shuffle", "lock") for d in table.deals)
-        )
+        unfinished = not replay.stopped and any(d.phase in ("shuffle", "lock") for d in table.deals)
         if not replay.finals_missing() and not unfinished:
             return True
         # a seat still owes a pass or its final reveal: wait while the table moves

@@ -33,7 +33,7 @@ from .screens.bomb import BombScreen
 from .screens.common import SPEAKING, relabel, show_help, switch_language, switch_theme
 from .screens.mao import MaoScreen
 from .screens.over import GameOverScreen
-from .story import story, update_line
+from .story import progress_parts, story, update_line
 
 SCREENS = {"bluff": BluffScreen, "bomb": BombScreen, "mao": MaoScreen}
 """The games a person can play on a screen so far."""
@@ -110,7 +110,8 @@ class PlayApp(App[int]):
         if seat != 0 or self.session is None:
             return
         if update.kind == "progress":  # the deal's progress, never a frozen screen
-            self.sub_title = update_line("progress", update.text, self.lang)
+            step, count = progress_parts(update.text, self.lang)
+            self.title, self.sub_title = (step, count) if count else ("nodealer", step)
             return
         if update.kind == "event":
             line = story(update.text, self.lang)
@@ -121,6 +122,11 @@ class PlayApp(App[int]):
             if update.kind == "fault":  # a cheater named: said, and the screen stays usable
                 self.notify(update_line(update.kind, update.text, self.lang),
                             severity="error", timeout=10)  # fmt: skip
+        elif update.kind in ("dropped", "back"):  # a peer's connection: said, screen usable
+            line = update_line(update.kind, update.text, self.lang)
+            self.table_screen.story(line)
+            self.notify(line, severity="warning" if update.kind == "dropped" else "information")
+            return
         table = self.session.table
         if table is not None:
             self.table_screen.refresh_table(self.session.snapshot, table.game)

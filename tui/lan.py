@@ -159,14 +159,21 @@ def _say(args: argparse.Namespace, text: str) -> None:
 
 
 def _update_printer(args: argparse.Namespace) -> Any:
+    from .story import update_line
+
+    lang = getattr(args, "lang", "en")
+
     def show(update: Any) -> None:
         if update.kind == "progress":  # progress goes to stderr
             if not args.quiet:
-                print(update.text, file=sys.stderr, flush=True)
+                print(update_line("progress", update.text, lang), file=sys.stderr, flush=True)
             return
         if args.quiet and update.kind in ("event", "stale"):
             return
-        print(f"  {update.text}" if update.kind == "event" else f"{update}", flush=True)
+        if update.kind == "event":
+            print(f"  {update.text}", flush=True)
+        else:
+            print(update_line(update.kind, update.text, lang), flush=True)
 
     return show
 

@@ -338,31 +338,74 @@ def game_name(name: str, lang: str = "en") -> str:
 
 
 _PROGRESS = re.compile(
-    r"^deal (\d+): (your|seat (\d+)'s) (shuffle|lock) pass \((\d+)/(\d+) passes, (.*)\)$"
+    r"^(deal (\d+): (you|seat (\d+)) (shuffle|lock)s?|deal (\d+) dealt) \((.*)\)$"
 )
+_PROOFS = re.compile(r"^proofs: (\d+) checked \+ (\d+) own(?: \+ (\d+) queued)? of (\d+)$")
+_PASSES = re.compile(r"^(\d+)/(\d+) passes, unproven$")
+_PEER = re.compile(r"^(lost the connection to|connected again to) seat (\d+) \(([^)]*)\)$")
+_PEER_ZH = {"dropped": "断线", "back": "重连"}
+
+
+def progress_parts(text: str, lang: str = "en") -> tuple[str, str]:
+    """A deal's progress line (:func:`table.progress.deal_line`) as its step
+    and its count, in ``lang``: what the app shows as its title and
+    sub-title (both fit 80 columns). Another progress line is the whole
+    step, with no count.
+
+    >>> progress_parts("deal 0: seat 2 locks (proofs: 3 checked + 1 own of 6)", "zh")
+    ('第 0 次发牌：座位2 上锁', '证明：已检查 3 + 自己的 1，共 6')
+    >>> progress_parts("deal 1 dealt (4/4 passes, unproven)")
+    ('deal 1 dealt', '4/4 passes, unproven')
+    """
+    m = _PROGRESS.match(text)
+    if m is None:
+        if lang == "zh":
+            text = {"auditing every deal from the revealed keys": "正在用公开的密钥审计每一次发牌",
+                    "dealt": "发牌完成"}.get(text, text)  # fmt: skip
+        return text, ""
+    count = m.group(7)
+    if lang != "zh":
+        return m.group(1), count
+    if m.group(6) is not None:
+        step = f"第 {m.group(6)} 次发牌完成"
+    else:
+        who = "你" if m.group(3) == "you" else f"座位{m.group(4)} "
+        step = f"第 {m.group(2)} 次发牌：{who}{'洗牌' if m.group(5) == 'shuffle' else '上锁'}"
+    proofs, passes = _PROOFS.match(count), _PASSES.match(count)
+    if proofs:
+        queued = f" + 排队 {proofs.group(3)}" if proofs.group(3) else ""
+        checked, own, total = proofs.group(1), proofs.group(2), proofs.group(4)
+        count = f"证明：已检查 {checked} + 自己的 {own}{queued}，共 {total}"
+    elif passes:
+        count = f"{passes.group(1)}/{passes.group(2)} 步，无证明"
+    return step, count
 
 
 def update_line(kind: str, text: str, lang: str = "en") -> str:
     """A session update that is not a game event (``setup``, ``over``,
-    ``done``, ``fault``, ``rewound``, ``stale``, ``progress``), as printed.
+    ``done``, ``fault``, ``rewound``, ``stale``, ``progress``, ``dropped``,
+    ``back``), as printed.
 
     >>> update_line("over", "winners [1], losers [0]: K20: the assassination failed", "zh")
     '[结束] 赢家：座位1；输家：座位0。K20：刺杀失败'
-    >>> update_line("progress", "deal 0: seat 2's lock pass (3/6 passes, proofs checked)", "zh")
-    '第 0 次发牌：座位2 正在上锁（3/6 步，证明已检查）'
+    >>> update_line("progress", "deal 0: you shuffle (proofs: 0 checked + 0 own of 6)", "zh")
+    '第 0 次发牌：你洗牌（证明：已检查 0 + 自己的 0，共 6）'
+    >>> update_line("progress", "deal 1 dealt (4/4 passes, unproven)", "zh")
+    '第 1 次发牌完成（4/4 步，无证明）'
+    >>> update_line("dropped", "lost the connection to seat 2 (K3QF-7ZPA-M2XD-4RTY)", "zh")
+    '[断线] 与座位2（K3QF-7ZPA-M2XD-4RTY）的连接断了'
     """
     if lang != "zh":
         return text if kind == "progress" else f"[{kind}] {text}"
     if kind == "progress":
-        m = _PROGRESS.match(text)
+        step, count = progress_parts(text, lang)
+        return f"{step}（{count}）" if count else step
+    if kind in ("dropped", "back"):
+        m = _PEER.match(text)
         if m:
-            who = "你" if m.group(2) == "your" else f"座位{m.group(3)}"
-            step = "洗牌" if m.group(4) == "shuffle" else "上锁"
-            proofs = "证明已检查" if m.group(7) == "proofs checked" else "无证明"
-            done = f"{m.group(5)}/{m.group(6)}"
-            return f"第 {m.group(1)} 次发牌：{who} 正在{step}（{done} 步，{proofs}）"
-        return {"auditing every deal from the revealed keys": "正在用公开的密钥审计每一次发牌",
-                "dealt": "发牌完成"}.get(text, text)  # fmt: skip
+            said = "的连接断了" if kind == "dropped" else "又连上了"
+            return f"[{_PEER_ZH[kind]}] 与座位{m.group(2)}（{m.group(3)}）{said}"
+        return f"[{_PEER_ZH[kind]}] {text}"
     if kind == "setup":
         m = re.match(r"^(\w+), (\d+) seats, (proven|unproven) deals$", text)
         if m:

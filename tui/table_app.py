@@ -53,7 +53,7 @@ from .guest import TrioGuest, start_trio_guest
 from .screens.common import SPEAKING, relabel, show_help, switch_language, switch_theme
 from .screens.lobby import LobbyScreen
 from .screens.over import GameOverScreen
-from .story import story
+from .story import progress_parts, story, update_line
 from .words import register, t
 
 
@@ -360,16 +360,23 @@ class TableApp(App[int]):
 
     def _updated(self, update: Update) -> None:
         self._to_table()
-        if update.kind == "progress":
-            self.sub_title = update.text  # the deal's progress, never a frozen screen
+        if update.kind == "progress":  # the deal's progress, never a frozen screen
+            step, count = progress_parts(update.text, self.lang)
+            self.title, self.sub_title = (step, count) if count else ("nodealer", step)
             return
         line: str | None = None
         if update.kind == "event":
             line = story(update.text, self.lang)
-        elif update.kind in ("fault", "over", "setup", "rewound"):
-            line = f"[{update.kind}] {update.text}"
+        elif update.kind in ("fault", "over", "setup", "rewound", "dropped", "back"):
+            line = update_line(update.kind, update.text, self.lang)
         if line:
             self._story(line)
+        if update.kind in ("dropped", "back"):  # a peer's connection: said, screen usable
+            severity = "warning" if update.kind == "dropped" else "information"
+            self.notify(line or update.text, severity=severity)
+            return
+        if update.kind == "fault":  # a cheater named: said, and the screen stays usable
+            self.notify(line or update.text, severity="error", timeout=10)
         session = self.session
         if session is not None and session.table is not None:
             self._show(session.snapshot, session.table.game)

@@ -1,0 +1,98 @@
+"""A peer's connection drops mid-game and comes back (issue 12): the other
+seats' sessions say so (``dropped``, then ``back``, naming the seat and its
+fingerprint), once each, and the game goes on to a clean end. Three real
+peers on 127.0.0.1; the third is cancelled mid-game (its node and session
+gone, sockets closed) and started again from its store."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import pytest
+import trio
+
+from engines.bots import sensible_bots
+from p2p.envelope import TableSpec
+from p2p.identity import Identity
+from p2p.node import Node
+from table.session import SessionResult, TableSession, Update
+from tui.story import update_line
+
+LOCAL, SEATS, SCALE = "127.0.0.1", 3, 0.02
+
+
+@pytest.mark.trio
+async def test_the_other_seats_see_a_peer_drop_and_come_back(tmp_path: Path) -> None:
+    ids = [Identity.generate() for _ in range(SEATS)]
+    spec = TableSpec(secrets.token_bytes(16), tuple(i.public for i in ids))
+    seen: dict[int, list[Update]] = {s: [] for s in range(SEATS)}
+    events = {s: 0 for s in range(SEATS)}
+
+    def on_update(seat: int):
+        def got(update: Update) -> None:
+            seen[seat].append(update)
+            events[seat] += update.kind == "event"
+
+        return got
+
+    async def until(done, what: str, seconds: float = 30) -> None:
+        with trio.move_on_after(seconds):
+            while not done():
+                await trio.sleep(0.02)
+            return
+        pytest.fail(f"timed out waiting for {what}")
+
+    def session(seat: int) -> tuple[Node, TableSession]:
+        node = Node(ids[seat], spec, home=tmp_path / f"p{seat}", host=LOCAL, timeout=2.0)
+        bot = sensible_bots("bluff", SEATS, 7, salt_source=secrets.token_bytes)[seat]
+        return node, TableSession(
+            node, game="bluff", proven=False, player=bot, time_scale=SCALE,
+            on_update=on_update(seat),
+        )  # fmt: skip
+
+    def peer_news(seat: int) -> list[tuple[str, str]]:
+        return [(u.kind, u.text) for u in seen[seat] if u.kind in ("dropped", "back")]
+
+    results: dict[int, SessionResult] = {}
+    closed = {s: trio.Event() for s in range(SEATS)}
+    played = [session(s) for s in range(SEATS)]
+
+    async def play(
+        seat: int, node: Node, table: TableSession, *, task_status=trio.TASK_STATUS_IGNORED
+    ) -> None:
+        with trio.CancelScope() as scope:
+            try:
+                async with trio.open_nursery() as inner:
+                    await inner.start(node.run)
+                    task_status.started(scope)
+                    results[seat] = await table.run()
+                    await table.wait_for_peers(timeout=5.0)
+                    inner.cancel_scope.cancel()
+            finally:
+                node.store.close()
+                closed[seat].set()
+
+    async with trio.open_nursery() as nursery:
+        scopes = [await nursery.start(play, s, *played[s]) for s in range(SEATS)]
+        for node, _ in played[1:]:
+            await node.connect(*played[0][0].listen_address)
+        await until(lambda: events[0] >= 6, "a few moves")
+        assert not any(peer_news(s) for s in range(SEATS))  # connecting is no news
+        scopes[2].cancel()  # seat 2 is gone mid-game
+        await until(lambda: all(peer_news(s) for s in (0, 1)), "the drop to be seen")
+        name = f"seat 2 ({ids[2].public.fingerprint})"
+        for s in (0, 1):
+            assert peer_news(s) == [("dropped", f"lost the connection to {name}")]
+        assert "断线" in update_line("dropped", peer_news(0)[0][1], "zh")
+        with trio.fail_after(10):
+            await closed[2].wait()  # one process (here: one node) per seat's store
+        again = session(2)
+        nursery.start_soon(play, 2, *again)
+        await until(lambda: all(len(peer_news(s)) == 2 for s in (0, 1)), "it to come back", 60)
+        for s in (0, 1):
+            assert peer_news(s)[1] == ("back", f"connected again to {name}")
+        await until(lambda: len(results) == SEATS, "the game to end", 180)
+    for seat in range(SEATS):
+        assert results[seat].clean, (seat, str(results[seat]))
+        assert len(peer_news(seat)) == (2 if seat < 2 else 0)  # peers going home is no news

@@ -1,0 +1,66 @@
+"""A peer that drops mid-game in the app (issue 12): the person sees a
+notification and a story line, and the table screen stays usable. The host
+is the app; two headless joiners with bots on 127.0.0.1, one of them
+cancelled mid-game."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from p2p.identity import Identity
+from table.seating import GameSettings, join_table
+from tests.test_tui_lobby import LOCAL, SCALE, Peer, _bot, _until
+from tui.screens.bluff import BluffScreen
+from tui.table_app import HostPlan, TableApp
+
+
+def _notes(app: TableApp) -> list[tuple[str, str]]:
+    return [(str(n.message), n.severity) for n in app._notifications]
+
+
+def test_the_app_says_when_a_peer_drops_and_stays_usable(tmp_path: Path) -> None:
+    me = Identity.generate()
+    others = [Identity.generate() for _ in range(2)]
+    settings = GameSettings("bluff", 3, None, False, "Ann's table")
+    app = TableApp(
+        HostPlan(settings, LOCAL, 0), identity=me, home=tmp_path / "ann", nickname="ann",
+        time_scale=SCALE,
+    )  # fmt: skip
+    peers: list[Peer] = []
+
+    def joiner(i: int) -> Any:
+        return lambda: join_table(
+            others[i], LOCAL, app.lobby.port, home=tmp_path / f"j{i}", nickname=f"j{i}",
+            player_for=_bot(), time_scale=SCALE, duty_wait=600,
+        )  # fmt: skip
+
+    async def run() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _until(pilot, lambda: app.lobby is not None, "the lobby to open")
+            peers.extend(Peer(joiner(i)) for i in range(2))
+            await _until(pilot, lambda: isinstance(app.screen, BluffScreen), "the table")
+            screen = app.screen
+            assert isinstance(screen, BluffScreen)
+            await _until(pilot, lambda: app.session is not None and app.session.table is not None,
+                         "the game to be set up")  # fmt: skip
+            assert not any("connection" in text for text, _ in _notes(app))
+            assert app.session is not None
+            seat = app.session.node.table.seat_of(others[1].public)  # seats go by arrival
+            peers[1].stop()  # that seat is gone mid-game
+            fp = others[1].public.fingerprint
+            await _until(pilot, lambda: any(fp in text for text, _ in _notes(app)), "a note", 30)
+            (note,) = [(text, sev) for text, sev in _notes(app) if fp in text]
+            assert note == (f"[dropped] lost the connection to seat {seat} ({fp})", "warning")
+            assert app.screen is screen and screen.is_mounted  # still the table, usable
+            await pilot.press("f2")  # the keys still work
+            await pilot.pause(0.2)
+            assert app.lang == "zh"
+            await pilot.press("ctrl+q")
+
+    try:
+        asyncio.run(run())
+    finally:
+        for peer in peers:
+            peer.stop()

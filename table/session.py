@@ -766,7 +766,11 @@ class TableSession:
         ]
         if owed:
             return False  # our own final reveals first (one refused is not sent again)
-        unfinished = not replay.stopped and any(d.phase in ("shuffle", "lock") for d in table.deals)
+        unfinished = (  # a deal under way when the game ended is owed no more passes
+            not replay.stopped
+            and not table.over
+            and any(d.phase in ("shuffle", "lock") for d in table.deals)
+        )
         if not replay.finals_missing() and not unfinished:
             return True
         # a seat still owes a pass or its final reveal: wait while the table moves

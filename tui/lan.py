@@ -32,7 +32,8 @@ def add_commands(commands: Any, games: list[str], count: Any) -> None:
         description=(
             "Open a table: a lobby that seats whoever joins (nodealer join on the same LAN, "
             "or nodealer join --connect HOST:PORT), then the game, every deal shuffled with "
-            "mental poker among the seats. Headless for now: a bot plays your seat."
+            "mental poker among the seats. In a terminal it opens the app (the waiting room, "
+            "then your table); with --headless a bot plays your seat."
         ),
     )
     host.add_argument("game", choices=games, help="which game")
@@ -71,7 +72,8 @@ def add_commands(commands: Any, games: list[str], count: Any) -> None:
             "Take a seat: with no TABLE, go back to a table you hold a seat at (after a "
             "crash or a quit), else the first open table found by mDNS; TABLE matches a "
             "table's name, its host's nickname or fingerprint, or a table id prefix. "
-            "--connect HOST:PORT skips mDNS. Headless for now: a bot plays your seat."
+            "--connect HOST:PORT skips mDNS. In a terminal it opens the app (going back to a "
+            "held table too); with --headless a bot plays your seat."
         ),
     )
     join.add_argument("table", nargs="?", default=None, help="which table (see nodealer tables)")
@@ -477,10 +479,20 @@ def run_join(args: argparse.Namespace) -> int:
         ]
         if held:
             table = held[0]
-            if not args.headless:
-                print("note: going back to a table is headless for now - a sensible bot plays "
-                      "your seat", file=sys.stderr)  # fmt: skip
             print(f"going back to {table.settings} (seat {table.seat})", flush=True)
+            if _screen_for(args, table.settings.game):
+                from .table_app import ResumePlan, TableApp
+
+                app = TableApp(
+                    ResumePlan(table, bind),
+                    identity=identity,
+                    home=home,
+                    nickname=nickname,
+                    time_scale=args.time_scale,
+                    bot_for=player_for,
+                    lang=args.lang,
+                )
+                return _run_app(args, app, "join")
             seat = trio.run(
                 lambda: resume_table(
                     identity, table, home=home, bind=bind, player_for=player_for, **options

@@ -45,7 +45,14 @@ from textual.screen import Screen
 
 from engines.core import EngineError
 from p2p.identity import Identity
-from table.seating import GameSettings, SeatResult, host_table, join_table
+from table.seating import (
+    GameSettings,
+    HeldTable,
+    SeatResult,
+    host_table,
+    join_table,
+    resume_table,
+)
 from table.session import MoveRefused, Snapshot, TableSession, Update
 from table.verify import verify_log
 
@@ -72,6 +79,9 @@ register(
         "your move is on its way": "你的出牌正在发送",
         "not started: {reason}": "未开始：{reason}",
         "the table could not be opened or joined: {reason}": "无法开桌或加入：{reason}",
+        "going back to {table} (seat {seat}): waiting for the other seats": (
+            "回到牌桌 {table}（座位{seat}）：正在等其他座位"
+        ),
     }
 )
 
@@ -110,7 +120,20 @@ class JoinPlan:
     bind: str = "127.0.0.1"
 
 
-Plan = HostPlan | JoinPlan
+@dataclass(frozen=True)
+class ResumePlan:
+    """Go back to a table this seat holds (after a crash or a quit): the
+    log and the secrets come back from the store, the game goes on."""
+
+    held: HeldTable
+    bind: str = "127.0.0.1"
+
+    @property
+    def settings(self) -> GameSettings:
+        return self.held.settings
+
+
+Plan = HostPlan | JoinPlan | ResumePlan
 
 
 def problem_text(exc: BaseException) -> str | None:
@@ -255,6 +278,10 @@ class TableApp(App[int]):
         if isinstance(self.plan, JoinPlan):
             self.lobby_screen.show_where(f"{self.plan.host}:{self.plan.port}")
         await self.push_screen(self.lobby_screen)
+        if isinstance(self.plan, ResumePlan):
+            held = self.plan.held
+            text = "going back to {table} (seat {seat}): waiting for the other seats"
+            self.lobby_screen.note(t(text, self.lang, table=held.settings, seat=held.seat))
         self.guest = start_trio_guest(self._main)
         self.run_worker(self._wait_for_trio(), exclusive=True)
 
@@ -278,6 +305,18 @@ class TableApp(App[int]):
         self._over(seat)
 
     async def _seat(self) -> SeatResult:
+        plan = self.plan
+        if isinstance(plan, ResumePlan):  # no lobby: the table is held already
+            return await resume_table(
+                self.identity,
+                plan.held,
+                home=self.home,
+                bind=plan.bind,
+                player_for=self._player_for,
+                time_scale=self.time_scale,
+                on_update=self._updated,
+                on_session=self._got_session,
+            )
         options: dict[str, Any] = {
             "home": self.home,
             "nickname": self.nickname,
@@ -285,7 +324,6 @@ class TableApp(App[int]):
             "on_change": self._lobby_changed,
             "on_update": self._updated,
         }
-        plan = self.plan
         if isinstance(plan, HostPlan):
             if self._hooked():
                 options["on_session"] = self._got_session

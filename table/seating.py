@@ -290,9 +290,15 @@ async def join_table(
     on_update: Callable[[Update], None] | None = None,
     duty_wait: float | None = None,
     on_session: Callable[[TableSession], None] | None = None,
+    expect_table: bytes | None = None,
+    expect_host: str | None = None,
 ) -> SeatResult:
     """Take a seat at the lobby at ``host:port`` (agreeing to ``expect``, or
-    to what the host offers), then play it with ``player_for(settings, seat)``."""
+    to what the host offers), then play it with ``player_for(settings, seat)``.
+    ``expect_table`` / ``expect_host``: the table id and host fingerprint an
+    advert named (a table picked from the LAN list): a lobby at that address
+    with another key or table id is left before any request, changing
+    nothing (:class:`~p2p.lobby.WrongHost`)."""
     node_port = node_port or free_port(bind)
 
     def known_table(table_id: bytes) -> str | None:
@@ -312,6 +318,8 @@ async def join_table(
         node_port=node_port,
         on_change=on_change,
         refuse_table=known_table,
+        expect_table=expect_table,
+        expect_host=expect_host,
     )
     settings = _seated_settings(table)
     player = None if player_for is None else player_for(settings, table.seat)

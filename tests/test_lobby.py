@@ -595,7 +595,7 @@ async def test_join_errors_a_person_can_act_on() -> None:
                 await _join(lobby.port, "Old", version=PROTOCOL_VERSION + 1)
             with pytest.raises(WrongHost, match="not the advertised AAAA-AAAA-AAAA-AAAA"):
                 await _join(lobby.port, "Carol", expect_host="AAAA-AAAA-AAAA-AAAA")
-            with pytest.raises(WrongHost, match="not the expected 0101"):
+            with pytest.raises(WrongHost, match="not the advertised 0101"):
                 await _join(lobby.port, "Carol", expect_table=b"\x01" * 16)
             with pytest.raises(ValueError, match="nickname"):
                 await _join(lobby.port, " Carol")

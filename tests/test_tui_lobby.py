@@ -349,7 +349,13 @@ def test_the_home_screen_lists_lan_tables_live() -> None:
             await pilot.pause(0.2)
 
     asyncio.run(run())
-    assert app.return_value == "join:192.168.1.20:4001"
+    kind, _, listed = (app.return_value or "").partition(":")
+    assert kind == "lan"  # joined by address, as advertised: that table id and host key
+    assert json.loads(listed) == {
+        "connect": "192.168.1.20:4001",
+        "table": "01" * 8,
+        "host": "K3QF-7ZPA-M2XD-4RTY",
+    }
     assert lan.closed  # the browser is closed with the screen
 
 

@@ -287,18 +287,33 @@ def _home(parser: argparse.ArgumentParser) -> int:
     choice = app.run()
     if not choice:
         return 0
+    return main(choice_argv(choice))
+
+
+def choice_argv(choice: str) -> list[str]:
+    """The command for what was chosen on the home screen
+    (:mod:`tui.screens.home`): a table picked from the LAN list is joined
+    by its address, requiring the table id and host fingerprint its advert
+    named.
+
+    >>> choice_argv('lan:{"connect": "10.0.0.2:4000", "table": "1a2b", "host": "AAAA-BBBB"}')
+    ['join', '--connect', '10.0.0.2:4000', '--table-id', '1a2b', '--host-fingerprint', 'AAAA-BBBB']
+    """
     kind, _, value = choice.partition(":")
     if kind == "play":
-        return main(["play", value])
+        return ["play", value]
     if kind == "join":
-        return main(["join", "--connect", value])
+        return ["join", "--connect", value]
+    if kind == "lan":
+        ad = json.loads(value)
+        return ["join", "--connect", ad["connect"], "--table-id", ad["table"],
+                "--host-fingerprint", ad["host"]]  # fmt: skip
     if kind == "host":
         plan = json.loads(value)
         config = [arg for pair in plan["config"] for arg in ("--config", pair)]
-        return main(
-            ["host", plan["game"], "--players", str(plan["seats"]), "--name", plan["name"], *config]
-        )
-    return main(["replay", value])
+        return ["host", plan["game"], "--players", str(plan["seats"]), "--name", plan["name"],
+                *config]  # fmt: skip
+    return ["replay", value]
 
 
 def _list_games(args: argparse.Namespace) -> int:

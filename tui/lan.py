@@ -78,6 +78,20 @@ def add_commands(commands: Any, games: list[str], count: Any) -> None:
     )
     join.add_argument("table", nargs="?", default=None, help="which table (see nodealer tables)")
     join.add_argument("--connect", default=None, metavar="HOST:PORT", help="the host's lobby")
+    join.add_argument(
+        "--table-id",
+        type=_table_id,
+        default=None,
+        metavar="HEX",
+        help="the lobby must be this table (as advertised); else nothing is joined",
+    )
+    join.add_argument(
+        "--host-fingerprint",
+        type=_fingerprint,
+        default=None,
+        metavar="FP",
+        help="the lobby's host must hold this key (as advertised); else nothing is joined",
+    )
     join.add_argument("--nickname", "--name", dest="nickname", default=None, help="your name")
     join.add_argument("--interface", default="0.0.0.0", help="address your game node listens on")
     join.add_argument("--seconds", type=float, default=4.0, help="how long to look for tables")
@@ -98,6 +112,24 @@ def _port(text: str) -> int:
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"{value} is not a port number (0-65535)")
     return value
+
+
+def _table_id(text: str) -> bytes:
+    """A whole table id in hex, as an advert's ``tid`` (protocol.md §4)."""
+    import re
+
+    if not re.fullmatch(r"(?:[0-9a-f]{2}){1,64}", text.strip().lower()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a table id (1-64 bytes in hex)")
+    return bytes.fromhex(text.strip())
+
+
+def _fingerprint(text: str) -> str:
+    """A host's fingerprint, as an advert's ``fp`` (protocol.md §4)."""
+    import re
+
+    if not re.fullmatch(r"[A-Z2-7]{4}(?:-[A-Z2-7]{4}){1,15}", text.strip()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a key fingerprint (XXXX-XXXX-…)")
+    return text.strip()
 
 
 def _common_options(parser: argparse.ArgumentParser) -> None:
@@ -507,14 +539,18 @@ def run_join(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return EXIT_PROBLEM
-        host, port = found
+        host, port = found.address, found.port
+        # the lobby there must be the table advertised (anyone may answer an address)
+        expect_table = args.table_id or found.table_id
+        expect_host = args.host_fingerprint or found.host_fingerprint
     else:
         host, port = where.host, where.port
+        expect_table, expect_host = args.table_id, args.host_fingerprint
     if _screen_for(args, None):
         from .table_app import JoinPlan, TableApp
 
         app = TableApp(
-            JoinPlan(host, port, bind),
+            JoinPlan(host, port, bind, expect_table, expect_host),
             identity=identity,
             home=home,
             nickname=nickname,
@@ -533,21 +569,27 @@ def run_join(args: argparse.Namespace) -> int:
             bind=bind,
             player_for=player_for,
             on_change=_lobby_printer(args),
+            expect_table=expect_table,
+            expect_host=expect_host,
             **options,
         )
     )
     return _finish(args, seat)
 
 
-async def _find(args: argparse.Namespace) -> tuple[str, int] | None:
+async def _find(args: argparse.Namespace) -> Any:
     from p2p.discovery import find_tables
 
     interface = None if args.interface in ("0.0.0.0", "::", "") else args.interface
     for ad in await find_tables(args.seconds, interface):
         if not ad.compatible or ad.is_full:
             continue
+        if args.table_id is not None and ad.table_id != args.table_id:
+            continue
+        if args.host_fingerprint is not None and ad.host_fingerprint != args.host_fingerprint:
+            continue
         if args.table is None or ad.matches(args.table):
-            return ad.address, ad.port
+            return ad  # a TableAd
     return None
 
 

@@ -113,11 +113,16 @@ class HostPlan:
 
 @dataclass(frozen=True)
 class JoinPlan:
-    """Take a seat at the lobby at ``host:port``; our game node binds ``bind``."""
+    """Take a seat at the lobby at ``host:port``; our game node binds ``bind``.
+    ``table_id`` / ``host_fingerprint``: what the advert of a table picked
+    from the LAN list said; the lobby there must be that table (else the
+    join is refused and nothing changes)."""
 
     host: str
     port: int
     bind: str = "127.0.0.1"
+    table_id: bytes | None = None
+    host_fingerprint: str | None = None
 
 
 @dataclass(frozen=True)
@@ -345,6 +350,8 @@ class TableApp(App[int]):
             plan.port,
             bind=plan.bind,
             player_for=self._player_for,
+            expect_table=plan.table_id,
+            expect_host=plan.host_fingerprint,
             **options,
         )
 

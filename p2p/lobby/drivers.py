@@ -476,7 +476,7 @@ async def join_lobby(
         if expect_host is not None and shake.peer_key.fingerprint != expect_host:
             raise WrongHost(
                 f"the lobby at {where} is hosted by {shake.peer_key.fingerprint}, "
-                f"not the advertised {expect_host}"
+                f"not the advertised {expect_host}: nothing was joined"
             )
         machine.host_key = shake.peer_key
         channel = shake.channel

@@ -511,8 +511,8 @@ class LobbyJoinerMachine:
             )
         if self.table_id is not None and msg["table"] != self.table_id:
             raise WrongHost(
-                f"the lobby is table {msg['table'].hex()[:16]}, "
-                f"not the expected {self.table_id.hex()[:16]}"
+                f"the lobby there is table {msg['table'].hex()[:16]}, "
+                f"not the advertised {self.table_id.hex()[:16]}: nothing was joined"
             )
         why = None if self.refuse_table is None else self.refuse_table(msg["table"])
         if why is not None:

@@ -3,10 +3,12 @@ table, join one by address, play against bots, open a saved game, and who
 you are (nickname and fingerprint).
 
 The screen ends the app with what was chosen (``play:GAME``,
-``replay:PATH``, ``host:{json}``, ``join:HOST:PORT``); the command line does
-it. The LAN list is fed by a *browser* given to the screen
-(:func:`p2p.discovery.browse` in ``nodealer``, a fake in the tests): the
-screen never starts mDNS on its own.
+``replay:PATH``, ``host:{json}``, ``join:HOST:PORT`` for an address typed
+in, ``lan:{json}`` for a table picked from the LAN list: its address and the
+table id and host fingerprint its advert named, which the join then
+requires of the lobby it reaches); the command line does it. The LAN list
+is fed by a *browser* given to the screen (:func:`p2p.discovery.browse` in
+``nodealer``, a fake in the tests): the screen never starts mDNS on its own.
 """
 
 from __future__ import annotations
@@ -274,8 +276,10 @@ class HomeScreen(Screen[None]):
             self.notify(t("that table speaks another protocol version", lang), severity="warning")
         elif ad.is_full:
             self.notify(t("that table is full", lang), severity="warning")
-        else:
-            self.app.exit(f"join:{ad.hostport}")
+        else:  # the lobby there must be the advertised table (tui.cli.choice_argv)
+            listed = {"connect": str(ad.hostport), "table": ad.table_id.hex(),
+                      "host": ad.host_fingerprint}  # fmt: skip
+            self.app.exit("lan:" + json.dumps(listed))
 
     def action_focus_lan(self) -> None:
         self.query_one("#lan", OptionList).focus()

@@ -107,7 +107,8 @@ def test_play_keeps_your_log_and_removes_the_bots(tmp_path, capsys, monkeypatch)
     captured = capsys.readouterr()
     out = captured.out
     # progress on stderr (plain lines when not a terminal): never silent
-    assert "deal 0: seat 1's shuffle pass" in captured.err
+    assert "deal 0: seat 1 shuffles (1/6 passes, unproven)" in captured.err
+    assert "deal 0 dealt (6/6 passes, unproven)" in captured.err
     assert "auditing every deal" in captured.err
     (log,) = home.glob("tables/*/log")
     assert copy.read_bytes() == log.read_bytes() and f"your log: {log}" in out

@@ -36,12 +36,18 @@ naming the same point, as checking them on arrival would have given.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+
+import msgpack
 
 from .context import Context
 from .errors import InvalidPoint, MentalPokerError, ProofError, Verdict
-from .group import IDENTITY, L, add, base_mul, mul, pmap, point_sum, sub
+from .group import IDENTITY, L, _mark_worker, add, base_mul, mul, pmap, point_sum, sub
 from .messages import LockPass, ShufflePass
 from .proofs import (
     LockProof,
@@ -91,6 +97,98 @@ class LockCheck:
 
 
 Check = ShuffleCheck | LockCheck
+
+
+def statement_key(check: Check) -> bytes:
+    """SHA-256 of everything a single verifier reads: the kind, the context,
+    every point of the statement, Γ and the proof. Two checks with one key
+    are the same computation, with the same result."""
+    h = hashlib.sha256(b"nodealer/statement")
+    h.update(b"shuffle" if isinstance(check, ShuffleCheck) else b"lock")
+    for item in check.ctx.items():
+        h.update(len(item).to_bytes(4, "big") + item)
+    outputs = (
+        (check.ys,) if isinstance(check, ShuffleCheck) else (check.locked, check.stripped)
+    )
+    for deck in (check.xs, *outputs):
+        h.update(len(deck).to_bytes(4, "big"))
+        h.update(b"".join(deck))
+    h.update(check.gamma)
+    h.update(msgpack.packb(check.proof.to_wire(), use_bin_type=True))
+    return h.digest()
+
+
+_checked_elsewhere: ContextVar[Callable[[Check], bool] | None] = ContextVar(
+    "checked_elsewhere", default=None
+)
+
+
+@contextmanager
+def checked_elsewhere(lookup: Callable[[Check], bool]) -> Iterator[None]:
+    """Within the block (this thread), :func:`verify_single` takes
+    ``lookup(check) is True`` as "this very statement verified" and does not
+    verify it again. ``lookup`` must only say True for a check whose
+    :func:`statement_key` it verified with the single verifier
+    (:class:`Prechecker` does)."""
+    token = _checked_elsewhere.set(lookup)
+    try:
+        yield
+    finally:
+        _checked_elsewhere.reset(token)
+
+
+def verify_single(check: Check) -> None:
+    """``check.single()``, unless a :func:`checked_elsewhere` lookup has
+    already verified this very statement (same key, same result)."""
+    lookup = _checked_elsewhere.get()
+    if lookup is not None and lookup(check):
+        return
+    check.single()
+
+
+def _holds_single(check: Check) -> bool:
+    try:
+        check.single()
+    except MentalPokerError:
+        return False
+    return True
+
+
+class Prechecker:
+    """Verifies checks ahead of whoever needs them, in one background
+    thread, in the order submitted (``nodealer verify``: the proofs of the
+    whole log while the replay works through the moves; the second core).
+
+    Used as the lookup of :func:`checked_elsewhere`: True iff an identical
+    statement (:func:`statement_key`) was verified here; a check not yet
+    started is taken back (the caller verifies it itself, on every core),
+    one under way is waited for, one that failed answers False (the caller
+    verifies it again and gets the error, and so the verdict, itself)."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(1, "mental-poker-precheck", initializer=_mark_worker)
+        self._futures: dict[bytes, Future[bool]] = {}
+
+    def submit(self, checks: Iterable[Check]) -> None:
+        for check in checks:
+            key = statement_key(check)
+            if key not in self._futures:
+                self._futures[key] = self._pool.submit(_holds_single, check)
+
+    def __call__(self, check: Check) -> bool:
+        future = self._futures.get(statement_key(check))
+        if future is None or future.cancel():
+            return False
+        return future.result()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> Prechecker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,24 +353,25 @@ def verify_batch(checks: Sequence[Check]) -> Failure | None:
 
 def deal_checks(
     context: Context,
-    deck: Sequence[bytes],
+    deck: Sequence[bytes] | None,
     shuffles: Sequence[ShufflePass],
     locks: Sequence[LockPass],
     skip: int | None = None,
 ) -> list[Check]:
     """The proof checks of a deal's passes in pass order (shuffles of seats
     0…N−1, then locks), each against its input deck (``deck``: the deal's
-    card points), leaving out the seat ``skip`` (one's own passes)."""
+    card points; None when not known yet: the first shuffle is left out),
+    leaving out the seat ``skip`` (one's own passes)."""
     checks: list[Check] = []
-    deck_in = tuple(deck)
+    deck_in = None if deck is None else tuple(deck)
     for sp in shuffles:
-        if sp.proof is not None and sp.seat != skip:
+        if sp.proof is not None and sp.seat != skip and deck_in is not None:
             ctx = context.at("shuffle", sp.seat)
             checks.append(ShuffleCheck(sp.seat, ctx, deck_in, sp.deck, sp.gamma, sp.proof))
         deck_in = sp.deck
     gammas = {sp.seat: sp.gamma for sp in shuffles}
     for lp in locks:
-        if lp.proof is not None and lp.seat != skip:
+        if lp.proof is not None and lp.seat != skip and deck_in is not None:
             ctx = context.at("lock", lp.seat)
             gamma = gammas[lp.seat]
             checks.append(LockCheck(lp.seat, ctx, deck_in, lp.locked, lp.stripped, gamma, lp.proof))

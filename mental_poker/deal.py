@@ -66,7 +66,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .batch import Check, LockCheck, ShuffleCheck, batch_holds
+from .batch import Check, LockCheck, ShuffleCheck, batch_holds, verify_single
 from .errors import (
     CheatDetected,
     DecodeError,
@@ -400,7 +400,7 @@ class DealTable:
             self.pending.append((check, seat, points))
             return
         if check is not None:
-            check.single()
+            verify_single(check)  # checked ahead in another thread (verify), or now
             self.proof_checked.add(_pass_key(check))
         self._sent(seat, points)
 

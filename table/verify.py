@@ -22,12 +22,18 @@ from pathlib import Path
 from typing import Any
 
 from engines.core import Outcome
+from mental_poker import group
+from mental_poker.batch import Check, Prechecker, checked_elsewhere, deal_checks
+from mental_poker.context import Context
+from mental_poker.deck import Deck
+from mental_poker.errors import MentalPokerError
+from mental_poker.messages import DealSetup, LockPass, ShufflePass, decode_message
 from p2p.envelope import EventError, TableSpec
 from p2p.log import verify_prefix
 from p2p.store import MAX_RECORD, RECORD_HEADER, StoreError, parse_log, read_records
 
 from .machine import TableSetup
-from .replay import Fault, Replay
+from .replay import Fault, Replay, SetupError, parse_setup
 
 EXIT_CLEAN, EXIT_CHEATING, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -201,8 +207,10 @@ def verify_log(path: Path) -> Report:
             report.notes.append(f"ignored {article} {proof.label} that does not verify: {exc}")
             continue
         report.faults.append(Fault(culprit, replay.name(culprit), proof.what(spec), proof.seq))
-    for entry in good:
-        replay.feed(entry.seq, entry.term, entry.event.author, entry.event.decoded_body())
+    bodies = [(entry, entry.event.decoded_body()) for entry in good]
+    with _prechecking(spec, [body for _, body in bodies]) as lookup, checked_elsewhere(lookup):
+        for entry, body in bodies:
+            replay.feed(entry.seq, entry.term, entry.event.author, body)
     report.setup = replay.setup
     report.faults.extend(replay.faults)
     if chain_problem is not None:
@@ -259,6 +267,75 @@ def verify_log(path: Path) -> Report:
                 Fault(seat, replay.name(seat), f"caught by the game's rules: {report.outcome}")
             )
     return report
+
+
+def pass_checks(spec: TableSpec, bodies: Sequence[Any]) -> list[Check]:
+    """The shuffle and lock proofs in a log's bodies that can be stated
+    without replaying it (every pass but the first shuffle of a reshuffle,
+    whose input deck is the faces the game reads), in log order: what a
+    :class:`~mental_poker.batch.Prechecker` verifies ahead of the replay.
+    Only a guess at what the replay will check: a pass out of turn or
+    malformed is simply left out (the replay checks whatever it meets
+    itself, and a lookup answers only for the very same statement)."""
+    try:
+        setup = parse_setup(spec, bodies[0]) if bodies else None
+    except SetupError:
+        return []
+    if setup is None or not setup.proven:
+        return []
+    seats = setup.seats
+    deals: dict[int, tuple[list[ShufflePass], list[LockPass]]] = {}
+    for body in bodies[1:]:
+        if not isinstance(body, dict) or body.get("t") != "deal":
+            continue
+        number, msg = body.get("deal"), body.get("msg")
+        if type(number) is not int or not isinstance(msg, dict) or number < 0:
+            continue
+        if msg.get("type") not in ("shuffle", "lock"):
+            continue
+        shuffles, locks = deals.setdefault(number, ([], []))
+        n = len(msg.get("deck") or msg.get("stripped") or ())
+        try:
+            if n < 2:
+                continue
+            placeholder = DealSetup(Context(spec.table_id, number), seats, Deck.of(range(n)), True)
+            message = decode_message(msg, placeholder)
+        except (MentalPokerError, ValueError, TypeError):
+            continue
+        if isinstance(message, ShufflePass) and not locks and message.seat == len(shuffles):
+            shuffles.append(message)
+        elif isinstance(message, LockPass) and len(shuffles) == seats:
+            if message.seat == len(locks):
+                locks.append(message)
+    checks: list[Check] = []
+    first = Deck.of(c.index for c in setup.engine().deck(setup.decoded_config())).points
+    for number, (shuffles, locks) in sorted(deals.items()):
+        context = Context(spec.table_id, number)
+        checks += deal_checks(context, first if number == 0 else None, shuffles, locks)
+    return checks
+
+
+class _prechecking:
+    """The log's pass proofs verified in a background thread while the
+    replay goes through the log (the replay takes each result when it meets
+    the pass; see :class:`~mental_poker.batch.Prechecker`); nothing with one
+    worker thread."""
+
+    def __init__(self, spec: TableSpec, bodies: Sequence[Any]) -> None:
+        self.pre: Prechecker | None = None
+        if group.workers() > 1:
+            checks = pass_checks(spec, bodies)
+            if checks:
+                self.pre = Prechecker()
+                self.pre.submit(checks)
+
+    def __enter__(self) -> Any:
+        pre = self.pre
+        return pre if pre is not None else (lambda check: False)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pre is not None:
+            self.pre.close()
 
 
 def _chain_fault(spec: TableSpec, entry: Any, position: int, chain: Sequence[Any]) -> Fault | None:

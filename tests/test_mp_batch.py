@@ -12,7 +12,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mental_poker.batch import batch_holds, deal_checks, verify_batch, verify_deal_batch
+from mental_poker.batch import (
+    Prechecker,
+    batch_holds,
+    checked_elsewhere,
+    deal_checks,
+    statement_key,
+    verify_batch,
+    verify_deal_batch,
+)
 from mental_poker.context import Context
 from mental_poker.deal import DealTable
 from mental_poker.deck import Deck
@@ -350,3 +358,52 @@ def test_the_batch_alone_refuses_passes_out_of_order_or_without_proof() -> None:
     verdict = verify_deal_batch(context, deck, shuffles[:2], locks)
     assert not verdict and "before every shuffle" in verdict.reason
     assert verify_deal_batch(context, deck, shuffles, no_proof, skip=1)  # one's own pass
+
+
+# ---------------------------------------------------------------- checked ahead
+
+
+def test_a_prechecker_answers_only_for_the_very_statement_it_verified() -> None:
+    setup, messages, _ = DEALS[3]
+    shuffles, locks = split(messages)
+    checks = deal_checks(setup.context, setup.deck.points, shuffles, locks)
+    bad = corrupted(messages, 1, "s_prime", 0)
+    bad_checks = deal_checks(setup.context, setup.deck.points, *split(bad))
+    with Prechecker() as pre:
+        pre.submit([*checks, bad_checks[1]])
+        for check in checks:
+            assert pre(check)  # verified there (or taken back, then False)
+        assert not pre(bad_checks[1])  # it failed: the caller checks it and names the seat
+        other = replace(checks[0], ctx=setup.context.at("shuffle", 2))
+        assert not pre(other)  # another statement: never answered for
+    # a tracker reading the lookup still refuses the bad pass, naming its seat
+    with Prechecker() as pre:
+        pre.submit(bad_checks)
+        with checked_elsewhere(pre):
+            verdict = first_verdict(setup, bad)
+    assert not verdict and verdict.seat == 1
+    with Prechecker() as pre:
+        pre.submit(checks)
+        with checked_elsewhere(pre):
+            assert first_verdict(setup, messages)
+
+
+def test_a_statement_key_covers_every_input_of_the_check() -> None:
+    setup, messages, _ = DEALS[2]
+    checks = deal_checks(setup.context, setup.deck.points, *split(messages))
+    shuffle, lock = checks[0], checks[2]
+    keys = {statement_key(shuffle), statement_key(lock)}
+    for variant in (
+        replace(shuffle, xs=shuffle.xs[::-1]),
+        replace(shuffle, ys=shuffle.ys[::-1]),
+        replace(shuffle, gamma=checks[1].gamma),
+        replace(shuffle, ctx=setup.context.at("shuffle", 1)),
+        replace(shuffle, proof=replace(shuffle.proof, e=bump(shuffle.proof.e))),
+        replace(lock, xs=lock.xs[::-1]),
+        replace(lock, locked=lock.locked[::-1]),
+        replace(lock, stripped=lock.stripped[::-1]),
+        replace(lock, proof=replace(lock.proof, z=bump(lock.proof.z))),
+    ):
+        key = statement_key(variant)
+        assert key not in keys
+        keys.add(key)

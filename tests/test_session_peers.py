@@ -96,3 +96,30 @@ async def test_the_other_seats_see_a_peer_drop_and_come_back(tmp_path: Path) -> 
     for seat in range(SEATS):
         assert results[seat].clean, (seat, str(results[seat]))
         assert len(peer_news(seat)) == (2 if seat < 2 else 0)  # peers going home is no news
+
+
+@pytest.mark.parametrize(
+    ("lang", "dropped", "back"),
+    [
+        ("en", "[dropped] lost the connection to seat 2 (K3QF-7ZPA-M2XD-4RTY)",
+         "[back] connected again to seat 2 (K3QF-7ZPA-M2XD-4RTY)"),
+        ("zh", "[断线] 与座位2（K3QF-7ZPA-M2XD-4RTY）的连接断了",
+         "[重连] 与座位2（K3QF-7ZPA-M2XD-4RTY）又连上了"),
+    ],
+)  # fmt: skip
+def test_headless_host_and_join_print_a_drop_and_its_return(
+    capsys: pytest.CaptureFixture[str], lang: str, dropped: str, back: str
+) -> None:
+    """``nodealer host``/``join --headless`` print what the session says,
+    in the chosen language (stdout; the deal's progress goes to stderr)."""
+    from argparse import Namespace
+
+    from tui.lan import _update_printer
+
+    show = _update_printer(Namespace(quiet=True, lang=lang))
+    show(Update("dropped", "lost the connection to seat 2 (K3QF-7ZPA-M2XD-4RTY)"))
+    show(Update("back", "connected again to seat 2 (K3QF-7ZPA-M2XD-4RTY)"))
+    show(Update("progress", "deal 0: seat 1 locks (proofs: 2 checked + 2 own of 6)"))
+    out = capsys.readouterr()
+    assert out.out.splitlines() == [dropped, back]  # said even with --quiet
+    assert out.err == ""  # --quiet: no progress lines

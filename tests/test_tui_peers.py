@@ -9,6 +9,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from textual.widgets import RichLog
+
 from p2p.identity import Identity
 from table.seating import GameSettings, join_table
 from tests.test_tui_lobby import LOCAL, SCALE, Peer, _bot, _until
@@ -54,6 +56,8 @@ def test_the_app_says_when_a_peer_drops_and_stays_usable(tmp_path: Path) -> None
             (note,) = [(text, sev) for text, sev in _notes(app) if fp in text]
             assert note == (f"[dropped] lost the connection to seat {seat} ({fp})", "warning")
             assert app.screen is screen and screen.is_mounted  # still the table, usable
+            story = screen.query_one(screen.STORY, RichLog)
+            assert any(note[0] in line.text for line in story.lines)  # and in the story
             await pilot.press("f2")  # the keys still work
             await pilot.pause(0.2)
             assert app.lang == "zh"

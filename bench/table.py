@@ -20,10 +20,16 @@ Per table size it prints
   the game re-checked from the revealed keys), median and max, and its CPU
   seconds; ``end``: from game over to the audit's end (the final reveals
   going round and being checked, then the audit);
-- the game's length and number of deals (the reshuffles).
+- the game's length and number of deals (the reshuffles);
+- the *op floor*: the group operations one peer performs for the passes of
+  one deal (its own proofs made, every other seat's verified), counted in
+  this process and priced at the raw cost of each operation measured now:
+  no scheduling can make a peer's CPU less, nor, with every peer on this
+  machine, the deal shorter than the peers' floors over the cores.
 
 The last line is one JSON object: ``deal_4p_s``, ``deal_9p_s``,
-``peer_cpu_9p_s``, ``audit_9p_s`` (medians over the repeats) and more.
+``peer_cpu_9p_s``, ``audit_9p_s`` (medians over the repeats), the floors
+``peer_cpu_floor_9p_s``, ``deal_floor_9p_s`` and more.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +123,40 @@ async def one_table(game: str, seats: int, home: Path, seed: int, time_scale: fl
     }
 
 
+def op_floor(game: str, seats: int) -> tuple[Counter[str], int]:
+    """The group operations one peer performs for the passes of one deal of
+    ``game`` at ``seats`` seats (its own shuffle and lock made and proven,
+    every other seat's proofs verified, as a session does), counted in this
+    process: with the raw cost of each operation, what no scheduling can
+    beat. Also the deck size n."""
+    from mental_poker import group
+    from mental_poker.context import Context
+    from mental_poker.deal import DealTable
+    from mental_poker.deck import Deck
+    from mental_poker.messages import DealSetup
+    from mental_poker.seat import DealSecrets, make_lock, make_shuffle
+    from table.machine import TableSetup
+
+    table = TableSetup(b"op-floor", game, seats)
+    cards = [c.index for c in table.engine().deck(table.decoded_config())]
+    setup = DealSetup(Context(b"op-floor", 0), seats, Deck.of(cards), True)
+    secrets = [DealSecrets.generate(setup, s) for s in range(seats)]
+    mine = DealTable(setup, own_seat=0)
+    ops: Counter[str] = Counter()
+    for make in (make_shuffle, make_lock):
+        for seat in range(seats):
+            if seat == 0:
+                with group.count_ops() as counted:
+                    message = make(setup, secrets[seat], mine.expected_input())
+                ops.update(counted)
+            else:
+                message = make(setup, secrets[seat], mine.expected_input())
+            with group.count_ops() as counted:
+                assert mine.feed(message)
+            ops.update(counted)
+    return ops, len(cards)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=2)
@@ -150,6 +191,24 @@ def main(argv: list[str] | None = None) -> int:
         summary[f"audit_cpu_{n}p_s"] = round(med["audit_cpu"], 3)
         summary[f"end_{n}p_s"] = round(med["end"], 3)
         summary[f"deals_{n}p"] = med["deals"]
+    from bench.shuffle import raw_costs
+    from mental_poker import group
+
+    raw = raw_costs(300)
+    cores = group.workers()
+    for n in sizes:
+        ops, cards = op_floor(args.game, n)
+        peer = sum(ops[k] * raw[k] for k in ops)
+        counts = " ".join(f"{k}={ops[k]}" for k in sorted(ops))
+        print(
+            f"  op floor, {n} peers, n = {cards}: one peer's passes of one deal {counts}"
+            f" = {peer:.2f} s at raw cost (var {raw['var'] * 1e6:.0f} µs); the whole table"
+            f" on {cores} cores >= {n * peer / cores:.2f} s"
+        )
+        summary[f"peer_cpu_floor_{n}p_s"] = round(peer, 3)
+        summary[f"deal_floor_{n}p_s"] = round(n * peer / cores, 3)
+        summary[f"peer_var_mults_{n}p"] = ops["var"]
+    summary["var_mult_us"] = round(raw["var"] * 1e6, 1)
     summary["load_average_1min"] = _load()
     print(json.dumps(summary))
     return 0

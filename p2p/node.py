@@ -281,14 +281,11 @@ class Node:
     def connected(self) -> set[int]:
         return set(self._conns)
 
-    async def watch_connected(self) -> AsyncIterator[frozenset[int]]:
-        """The seats connected now, then again after every change (a peer
-        connected, or its connection lost): changes that come together are
-        given once, as the set they leave. Runs until cancelled."""
-        while True:
-            moved = self._peers_moved
-            yield frozenset(self._conns)
-            await moved.wait()
+    @property
+    def connections_moved(self) -> trio.Event:
+        """Set when :attr:`connected` next changes (a peer connected, or its
+        connection was lost); take it again, with ``connected``, after."""
+        return self._peers_moved
 
     def _connections_changed(self) -> None:
         self._peers_moved.set()

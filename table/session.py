@@ -90,6 +90,7 @@ from .replay import Fault, Replay, setup_body
 SECRETS_NAME = "table-seat"
 FINAL_WAIT = 30.0
 DUTY_WAIT = 30.0
+PEER_GRACE = 2.0  # seconds a connection may be gone before it is news (a flap is not)
 
 
 class SessionError(Exception):
@@ -259,6 +260,7 @@ class TableSession:
         self._last_progress_text: str | None = None
         self._deal_shown: int | None = None  # the deal whose passes progress last showed
         self._may_leave: frozenset[int] = frozenset()  # seats whose going is no news
+        self.peer_grace = PEER_GRACE
         self._refused = False
         self._secrets_blob: bytes | None = None
         self._restored: tuple[dict[int, DealSecrets], dict[tuple[str, int], bytes]] | None = None
@@ -346,23 +348,38 @@ class TableSession:
     async def _watch_peers(self) -> None:
         """Say when this peer loses its connection to another seat
         (``dropped``) and when it has it again (``back``), from the node's
-        connections (the node redials on its own). A seat that goes once the
-        game is over or stopped and owes no final reveal is not news: peers
-        leave when they are done."""
+        connections (the node redials on its own). A connection back within
+        ``peer_grace`` seconds is no news (nor a flood of news from a seat
+        that keeps reconnecting), and neither is a seat that goes once the
+        game is over or stopped owing no final reveal: peers leave when they
+        are done."""
         seen: set[int] = set()
         reported: set[int] = set()
-        async for connected in self.node.watch_connected():
-            updates = []
-            for seat in sorted(seen - connected - reported):
-                if seat not in self._may_leave:
+        gone: dict[int, float] = {}  # seat -> when its connection went
+        while True:
+            moved, connected = self.node.connections_moved, self.node.connected
+            now = trio.current_time()
+            for seat in seen - connected:
+                gone.setdefault(seat, now)
+            for seat in connected:
+                gone.pop(seat, None)
+            seen |= connected
+            updates, due = [], math.inf
+            for seat, since in sorted(gone.items()):
+                if seat in reported or seat in self._may_leave:
+                    continue
+                if now >= since + self.peer_grace:
                     reported.add(seat)
                     text = f"lost the connection to {self.node.peer_name(seat)}"
                     updates.append(Update("dropped", text))
+                else:
+                    due = min(due, since + self.peer_grace)
             for seat in sorted(reported & connected):
                 reported.discard(seat)
                 updates.append(Update("back", f"connected again to {self.node.peer_name(seat)}"))
-            seen |= connected
             self._report(updates)
+            with trio.move_on_at(due):
+                await moved.wait()
 
     async def _loop(self, receive: trio.MemoryReceiveChannel[LogItem | Rewound]) -> SessionResult:
         while True:

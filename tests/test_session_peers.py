@@ -123,3 +123,61 @@ def test_headless_host_and_join_print_a_drop_and_its_return(
     out = capsys.readouterr()
     assert out.out.splitlines() == [dropped, back]  # said even with --quiet
     assert out.err == ""  # --quiet: no progress lines
+
+
+class _Connections:
+    """What a session reads of its node's connections (``connected``,
+    ``connections_moved``, ``peer_name``), moved by the test."""
+
+    def __init__(self) -> None:
+        self.connected: set[int] = set()
+        self.connections_moved = trio.Event()
+
+    def now(self, *seats: int) -> None:
+        self.connected = set(seats)
+        moved, self.connections_moved = self.connections_moved, trio.Event()
+        moved.set()
+
+    def peer_name(self, seat: int) -> str:
+        return f"seat {seat} (FP{seat})"
+
+
+@pytest.mark.trio
+async def test_a_flap_or_a_seat_going_home_is_no_news(autojump_clock: object) -> None:
+    """A connection back within the grace (2 s), even a hundred times over,
+    says nothing; one gone longer says dropped, then back; a seat that
+    leaves once the game is over owing nothing says nothing."""
+    node = _Connections()
+    watcher = object.__new__(TableSession)  # only the watcher's own state
+    watcher.node, watcher.peer_grace = node, 2.0  # type: ignore[assignment]
+    watcher._may_leave, watcher.updates, watcher.on_update = frozenset(), [], None
+
+    def news() -> list[str]:
+        return [str(u) for u in watcher.updates]
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(watcher._watch_peers)
+        node.now(1, 2)
+        await trio.sleep(1)
+        for _ in range(100):  # seat 2 keeps reconnecting
+            node.now(1)
+            await trio.sleep(0.01)
+            node.now(1, 2)
+            await trio.sleep(0.01)
+        await trio.sleep(5)
+        assert news() == []
+        node.now(1)  # seat 2 gone for good
+        await trio.sleep(1.9)
+        assert news() == []
+        await trio.sleep(0.2)
+        assert news() == ["[dropped] lost the connection to seat 2 (FP2)"]
+        await trio.sleep(30)
+        node.now(1, 2)
+        await trio.sleep(0.1)
+        assert news()[1:] == ["[back] connected again to seat 2 (FP2)"]
+        watcher._may_leave = frozenset({1, 2})  # the game is over, nothing owed
+        node.now()
+        await trio.sleep(10)
+        assert len(news()) == 2
+        nursery.cancel_scope.cancel()
+

@@ -47,7 +47,18 @@ import msgpack
 
 from .context import Context
 from .errors import InvalidPoint, MentalPokerError, ProofError, Verdict
-from .group import IDENTITY, L, _mark_worker, add, base_mul, mul, pmap, point_sum, sub
+from .group import (
+    IDENTITY,
+    L,
+    _mark_worker,
+    add,
+    base_mul,
+    mul,
+    pmap,
+    point_sum,
+    sub,
+    workers,
+)
 from .messages import LockPass, ShufflePass
 from .proofs import (
     LockProof,
@@ -155,9 +166,10 @@ def _holds_single(check: Check) -> bool:
 
 
 class Prechecker:
-    """Verifies checks ahead of whoever needs them, in one background
-    thread, in the order submitted (``nodealer verify``: the proofs of the
-    whole log while the replay works through the moves; the second core).
+    """Verifies checks ahead of whoever needs them, in background threads
+    (one whole check per thread at a time), in the order submitted
+    (``nodealer verify``: the proofs of the whole log while the replay
+    works through the moves; the second core).
 
     Used as the lookup of :func:`checked_elsewhere`: True iff an identical
     statement (:func:`statement_key`) was verified here; a check not yet
@@ -166,7 +178,10 @@ class Prechecker:
     verifies it again and gets the error, and so the verdict, itself)."""
 
     def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(1, "mental-poker-precheck", initializer=_mark_worker)
+        # one whole proof per thread (each verified inline there): larger
+        # work units than splitting every proof across the threads
+        threads = max(1, workers())
+        self._pool = ThreadPoolExecutor(threads, "mental-poker-precheck", initializer=_mark_worker)
         self._futures: dict[bytes, Future[bool]] = {}
 
     def submit(self, checks: Iterable[Check]) -> None:

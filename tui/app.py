@@ -24,6 +24,7 @@ import trio
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from engines.core import to_data
 from table.session import MoveRefused, TableSession, Update, play_bot_table
 from table.verify import verify_log
 
@@ -60,9 +61,18 @@ class PlayApp(App[int]):
         seed: int = 0,
         time_scale: float = 1.0,
         lang: str = "en",
+        config: Any = None,
+        processes: int | None = None,
+        rounds: int | None = None,
     ) -> None:
         super().__init__()
         self.lang = lang
+        # the engine's config (e.g. ``MaoConfig(hand_size=3)``, or its wire
+        # form) and how many child processes play the bots (None: one per
+        # core, 0: every seat in this process)
+        wire = config if config is None or isinstance(config, dict) else to_data(config)
+        self.config, self.processes = wire, processes
+        self.rounds = rounds  # Mao: the bots end the game after this many rounds (M31)
         self.game, self.players = game, players
         self.bots_home, self.own = bots_home, own
         self.proven, self.seed, self.time_scale = proven, seed, time_scale
@@ -94,6 +104,9 @@ class PlayApp(App[int]):
                 proven=self.proven,
                 seed=self.seed,
                 time_scale=self.time_scale,
+                config=self.config,
+                processes=self.processes,
+                rounds=self.rounds,
                 own=self.own,
                 person=0,
                 on_session=self._got_session,

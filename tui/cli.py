@@ -486,6 +486,7 @@ def _play(args: argparse.Namespace) -> int:
             seed=args.seed,
             time_scale=args.time_scale,
             lang=args.lang,
+            rounds=args.rounds,
         )
         try:
             app.run()

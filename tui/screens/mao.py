@@ -239,6 +239,7 @@ class MaoScreen(TableScreen):
         self.timer_seconds = 10.0
         self.builder_open = False
         self.builder_offered: tuple[int, int] | None = None  # (round, rules) offered for
+        self._shown: dict[str, Text] = {}  # what each line shows now (see _put)
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -388,7 +389,7 @@ class MaoScreen(TableScreen):
         lang, view, state = self.lang, self.view, self.state
         status = Text(t("Mao", lang), style="bold")
         if view is None or state is None:
-            self.query_one("#mao-status", Static).update(status + Text(" · " + t("dealing…", lang)))
+            self._put("mao-status", status + Text(" · " + t("dealing…", lang)))
             return
         status += Text(" · " + t("round {n}", lang, n=view["round"] + 1))
         status += Text(" · " + t("you are seat {seat}", lang, seat=self.seat))
@@ -418,7 +419,7 @@ class MaoScreen(TableScreen):
                 status += Text("  " + t("⏱ {left} s", lang, left=f"{left:.0f}"), style=style)
         arrow = "↻ " if view["direction"] == "clockwise" else "↺ "
         status += Text(" · " + arrow + t(view["direction"], lang))
-        self.query_one("#mao-status", Static).update(status)
+        self._put("mao-status", status)
 
     def _show_table(self) -> None:
         lang, view, state = self.lang, self.view, self.state
@@ -433,7 +434,7 @@ class MaoScreen(TableScreen):
             top += Text(" · " + t("7 chain: {n}", lang, n=view["chain"]), style="bold")
         top += Text(" · " + t("draw pile {n}", lang, n=view["draw_pile"]))
         top += Text(" · " + t("discard pile {n}", lang, n=len(state.pile)))
-        self.query_one("#mao-top", Static).update(top)
+        self._put("mao-top", top)
         seats = Text()
         for s in range(state.seats):
             here = "▶" if view["turn"] == s else " "
@@ -446,12 +447,19 @@ class MaoScreen(TableScreen):
             if state.out[s]:
                 part += f" ({t('out', lang)})"
             seats += Text(part + "  ", style="bold" if view["turn"] == s else "")
-        self.query_one("#mao-seats", Static).update(seats)
+        self._put("mao-seats", seats)
 
     def _show_hand(self) -> None:
         self._hand_widget().hold(self._hand())
 
-
+    def _put(self, name: str, text: Text) -> None:
+        """Show ``text`` in the line ``name``, unless it shows it already (an
+        update lays the whole screen out again: the status line is shown four
+        times a second, but its timer changes once a second)."""
+        if self._shown.get(name) == text:
+            return
+        self._shown[name] = text
+        self.query_one(f"#{name}", Static).update(text)
 
     def _show_words(self) -> None:
         lang = self.lang
@@ -463,7 +471,7 @@ class MaoScreen(TableScreen):
         prompt = self._prompt()
         if prompt:
             line = Text(prompt, style="bold cyan")
-        self.query_one("#mao-words", Static).update(line)
+        self._put("mao-words", line)
 
     def _prompt(self) -> str | None:
         lang, state = self.lang, self.state
@@ -527,7 +535,7 @@ class MaoScreen(TableScreen):
                     part += f" ({t('dropped', lang)})"
                 parts.append(part)
             text += Text(" · ".join(parts))
-        self.query_one("#mao-rules", Static).update(text)
+        self._put("mao-rules", text)
         vote = Text()
         p = None if state is None else state.proposal
         if p is not None:
@@ -548,7 +556,7 @@ class MaoScreen(TableScreen):
             )
             if self.seat not in p.yes + p.no:
                 vote += Text(t(" · y/n to vote", lang), style="bold cyan")
-        self.query_one("#mao-vote", Static).update(vote)
+        self._put("mao-vote", vote)
 
     def _tick(self) -> None:
         if self.view is not None:

@@ -38,6 +38,9 @@ signed before a crash, and we wait for it. To act is, in order:
 
 *Restart.* Secrets come back from the node's store; the log is replayed from
 entry 1 (the table is deterministic), then play goes on where it stopped.
+The player's part (a Mao author's rules) goes back to the player; a person's
+seat has none until its screen hands one over (:meth:`TableSession.
+adopt_player`), so the session keeps that part and gives it then.
 
 *Rewind.* When the node cuts entries back (a failover dropped entries no
 majority held), the table is rebuilt from the kept entries. Our own cut
@@ -264,6 +267,7 @@ class TableSession:
         self._refused = False
         self._secrets_blob: bytes | None = None
         self._restored: tuple[dict[int, DealSecrets], dict[tuple[str, int], bytes]] | None = None
+        self._player_secrets: bytes | None = None  # the player's part, as last saved or restored
         self.result: SessionResult | None = None
         self.timings: dict[str, float] = {}
 
@@ -734,20 +738,43 @@ class TableSession:
 
     # ---------------------------------------------------------------- secrets
 
+    def _player_bytes(self) -> bytes | None:
+        """What the player must still know after a crash (a Mao author's
+        rules and salts): its own export; without one (no player yet, or one
+        with nothing to export) what this seat last saved or restored for it,
+        so that saving the deal secrets never drops it."""
+        export = getattr(self.player, "export_secrets", None)
+        mine = export() if export is not None else None
+        return self._player_secrets if mine is None else mine
+
     def _secrets_bytes(self) -> bytes:
         assert self.seat is not None
         deals = sorted(self.seat.secrets_bytes().items())
         draws = sorted([p, o, v] for (p, o), v in self.seat.draw_values.items())
-        export = getattr(self.player, "export_secrets", None)
-        player = export() if export is not None else None
-        body = {"v": 1, "deals": deals, "draws": draws, "player": player}
+        body = {"v": 1, "deals": deals, "draws": draws, "player": self._player_bytes()}
         return msgpack.packb(body, use_bin_type=True)
 
     async def _save_secrets(self) -> None:
+        player = self._player_bytes()
         blob = self._secrets_bytes()
         if blob != self._secrets_blob:
             await self.node.put_secret(SECRETS_NAME, blob)
             self._secrets_blob = blob
+        self._player_secrets = player
+
+    def adopt_player(self, player: Bot) -> None:
+        """Have ``player`` play this seat from now on: a person's screen hands
+        over what answers the seat's duties (a Mao rule author's verdicts and
+        reveals, :class:`~engines.mao_author.RuleAuthor`). It first takes
+        back what this seat saved for its player (``import_secrets``), so
+        that after a crash it judges and reveals the rules written before."""
+        restore = getattr(player, "import_secrets", None)
+        if self._player_secrets is not None and restore is not None:
+            try:
+                restore(self._player_secrets)
+            except ValueError as exc:
+                raise SessionError(f"this peer's saved player secrets are damaged: {exc}") from exc
+        self.player = player
 
     def _restore_secrets(self) -> None:
         blob = self.node.get_secret(SECRETS_NAME)
@@ -758,12 +785,14 @@ class TableSession:
             deals = {int(n): DealSecrets.from_bytes(b) for n, b in data["deals"]}
             draws = {(str(p), int(o)): bytes(v) for p, o, v in data["draws"]}
             player = data.get("player")
+            player = None if player is None else bytes(player)
             restore = getattr(self.player, "import_secrets", None)
             if player is not None and restore is not None:
-                restore(bytes(player))
+                restore(player)
         except (ValueError, TypeError, KeyError, MentalPokerError, msgpack.UnpackException) as exc:
             raise SessionError(f"this peer's saved table secrets are damaged: {exc}") from exc
         self._restored = (deals, draws)
+        self._player_secrets = player  # kept for a player adopted later (adopt_player)
         self._secrets_blob = blob
 
     # ---------------------------------------------------------------- the end

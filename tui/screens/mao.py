@@ -270,8 +270,9 @@ class MaoScreen(TableScreen):
         session = getattr(self.app, "session", None)
         if session is not None and session.player is None:
             # the author judges its own rules: this seat's session plays the
-            # author's duties (verdicts, reveals, the commitment) like a bot's
-            session.player = self.author
+            # author's duties (verdicts, reveals, the commitment) like a bot's;
+            # after a crash it first takes back the rules written before
+            session.adopt_player(self.author)
         self.view, self.state = snapshot.view, snapshot.state
         if self.state is not None and game is not None:
             self._note_timer(game)

@@ -34,6 +34,10 @@ register(
         "(rules not found: {path})": "（找不到规则：{path}）",
         "{game} — the public rules": "{game}——公开的规则",
         "escape or q closes": "按 escape 或 q 关闭",
+        # Textual's own screen keys (tab, shift+tab, ctrl+c), relabelled too
+        "Focus Next": "下一项",
+        "Focus Previous": "上一项",
+        "Copy selected text": "复制选中的文字",
     }
 )
 

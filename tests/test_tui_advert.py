@@ -113,3 +113,27 @@ def test_a_listed_table_answered_by_another_host_is_refused_and_nothing_changes(
     finally:
         host.stop()
     assert host.error is None and host.result is not None and host.result.result.clean
+
+
+def test_join_goes_back_only_to_the_held_table_it_names() -> None:
+    """Without --connect, `join` goes back to a held table, but never to one
+    another id or host than --table-id / --host-fingerprint ask for (review
+    of 2026-12-01: it went back to any held table, ignoring both)."""
+    import argparse
+    from types import SimpleNamespace
+
+    from p2p.envelope import TableSpec
+    from tui.lan import _is_asked_for
+
+    host, me = Identity.generate(), Identity.generate()
+    held = SimpleNamespace(spec=TableSpec(bytes.fromhex("ab" * 16), (host.public, me.public)))
+
+    def asked(table=None, table_id=None, fp=None) -> bool:
+        args = argparse.Namespace(table=table, table_id=table_id, host_fingerprint=fp)
+        return _is_asked_for(held, args)
+
+    assert asked() and asked(table="abab") and asked(table_id=bytes.fromhex("ab" * 16))
+    assert asked(fp=host.public.fingerprint, table_id=bytes.fromhex("ab" * 16))
+    assert not asked(table="11")
+    assert not asked(table_id=bytes.fromhex("11" * 16))
+    assert not asked(fp=me.public.fingerprint)  # I hold seat 1; the host is seat 0

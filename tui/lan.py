@@ -481,6 +481,19 @@ def _fit(text: str, limit: int = 63) -> str:
     return data.decode(errors="ignore")
 
 
+def _is_asked_for(held: Any, args: argparse.Namespace) -> bool:
+    """Whether a held table is the one ``join`` names, if it names one: the
+    table id prefix, ``--table-id`` and ``--host-fingerprint`` (the host holds
+    seat 0) must all match, so an advert's table is never swapped for another
+    table this identity happens to hold."""
+    spec = held.spec
+    if args.table is not None and not spec.table_id.hex().startswith(args.table.lower()):
+        return False
+    if args.table_id is not None and spec.table_id != args.table_id:
+        return False
+    return args.host_fingerprint is None or spec.seats[0].fingerprint == args.host_fingerprint
+
+
 def run_join(args: argparse.Namespace) -> int:
     import trio
 
@@ -504,11 +517,7 @@ def run_join(args: argparse.Namespace) -> int:
         "on_update": _update_printer(args),
     }
     if args.connect is None:
-        held = [
-            t
-            for t in held_tables(identity, home)
-            if args.table is None or t.spec.table_id.hex().startswith(args.table.lower())
-        ]
+        held = [t for t in held_tables(identity, home) if _is_asked_for(t, args)]
         if held:
             table = held[0]
             print(f"going back to {table.settings} (seat {table.seat})", flush=True)

@@ -204,7 +204,8 @@ class MaoScreen(TableScreen):
     HAND = "#mao-hand"
     STORY = "#mao-feed"
 
-    AUTO_FOCUS = None  # keys go to the table; ``t`` focuses the phrase box
+    AUTO_FOCUS = ""  # keys go to the table; ``t`` focuses the phrase box (None would
+    # inherit the app's "*" and focus the box when the screen comes back)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "cursor(-1)", "◀", show=False),
         Binding("right", "cursor(1)", "▶", show=False),
@@ -220,7 +221,7 @@ class MaoScreen(TableScreen):
         Binding("n", "vote(False)", "vote no", show=False),
         Binding("w", "write_rule", "write rule"),
         Binding("escape", "cancel", "cancel", show=False),
-        Binding("question_mark", "app.rules", "rules"),
+        Binding("question_mark", "app.rules", "rules", show=False),  # F1 in the footer
     ]
 
     def __init__(self, seat: int, author: RuleAuthor | None = None) -> None:
@@ -240,6 +241,8 @@ class MaoScreen(TableScreen):
         self.builder_open = False
         self.builder_offered: tuple[int, int] | None = None  # (round, rules) offered for
         self._shown: dict[str, Text] = {}  # what each line shows now (see _put)
+        self._writable = False  # whether ``w`` is in the footer (check_action)
+        self._to_end = False  # the feed scrolls to its end after the next refresh
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -257,7 +260,7 @@ class MaoScreen(TableScreen):
             placeholder=t(SAY_BOX, self.lang),
             suggester=PhraseSuggester(self.completions),
         )
-        yield Footer()
+        yield Footer(compact=True)  # every key in 80 columns
 
     def on_mount(self) -> None:
         relabel(self, self.lang)
@@ -278,7 +281,22 @@ class MaoScreen(TableScreen):
             self._note_timer(game)
             self._news()
         self._show_all()
+        self._footer_keys()
         self._offer_builder()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``w`` is offered (in the footer, and works) only while you may
+        write a rule: at 80 columns the footer has no room for a dead key."""
+        if action == "write_rule":
+            return self._writable
+        return True
+
+    def _footer_keys(self) -> None:
+        state = self.state
+        writable = state is not None and self.author.may_write(state, self.seat)
+        if writable != self._writable:
+            self._writable = writable
+            self.refresh_bindings()
 
     def speak(self) -> None:
         """Say everything again in the app's language (after a switch)."""
@@ -286,7 +304,21 @@ class MaoScreen(TableScreen):
         self._show_all()
 
     def story(self, line: str) -> None:
-        super().story(chinese(line) if self.lang == "zh" else line)
+        self._feed(chinese(line) if self.lang == "zh" else line)
+
+    def _feed(self, line: str) -> None:
+        """One more line in the feed, which then shows its end: RichLog's own
+        scroll, made before a wrapped line's height is known, could stop a
+        line short of the newest (seen at 80×24 and 120×40)."""
+        feed = self.query_one("#mao-feed", RichLog)
+        feed.write(line)
+        if not self._to_end:
+            self._to_end = True
+            self.call_after_refresh(self._feed_end)
+
+    def _feed_end(self) -> None:
+        self._to_end = False
+        self.query_one("#mao-feed", RichLog).scroll_end(animate=False)
 
     # ------------------------------------------------------------------ reading the state
     def completions(self) -> list[str]:
@@ -341,7 +373,7 @@ class MaoScreen(TableScreen):
             if note.slot >= 0:
                 line += t(", by rule {slot}", lang, slot=note.slot)
                 self._learn(note.phrase)
-            self.query_one("#mao-feed", RichLog).write(line)
+            self._feed(line)
         for slot, rule in enumerate(state.rules):
             if (
                 rule.status == "revealed"
@@ -350,7 +382,7 @@ class MaoScreen(TableScreen):
             ):
                 self.revealed_seen.add(slot)
                 text = self._rule_words(rule.rule) + "  " + self._checked(rule)
-                self.query_one("#mao-feed", RichLog).write(
+                self._feed(
                     t(
                         "rule {slot} (seat {seat}) revealed: {text}",
                         lang,
@@ -595,6 +627,7 @@ class MaoScreen(TableScreen):
             self.notify(str(exc), severity="error")
             return
         self._show_words()
+        self._footer_keys()
 
     # ------------------------------------------------------------------ acting
     def _take_words(self) -> tuple[str, ...]:

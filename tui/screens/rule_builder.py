@@ -388,7 +388,8 @@ class RuleBuilder(ModalScreen[Rule | str | None]):
     """Compose a secret rule with menus. Dismissed with the rule to commit,
     ``"pass"`` to add no rule, or None to come back later."""
 
-    AUTO_FOCUS = None
+    AUTO_FOCUS = ""  # keys go to the menus (None inherits the app's "*": the hidden
+    # words box took the focus, and ←/→ and [ ] typed into it)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "row(-1)", "line", show=False),
         Binding("down", "row(1)", "line", show=False),

@@ -293,11 +293,12 @@ def pass_checks(spec: TableSpec, bodies: Sequence[Any]) -> list[Check]:
             continue
         if msg.get("type") not in ("shuffle", "lock"):
             continue
+        points = msg.get("deck") or msg.get("stripped") or ()
+        if not isinstance(points, (list, tuple)) or len(points) < 2:
+            continue  # malformed: the replay meets it and names its author
+        n = len(points)
         shuffles, locks = deals.setdefault(number, ([], []))
-        n = len(msg.get("deck") or msg.get("stripped") or ())
         try:
-            if n < 2:
-                continue
             placeholder = DealSetup(Context(spec.table_id, number), seats, Deck.of(range(n)), True)
             message = decode_message(msg, placeholder)
         except (MentalPokerError, ValueError, TypeError):
@@ -324,7 +325,10 @@ class _prechecking:
     def __init__(self, spec: TableSpec, bodies: Sequence[Any]) -> None:
         self.pre: Prechecker | None = None
         if group.workers() > 1:
-            checks = pass_checks(spec, bodies)
+            try:
+                checks = pass_checks(spec, bodies)
+            except Exception:  # only a guess ahead: it never decides a verdict
+                checks = []  # (the replay checks every pass itself)
             if checks:
                 self.pre = Prechecker()
                 self.pre.submit(checks)

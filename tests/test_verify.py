@@ -301,3 +301,51 @@ def test_a_header_with_other_seats_or_an_old_version_names_nobody(
     report = verify_log(path)
     assert report.exit_code == 2 and not report.faults
     assert "a log of protocol version 1; this program reads version 2" in report.problem
+
+
+_POINTS = st.one_of(
+    st.integers(),
+    st.booleans(),
+    st.floats(allow_nan=False),
+    st.text(max_size=4),
+    st.binary(max_size=40),
+    st.lists(st.one_of(st.binary(min_size=32, max_size=32), st.integers()), max_size=4),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    kind=st.sampled_from(["shuffle", "lock", "reveal", 7]),
+    seat=st.one_of(st.integers(-2, 5), st.text(max_size=2)),
+    deck=_POINTS,
+    stripped=_POINTS,
+    number=st.one_of(st.integers(-1, 3), st.none(), st.text(max_size=1)),
+)
+def test_the_proofs_read_ahead_survive_any_body(kind, seat, deck, stripped, number) -> None:
+    """verify's read-ahead of the pass proofs (pass_checks) is only a guess:
+    no signed body, however malformed, may raise in it (review of
+    2026-12-01: a deck that was an int crashed `nodealer verify` with exit 1
+    and hid the cheater the replay would have named)."""
+    from p2p.store import parse_log
+    from table.verify import pass_checks
+
+    records, _ = read_records(Path(__file__).parent / "vectors" / "bluff-2-proven.log")
+    saved = parse_log(records)
+    bodies = [entry.event.decoded_body() for entry in saved.entries[:1]]
+    msg = {"type": kind, "seat": seat, "deck": deck, "stripped": stripped}
+    assert isinstance(
+        pass_checks(saved.table, [*bodies, {"t": "deal", "deal": number, "msg": msg}]), list
+    )
+
+
+def test_a_failing_read_ahead_never_decides_a_verdict(monkeypatch, tmp_path: Path) -> None:
+    import table.verify as verify_module
+
+    def broken(*_args: object) -> list:
+        raise TypeError("a bug in the read-ahead")
+
+    monkeypatch.setattr(verify_module, "pass_checks", broken)
+    monkeypatch.setattr(verify_module.group, "workers", lambda: 2)
+    report = verify_log(Path(__file__).parent / "vectors" / "bluff-2-proven.log")
+    assert report.exit_code == 0, report.lines()

@@ -336,3 +336,33 @@ def test_b7_picked_up_cards_are_readable_by_the_taker_alone() -> None:
                         assert deal.readers(p) == frozenset({event.seat})
                 return
     pytest.fail("no pile was picked up in ten games")
+
+
+def test_a_pass_that_comes_after_the_game_ended_is_stale_and_owes_no_final() -> None:
+    """protocol.md §6: a Mao reshuffle still in its passes when the table
+    votes to end (M31) is void. Its next pass, reaching the log late, is
+    stale (nobody named): the deal is never dealt, no final is owed for it
+    and the audit holds (review of 2026-12-01: a late pass finished the deal
+    and left every seat owing a final nobody would send)."""
+    from engines.mao_events import Propose, Vote
+
+    setup = TableSetup(b"void-reshuffle", "mao", 3, proven=False)
+    local = LocalTable(setup, sensible_bots("mao", 3, 5), seed=5)
+    table = local.table
+    while not (len(table.deals) > 1 and table.deals[-1].shuffles):  # a reshuffle, one pass in
+        assert local.step() and len(local.log) < 20_000
+    deal = len(table.deals) - 1
+    late = local.seats[table.deals[deal].next_seat].duties()
+    assert [b["t"] for b in late] == ["deal"] and late[0]["msg"]["type"] == "shuffle"
+    local.feed(0, local.seats[0].move_body(Propose(0, "end")))  # M31: the proposer's yes
+    for seat in (1, 2):  # and the others' yes
+        if not table.over:
+            local.feed(seat, local.seats[seat].move_body(Vote(seat, True)))
+    assert table.over
+    stale = len(table.stale)
+    local.feed(table.deals[deal].next_seat, late[0])  # accepted as stale, nobody named
+    assert len(table.stale) == stale + 1 and "after the game ended" in table.stale[-1][2]
+    assert not table.deals[deal].dealt and not table.faults
+    while local.step():  # the finals of the dealt deals, none for the void one
+        pass
+    assert table.audit().ok

@@ -433,6 +433,8 @@ def update_line(kind: str, text: str, lang: str = "en") -> str:
         return f"[作弊] {fault_text(found, lang)}{stopped}"
     if kind == "rewound":
         return "[回退] " + re.sub(r"^log cut back to #(\d+)$", r"日志退回到第 \1 条", text)
+    if kind == "stale":  # a race, nobody blamed; the reason stays in protocol terms
+        return "[过时] " + re.sub(r"^seat (\d+): ", r"座位\1：", text)
     return f"[{kind}] {text}"
 
 

@@ -12,27 +12,20 @@ the lobby, whose every new state goes to the waiting room
 (:class:`~tui.screens.lobby.LobbyScreen`), then the game. The host's ``s``
 calls the running lobby's ``start()`` inside trio.
 
-The person's seat is played through the seat's session. Today
-:mod:`table.seating` does not hand its :class:`~table.session.TableSession`
-out, so the seat's *player* is :class:`PersonSeat`: the session asks it for a
-move each time it looks at the table (at least once a second), and it answers
-with the move the person chose on the screen, checked first against the
-engine (a refused move is never signed). That move goes out through the
-session's own signing and publishing, like every other seat's. Once
-``host_table`` / ``join_table`` accept ``on_session`` (a callback given the
-session), the app uses it instead: the screen then reads ``session.snapshot``
-and moves go through ``session.submit_move``, exactly as in ``PlayApp``.
+The person's seat is played through the seat's session: seating hands it
+over (``on_session``), the screen reads ``session.snapshot`` and the
+person's moves go through ``session.submit_move``, exactly as in
+``PlayApp`` (checked against the engine first: a refused move is never
+signed), then out through the session's own signing and publishing, like
+every other seat's.
 
-A game without a table screen on this machine (Mao, until its screen lands)
-is played by a sensible bot; the waiting room says so and shows the story.
+A game without a table screen on this machine is played by a sensible bot;
+the waiting room says so and shows the story.
 """
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
-import inspect
-import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -43,7 +36,6 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from engines.core import EngineError
 from p2p.identity import Identity
 from table.seating import (
     GameSettings,
@@ -162,61 +154,6 @@ def problem_text(exc: BaseException) -> str | None:
     return None
 
 
-class PersonSeat:
-    """The person's seat as its session's player (see the module docstring).
-
-    ``act`` runs in a worker thread: it shows the seat's view (handed to the
-    loop thread-safely) and returns the move the person queued, if the
-    engine allows it now. ``helper``: what plays the seat's own duties that
-    are no person's choice (Mao: the author of a secret rule judges plays
-    against it); asked when the person has queued nothing.
-    """
-
-    def __init__(
-        self,
-        loop: asyncio.AbstractEventLoop,
-        show: Callable[[Snapshot, Any], None],
-        refused: Callable[[str], None],
-    ) -> None:
-        self._loop, self._show, self._refused = loop, show, refused
-        self._lock = threading.Lock()
-        self._move: Any = None
-        self.helper: Any = None
-
-    def queue(self, event: Any) -> None:
-        """The person's next move (replaces one not sent yet)."""
-        with self._lock:
-            self._move = event
-
-    def act(self, game: Any, state: Any, seat: int, known: Any) -> Any:
-        snapshot = Snapshot(-1, state, game.view(state, seat, known), known)
-        self._loop.call_soon_threadsafe(self._show, snapshot, game)
-        with self._lock:
-            event, self._move = self._move, None
-        if event is None:
-            helper = self.helper
-            return None if helper is None else helper.act(game, state, seat, known)
-        try:
-            game.apply(state, event)
-        except EngineError as exc:
-            self._loop.call_soon_threadsafe(self._refused, str(exc))
-            return None
-        return event
-
-    def export_secrets(self) -> bytes | None:
-        export = getattr(self.helper, "export_secrets", None)
-        return None if export is None else export()
-
-    def import_secrets(self, blob: bytes) -> None:
-        restore = getattr(self.helper, "import_secrets", None)
-        if restore is not None:
-            restore(blob)
-
-
-def _accepts(fn: Callable[..., Any], name: str) -> bool:
-    return name in inspect.signature(fn).parameters
-
-
 class TableApp(App[int]):
     """One person at a table on the LAN: the waiting room, then the table,
     then the game-over screen. ``exit_code``: 0 clean, 1 cheating, 2 a
@@ -255,14 +192,12 @@ class TableApp(App[int]):
         self.settings: GameSettings | None = None
         self.seat: int | None = None
         self.session: TableSession | None = None
-        self.person: PersonSeat | None = None
         self.guest: TrioGuest[Any] | None = None
         self._nursery: trio.Nursery | None = None
         self._pending: tuple[Snapshot, Any] | None = None
         self.result: SeatResult | None = None
         self.problem: str | None = None
         self.exit_code = 2
-        self._loop: asyncio.AbstractEventLoop | None = None
 
     def action_rules(self) -> None:
         game = self.settings.game if self.settings is not None else _planned_game(self.plan)
@@ -279,7 +214,6 @@ class TableApp(App[int]):
 
     async def on_mount(self) -> None:
         relabel(self, self.lang)
-        self._loop = asyncio.get_running_loop()
         if isinstance(self.plan, JoinPlan):
             self.lobby_screen.show_where(f"{self.plan.host}:{self.plan.port}")
         await self.push_screen(self.lobby_screen)
@@ -328,10 +262,9 @@ class TableApp(App[int]):
             "time_scale": self.time_scale,
             "on_change": self._lobby_changed,
             "on_update": self._updated,
+            "on_session": self._got_session,
         }
         if isinstance(plan, HostPlan):
-            if self._hooked():
-                options["on_session"] = self._got_session
             return await host_table(
                 self.identity,
                 plan.settings,
@@ -342,8 +275,6 @@ class TableApp(App[int]):
                 min_seats=plan.min_seats,
                 **options,
             )
-        if self._hooked():
-            options["on_session"] = self._got_session
         return await join_table(
             self.identity,
             plan.host,
@@ -354,10 +285,6 @@ class TableApp(App[int]):
             expect_host=plan.host_fingerprint,
             **options,
         )
-
-    def _hooked(self) -> bool:
-        """Whether seating hands the session out (``on_session``)."""
-        return _accepts(host_table if self.hosting else join_table, "on_session")
 
     def _player_for(self, settings: GameSettings, seat: int) -> Any:
         """Who plays the seat: the person (through the screen), or a bot
@@ -373,11 +300,7 @@ class TableApp(App[int]):
                 )
             )
             return None if self.bot_for is None else self.bot_for(settings, seat)
-        if self._hooked():
-            return None  # the session is handed to us: submit_move
-        assert self._loop is not None
-        self.person = PersonSeat(self._loop, self._show, self._refused)
-        return self.person
+        return None  # the session is handed to us (on_session): submit_move
 
     def _lobby_opened(self, lobby: Any) -> None:
         self.lobby = lobby
@@ -434,8 +357,6 @@ class TableApp(App[int]):
         if screen is None:
             return  # a bot plays: the waiting room shows the story
         self.table_screen = screen(seat=self.seat)
-        if self.person is not None:
-            self.person.helper = getattr(self.table_screen, "author", None)  # Mao's rules
         self.sub_title = f"{self.settings}, you are seat {self.seat}"
         self.push_screen(self.table_screen)
 
@@ -488,8 +409,6 @@ class TableApp(App[int]):
         """A move of the person's seat, from a key press."""
         if self.session is not None and self.guest is not None and self._nursery is not None:
             self.guest.call_soon(self._nursery.start_soon, self._submit_in_trio, event)
-        elif self.person is not None:
-            self.person.queue(event)
         else:
             self.notify(t("the table is not ready yet", self.lang), severity="warning")
 
@@ -514,7 +433,6 @@ class TableApp(App[int]):
             self.lobby.start()
         except LobbyError as exc:
             self.notify(t("not started: {reason}", self.lang, reason=exc), severity="warning")
-
 
 
 class LanHomeApp(App[str]):

@@ -542,3 +542,42 @@ def test_the_mao_screens_doctests() -> None:
 
     for module in (tui.screens.mao, tui.screens.rule_builder, engines.mao_author):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_the_builders_refusals_read_in_chinese() -> None:
+    """Every reason the engine gives for refusing a rule the builder can
+    compose (engines.mao_rules.validate) has a Chinese wording: no English
+    word is left besides rule ids and the player's own phrases."""
+    import re
+
+    from engines.mao_rules import validate
+    from tui.screens.rule_builder import refusal_text
+
+    reasons = [
+        "an effect appears twice",
+        "a condition test appears twice; list several values in one instead",
+        "card conditions only apply to plays, not to 'say'",
+        "only a play can be forbidden (drawing is always allowed, M4)",
+        "a forbidden play has no other effect: the card goes back",
+        "drawing is always allowed (M4): it cannot be penalised or repeated",
+        "a rule that penalises needs a penalty phrase (M27)",
+        "this rule needs a penalty phrase",
+        "'reverse' and 'again' together: the same player plays either way",
+        "“bad card” is a base penalty phrase",
+        "a secret rule may not involve saying “Mao” (M25)",
+        "“bad card” is already a base penalty phrase; choose another",
+        "a rule triggered by speech cannot require more speech",
+        "a rule on speech needs the phrase it is about ('said')",
+        "the base rules require “last card”; it cannot be penalised",
+        "its conditions contradict each other: it can never apply",
+        "one rule requires “I love you” and another penalises it",
+        "penalty phrase too long",
+        "game-breaking: on 7♠ no card could ever be played (hand 5, counter-clockwise)",
+    ]
+    for reason in reasons:
+        said = refusal_text(reason, "zh")
+        left = re.sub(r"“[^”]*”|M\d+|[AJQK2-9]0?[♠♥♦♣]", "", said)
+        assert not re.search(r"[A-Za-z]{2,}", left), (reason, said)
+    with pytest.raises(Exception) as refused:  # and a real refusal goes through it
+        validate(Rule("draw", (), (Effect("penalize"),)))
+    assert refusal_text(str(refused.value), "zh") != str(refused.value)

@@ -19,6 +19,7 @@ When a card is played: the player must say “I love you”
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -191,6 +192,68 @@ _TRIGGER_NAMES = {"play": "a card is played", "draw": "a player draws", "say": "
 _RANKS = {1: "A", 11: "J", 12: "Q", 13: "K"}
 
 
+# the engine's reasons to refuse a rule (engines.mao_rules.validate), in Chinese
+_REFUSALS_ZH: tuple[tuple[str, str], ...] = (
+    (r"an effect appears twice", "同一个效果出现了两次"),
+    (r"a condition test appears twice; list several values in one instead",
+     "同一个条件出现了两次；请在一个条件里列出几个值"),
+    (r"card conditions only apply to plays, not to '(\w+)'",
+     "牌的条件只适用于出牌，不适用于「{0}」"),
+    (r"only a play can be forbidden \(drawing is always allowed, M4\)",
+     "只有出牌可以被禁止（摸牌总是允许的，M4）"),
+    (r"a forbidden play has no other effect: the card goes back",
+     "被禁止的出牌没有别的效果：牌退回手里"),
+    (r"drawing is always allowed \(M4\): it cannot be penalised or repeated",
+     "摸牌总是允许的（M4）：不能罚，也不能重复"),
+    (r"a rule that penalises needs a penalty phrase \(M27\)",
+     "会罚牌的规则需要一句罚牌用语（M27）"),
+    (r"this rule needs a penalty phrase", "这条规则需要一句罚牌用语"),
+    (r"'reverse' and 'again' together: the same player plays either way",
+     "「方向反转」和「再出一次」一起用：反正还是同一个人出牌"),
+    (r"“(.+)” is a base penalty phrase", "“{0}”是基本规则的罚牌用语"),
+    (r"a secret rule may not involve saying “Mao” \(M25\)", "秘密规则不能涉及说“毛”（M25）"),
+    (r"“(.+)” is already a base penalty phrase; choose another",
+     "“{0}”已经是基本规则的罚牌用语；请另选一句"),
+    (r"a rule triggered by speech cannot require more speech", "由说话触发的规则不能再要求说话"),
+    (r"a rule on speech needs the phrase it is about \('said'\)",
+     "关于说话的规则要指明是哪句话（「有人说」）"),
+    (r"the base rules require “(.+)”; it cannot be penalised", "基本规则要求说“{0}”；不能罚它"),
+    (r"its conditions contradict each other: it can never apply",
+     "条件互相矛盾：这条规则永远不会生效"),
+    (r"one rule requires “(.+)” and another penalises it", "一条规则要求说“{0}”，另一条却罚它"),
+    (r"penalty phrase too long", "罚牌用语太长"),
+    (r"game-breaking( together with your other rules)?: on (\S+) no card could ever be played "
+     r"\(hand (.+), (clockwise|counter-clockwise)\)",
+     "会让游戏卡死{0}：顶牌是 {1} 时永远出不了牌（手牌 {2}，{3}）"),
+)  # fmt: skip
+_TRIGGERS_ZH = {"play": "出牌", "draw": "摸牌", "say": "说话"}
+
+
+def refusal_text(reason: str, lang: str) -> str:
+    """The engine's reason to refuse a rule, in ``lang`` (as it is, when no
+    wording is known).
+
+    >>> refusal_text("this rule needs a penalty phrase", "zh")
+    '这条规则需要一句罚牌用语'
+    >>> refusal_text("card conditions only apply to plays, not to 'draw'", "zh")
+    '牌的条件只适用于出牌，不适用于「摸牌」'
+    """
+    if lang != "zh":
+        return reason
+    for pattern, wording in _REFUSALS_ZH:
+        m = re.fullmatch(pattern, reason)
+        if m is None:
+            continue
+        parts = list(m.groups())
+        if pattern.startswith("card conditions"):
+            parts = [_TRIGGERS_ZH.get(parts[0], parts[0])]
+        elif pattern.startswith("game-breaking"):
+            parts[0] = "（和你的其他规则一起）" if parts[0] else ""
+            parts[3] = "顺时针" if parts[3] == "clockwise" else "逆时针"
+        return wording.format(*parts)
+    return reason
+
+
 def _value_text(test: str, value: int, lang: str) -> str:
     if test in ("suit", "top_suit"):
         return "♠♥♦♣"[value]
@@ -342,7 +405,7 @@ class RuleDraft:
         try:
             validate_rule(self.build(), others)
         except RuleError as exc:
-            return str(exc)
+            return refusal_text(str(exc), lang)
         return None
 
     def lines(self, lang: str) -> list[str]:

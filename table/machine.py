@@ -89,6 +89,7 @@ from mental_poker.errors import (
 )
 from mental_poker.group import mul
 from mental_poker.messages import (
+    Complaint,
     DealSetup,
     FinalReveal,
     Handover,
@@ -527,12 +528,15 @@ class Table:
             return Verdict.cheat(author, f"signed a deal message of seat {message.seat}")
         if isinstance(message, FinalReveal) and not (self.over or self.faults):
             return Verdict.cheat(author, "final reveal before the game is over")
-        if isinstance(message, ShufflePass | LockPass) and (self.over or self.stopped):
+        if isinstance(message, ShufflePass | LockPass | Complaint) and (self.over or self.stopped):
             # §6: once the game is over (or stopped) a deal still in its
-            # passes is void: a pass that comes late is dropped, never
-            # finishing that deal (finals would then be owed for a deal the
-            # honest seats stopped caring about)
-            return self._stale(author, f"pass of deal {number} after the game ended")
+            # passes is void: a pass that comes late, or the complaint sent
+            # in its place (§1.5), is dropped, never finishing or judging
+            # that deal (finals would be owed for a deal the honest seats
+            # stopped caring about; a complaint only an honest seat still
+            # in its passes would send could name a seat after the end)
+            what = "complaint" if isinstance(message, Complaint) else "pass"
+            return self._stale(author, f"{what} of deal {number} after the game ended")
         if isinstance(message, Relock | Handover):
             to_author = isinstance(message, Relock)
             if not self._transfer_pending(

@@ -812,14 +812,11 @@ class TableSession:
         ]
         if owed:
             return False  # our own final reveals first (one refused is not sent again)
-        unfinished = (  # a deal under way when the game ended is owed no more passes
-            not replay.stopped
-            and not table.over
-            and any(d.phase in ("shuffle", "lock") for d in table.deals)
-        )
-        if not replay.finals_missing() and not unfinished:
+        # a deal still in its passes when the game ended is void (§6): only
+        # the final reveals of dealt deals are waited for
+        if not replay.finals_missing():
             return True
-        # a seat still owes a pass or its final reveal: wait while the table moves
+        # a seat still owes its final reveal: wait while the table moves
         return trio.current_time() >= self._last_progress + self.final_wait
 
     def _finish(self) -> SessionResult:

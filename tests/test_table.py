@@ -363,6 +363,12 @@ def test_a_pass_that_comes_after_the_game_ended_is_stale_and_owes_no_final() -> 
     local.feed(table.deals[deal].next_seat, late[0])  # accepted as stale, nobody named
     assert len(table.stale) == stale + 1 and "after the game ended" in table.stale[-1][2]
     assert not table.deals[deal].dealt and not table.faults
+    # the complaint a seat sends instead of its pass (§1.5) is stale too: a
+    # false one would name its author in play, and a true one could name a
+    # seat only because someone still sent it after the end (review)
+    complaint = {"t": "deal", "deal": deal, "msg": {"type": "complaint", "seat": 1, "position": 0}}
+    local.feed(1, complaint)
+    assert "complaint of deal" in table.stale[-1][2] and not table.faults
     while local.step():  # the finals of the dealt deals, none for the void one
         pass
     assert table.audit().ok

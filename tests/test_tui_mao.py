@@ -581,3 +581,44 @@ def test_the_builders_refusals_read_in_chinese() -> None:
     with pytest.raises(Exception) as refused:  # and a real refusal goes through it
         validate(Rule("draw", (), (Effect("penalize"),)))
     assert refusal_text(str(refused.value), "zh") != str(refused.value)
+
+
+def test_damaged_saved_rules_are_said_once_and_the_screen_stays_usable() -> None:
+    """A person's seat takes back its saved rules when the screen hands its
+    author over (adopt_player); a damaged secrets file of this peer is said
+    in a notification, once, instead of raising in a screen callback
+    (review of 2026-12-01)."""
+    from types import SimpleNamespace
+
+    from table.session import SessionError
+
+    class Damaged:
+        player = None
+        tries = 0
+
+        def adopt_player(self, player: Any) -> None:
+            self.tries += 1
+            raise SessionError("this peer's saved player secrets are damaged: unknown layout 9")
+
+    class OneScreen(App[None]):
+        session = Damaged()
+
+        def on_mount(self) -> None:
+            self.push_screen(MaoScreen(seat=0))
+
+    async def run() -> None:
+        app = OneScreen()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, MaoScreen)
+            empty = SimpleNamespace(view=None, state=None)
+            screen.refresh_table(empty, None)
+            screen.refresh_table(empty, None)
+            await pilot.pause()
+            said = [n.message for n in app._notifications]
+            assert app.session.tries == 1 and len(said) == 1
+            assert "cannot be judged" in said[0] and "unknown layout 9" in said[0]
+            await pilot.press("f2")  # still usable
+
+    asyncio.run(run())

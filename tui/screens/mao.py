@@ -45,6 +45,7 @@ from engines.mao_events import Call, Draw, PlayCard, Propose, Say, Vote
 from engines.mao_rules import Rule, RuleError
 from engines.mao_state import judged_of
 from engines.phrases import FIXED, POO_ENDERS, Phrase, parse, suit_name
+from table.session import SessionError
 
 from ..story import chinese, rule_text
 from ..widgets.cards import Hand, card_text
@@ -63,6 +64,9 @@ SAY_BOX = "say a phrase (→ completes, enter puts it in line, esc leaves)"
 
 register(
     {
+        "your rules written before the crash cannot be judged: {reason}": (
+            "崩溃前你写的规则无法裁决：{reason}"
+        ),
         "Mao": "毛",
         "round {n}": "第 {n} 局",
         "you are seat {seat}": "你是座位{seat}",
@@ -227,6 +231,7 @@ class MaoScreen(TableScreen):
     def __init__(self, seat: int, author: RuleAuthor | None = None) -> None:
         super().__init__(seat)
         self.author = author or RuleAuthor()
+        self._adopt_failed = False
         self.state: MaoState | None = None
         self.words: list[str] = []  # said with the next play, draw or say
         self.mode: str | None = None  # call-seat, call-phrase, propose, propose-slot
@@ -271,11 +276,17 @@ class MaoScreen(TableScreen):
     # ------------------------------------------------------------------ from the app
     def refresh_table(self, snapshot: Any, game: Any) -> None:
         session = getattr(self.app, "session", None)
-        if session is not None and session.player is None:
+        if session is not None and session.player is None and not self._adopt_failed:
             # the author judges its own rules: this seat's session plays the
             # author's duties (verdicts, reveals, the commitment) like a bot's;
             # after a crash it first takes back the rules written before
-            session.adopt_player(self.author)
+            try:
+                session.adopt_player(self.author)
+            except SessionError as exc:  # a damaged secrets file of this peer
+                self._adopt_failed = True  # said once; the screen stays usable
+                said = t("your rules written before the crash cannot be judged: {reason}",
+                         self.lang, reason=exc)  # fmt: skip
+                self.app.notify(said, severity="error", timeout=60)
         self.view, self.state = snapshot.view, snapshot.state
         if self.state is not None and game is not None:
             self._note_timer(game)

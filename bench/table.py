@@ -127,31 +127,9 @@ def cpu_costs(n: int = 300) -> dict[str, float]:
     """CPU seconds per group operation (this thread's CPU time, best of 3:
     the peers' CPU figures are CPU time too, and load from other processes
     does not inflate it as it does a wall-clock loop)."""
-    import nacl.bindings as sodium
+    from bench.shuffle import raw_costs
 
-    from mental_poker import group
-
-    k = group.random_scalar().to_bytes(32, "little")
-    p = sodium.crypto_scalarmult_ed25519_base_noclamp(k)
-    q = sodium.crypto_scalarmult_ed25519_base_noclamp(group.random_scalar().to_bytes(32, "little"))
-    seed = bytes(range(32))
-    ops: dict[str, Any] = {
-        "var": lambda: sodium.crypto_scalarmult_ed25519_noclamp(k, p),
-        "base": lambda: sodium.crypto_scalarmult_ed25519_base_noclamp(k),
-        "add": lambda: sodium.crypto_core_ed25519_add(p, q),
-        "check": lambda: sodium.crypto_core_ed25519_is_valid_point(p),
-        "map": lambda: sodium.crypto_core_ed25519_from_uniform(seed),
-    }
-    out = {}
-    for name, fn in ops.items():
-        best = float("inf")
-        for _ in range(3):
-            t0 = time.thread_time()
-            for _ in range(n):
-                fn()
-            best = min(best, (time.thread_time() - t0) / n)
-        out[name] = best
-    return out
+    return raw_costs(n, clock=time.thread_time)
 
 
 def op_floor(game: str, seats: int) -> tuple[Counter[str], int]:

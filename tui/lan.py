@@ -516,24 +516,31 @@ def run_join(args: argparse.Namespace) -> int:
         "time_scale": args.time_scale,
         "on_update": _update_printer(args),
     }
+
+    def in_app(plan: Any) -> int:
+        """The join (or the way back to a held table) in the table app."""
+        from .table_app import TableApp
+
+        app = TableApp(
+            plan,
+            identity=identity,
+            home=home,
+            nickname=nickname,
+            time_scale=args.time_scale,
+            bot_for=player_for,
+            lang=args.lang,
+        )
+        return _run_app(args, app, "join")
+
     if args.connect is None:
         held = [t for t in held_tables(identity, home) if _is_asked_for(t, args)]
         if held:
             table = held[0]
             print(f"going back to {table.settings} (seat {table.seat})", flush=True)
             if _screen_for(args, table.settings.game):
-                from .table_app import ResumePlan, TableApp
+                from .table_app import ResumePlan
 
-                app = TableApp(
-                    ResumePlan(table, bind),
-                    identity=identity,
-                    home=home,
-                    nickname=nickname,
-                    time_scale=args.time_scale,
-                    bot_for=player_for,
-                    lang=args.lang,
-                )
-                return _run_app(args, app, "join")
+                return in_app(ResumePlan(table, bind))
             seat = trio.run(
                 lambda: resume_table(
                     identity, table, home=home, bind=bind, player_for=player_for, **options
@@ -556,18 +563,9 @@ def run_join(args: argparse.Namespace) -> int:
         host, port = where.host, where.port
         expect_table, expect_host = args.table_id, args.host_fingerprint
     if _screen_for(args, None):
-        from .table_app import JoinPlan, TableApp
+        from .table_app import JoinPlan
 
-        app = TableApp(
-            JoinPlan(host, port, bind, expect_table, expect_host),
-            identity=identity,
-            home=home,
-            nickname=nickname,
-            time_scale=args.time_scale,
-            bot_for=player_for,
-            lang=args.lang,
-        )
-        return _run_app(args, app, "join")
+        return in_app(JoinPlan(host, port, bind, expect_table, expect_host))
     seat = trio.run(
         lambda: join_table(
             identity,

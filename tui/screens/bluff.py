@@ -106,7 +106,7 @@ class BluffScreen(TableScreen):
             yield Hand(id="hand")
             yield Static(id="claim")
         yield RichLog(id="story", wrap=True, markup=False)
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
 
     # -------------------------------------------------------------- from the app
     def refresh_table(self, snapshot: Any, game: Any) -> None:

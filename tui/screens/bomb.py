@@ -138,7 +138,7 @@ class BombScreen(TableScreen):
             yield Hand(id="hand")
             yield Static(id="claim")
         yield RichLog(id="story", wrap=True, markup=False)
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
 
     def on_mount(self) -> None:
         relabel(self, lang_of(self))

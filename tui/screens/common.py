@@ -25,6 +25,7 @@ RULES = Path(__file__).resolve().parent.parent.parent / "rules"
 register(
     {
         "rules": "规则",
+        "command palette": "命令面板",
         "help": "帮助",
         "close": "关闭",
         "language": "语言",
@@ -91,7 +92,8 @@ class HelpScreen(ModalScreen[None]):
             if path.exists()
             else t("(rules not found: {path})", self.lang, path=path)
         )
-        keys = "\n".join(f"- `{key}` {description}" for key, description in self.keys)
+        listed = [*self.keys, ("ctrl+p", t("command palette", self.lang))]
+        keys = "\n".join(f"- `{key}` {description}" for key, description in listed)
         with VerticalScroll(id="help"):
             yield Static(t("{game} — the public rules", self.lang,
                            game=game_title(self.game, self.lang)), id="help-title")  # fmt: skip

@@ -183,7 +183,7 @@ class HomeScreen(Screen[None]):
             Option(t("join a table by address…", lang), id="form:join"),
         ]
         yield OptionList(*options, id="choices")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
 
     def speak(self) -> None:
         """Say everything again in the app's language (after a switch)."""

@@ -129,7 +129,7 @@ class LobbyScreen(Screen[None]):
             yield Static(id="lobby-seats")
             yield Static(id="lobby-status")
         yield RichLog(id="story", wrap=True, markup=False)
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
 
     def on_mount(self) -> None:
         relabel(self, self.lang)

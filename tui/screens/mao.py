@@ -265,7 +265,7 @@ class MaoScreen(TableScreen):
             placeholder=t(SAY_BOX, self.lang),
             suggester=PhraseSuggester(self.completions),
         )
-        yield Footer(compact=True)  # every key in 80 columns
+        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
 
     def on_mount(self) -> None:
         relabel(self, self.lang)

@@ -48,7 +48,7 @@ class GameOverScreen(Screen[None]):
             yield Static(id="verdict")
             yield Static(id="log")
             yield Static(id="hint", classes="hint")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
 
     def on_mount(self) -> None:
         self.speak()

@@ -50,7 +50,7 @@ class ReplayScreen(Screen[None]):
             yield Static(id="verdict")
             yield Static(id="position")
             yield Static(id="steps")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
 
     def on_mount(self) -> None:
         relabel(self, lang_of(self))

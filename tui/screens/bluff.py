@@ -22,11 +22,11 @@ from engines.bluff import Accept, Challenge, Claim, PlayFaceDown, Show
 
 from ..widgets.cards import Hand
 from ..words import register, t
-from .common import TableScreen, lang_of, relabel
+from .common import HELP_FIRST, TableScreen, lang_of, relabel
 
 register(
     {
-        "pick card": "选牌",
+        "pick": "选牌",
         "claim +": "声称 +",
         "claim −": "声称 −",
         "place": "扣牌",
@@ -71,16 +71,17 @@ def _word(name: str, lang: str) -> str:
 
 class BluffScreen(TableScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
+        HELP_FIRST,
         Binding("left", "cursor(-1)", "◀", show=False),
         Binding("right", "cursor(1)", "▶", show=False),
-        Binding("space", "pick", "pick card"),
+        Binding("space", "pick", "pick"),
         Binding("up", "claim(1)", "claim +"),
         Binding("down", "claim(-1)", "claim −"),
         Binding("enter", "place", "place"),
         Binding("c", "challenge", "challenge"),
         Binding("a", "accept", "let it stand"),
         Binding("s", "show", "show A♠"),
-        Binding("question_mark", "app.rules", "rules"),
+        Binding("question_mark", "app.rules", "rules", show=False),  # F1 in the footer
     ]
 
     def __init__(self, seat: int) -> None:

@@ -25,7 +25,7 @@ from engines.cards import Card
 
 from ..widgets.cards import Hand, card_text
 from ..words import register, t
-from .common import TableScreen, lang_of, relabel
+from .common import HELP_FIRST, TableScreen, lang_of, relabel
 
 register(
     {
@@ -109,6 +109,7 @@ def allowed_kinds(
 
 class BombScreen(TableScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
+        HELP_FIRST,
         Binding("left", "cursor(-1)", "◀", show=False),
         Binding("right", "cursor(1)", "▶", show=False),
         Binding("space", "pick", "pick"),

@@ -164,15 +164,23 @@ class TableScreen(Screen[None]):
 SPEAKING: list[BindingType] = [
     Binding("f1", "rules", "help"),
     Binding("f2", "language", "中文/English"),
-    Binding("f3", "theme", "theme"),
+    Binding("f3", "theme", "theme", show=False),  # listed on F1
 ]
 """Keys every app answers: the help screen, the language, light or dark."""
+
+HELP_FIRST = Binding("f1", "app.rules", "help")
+"""A table screen's first key, so that F1 stays in an 80-column footer
+however many keys the game has (the rest are listed on the help screen)."""
 
 
 def show_help(app: App[Any], game: str) -> None:
     """The help screen: the game's public rules and the keys of this screen."""
     lang = getattr(app, "lang", "en")
-    app.push_screen(HelpScreen(game, lang, screen_keys(app.screen, lang)))
+    keys = screen_keys(app.screen, lang)
+    shown = {key for key, _ in keys}
+    keys += [(b.key, t(b.description, lang)) for b in SPEAKING if isinstance(b, Binding)
+             and b.key not in shown]  # fmt: skip
+    app.push_screen(HelpScreen(game, lang, keys))
 
 
 def switch_language(app: App[Any]) -> None:

@@ -50,7 +50,7 @@ from table.session import SessionError
 from ..story import chinese, rule_text
 from ..widgets.cards import Hand, card_text
 from ..words import register, t
-from .common import TableScreen, relabel
+from .common import HELP_FIRST, TableScreen, relabel
 from .rule_builder import RuleBuilder
 
 LANGS = ("en", "zh")
@@ -211,6 +211,7 @@ class MaoScreen(TableScreen):
     AUTO_FOCUS = ""  # keys go to the table; ``t`` focuses the phrase box (None would
     # inherit the app's "*" and focus the box when the screen comes back)
     BINDINGS: ClassVar[list[BindingType]] = [
+        HELP_FIRST,
         Binding("left", "cursor(-1)", "◀", show=False),
         Binding("right", "cursor(1)", "▶", show=False),
         Binding("enter", "play", "play"),

@@ -189,14 +189,14 @@ async def _switch_languages() -> None:
         status = str(app.screen.query_one("#status", Static).render())
         assert "you are seat 0" in status
         keys = {active.binding.description for active in _footer_bindings(app)}
-        assert "challenge" in keys
+        assert "challenge" in keys and "中文" in keys  # F2 names the other language
         await pilot.press("f2")
         await pilot.pause()
         assert app.lang == "zh"
         status = str(app.screen.query_one("#status", Static).render())
         assert "你是座位0" in status and "you are" not in status
         keys = {active.binding.description for active in _footer_bindings(app)}
-        assert "吹牛！" in keys and "challenge" not in keys
+        assert "吹牛！" in keys and "challenge" not in keys and "English" in keys
         await pilot.press("f1")  # help, in Chinese now
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen) and app.screen.lang == "zh"

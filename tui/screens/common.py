@@ -26,6 +26,7 @@ register(
     {
         "rules": "规则",
         "command palette": "命令面板",
+        "中文": "English",
         "help": "帮助",
         "close": "关闭",
         "language": "语言",
@@ -163,7 +164,7 @@ class TableScreen(Screen[None]):
 
 SPEAKING: list[BindingType] = [
     Binding("f1", "rules", "help"),
-    Binding("f2", "language", "中文/English"),
+    Binding("f2", "language", "中文"),  # the other language's name: "English" in Chinese
     Binding("f3", "theme", "theme", show=False),  # listed on F1
 ]
 """Keys every app answers: the help screen, the language, light or dark."""

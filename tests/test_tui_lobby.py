@@ -81,6 +81,20 @@ class Peer:
         self.thread.join(timeout=30)
 
 
+async def bluff_by_keys(pilot: Any, app: Any) -> None:
+    """The person plays Bluff by key presses until the game-over screen."""
+    for _ in range(4000):
+        await pilot.pause(0.05)
+        if isinstance(app.screen, GameOverScreen):
+            return
+        if isinstance(app.screen, BluffScreen):
+            keys = _keys_for(app.screen)
+            if keys:
+                await pilot.press(*keys)
+                await pilot.pause(0.2)
+    pytest.fail("the game did not end")
+
+
 def _keys_for(screen: BluffScreen) -> list[str]:
     view = screen.view
     if view is None:
@@ -159,17 +173,7 @@ def test_the_host_app_seats_a_joiner_starts_on_s_and_plays(tmp_path: Path) -> No
             await pilot.press("s")
             await _until(pilot, lambda: isinstance(app.screen, BluffScreen), "the table")
             assert app.seat == 0 and app.settings is not None and app.settings.seats == 2
-            for _ in range(4000):
-                await pilot.pause(0.05)
-                if isinstance(app.screen, GameOverScreen):
-                    break
-                if isinstance(app.screen, BluffScreen):
-                    keys = _keys_for(app.screen)
-                    if keys:
-                        await pilot.press(*keys)
-                        await pilot.pause(0.2)
-            else:
-                pytest.fail("the game did not end")
+            await bluff_by_keys(pilot, app)
             over = app.screen
             assert isinstance(over, GameOverScreen) and "clean:" in over.verdict
             await pilot.press("q")

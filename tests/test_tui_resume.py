@@ -18,10 +18,9 @@ import pytest
 
 from p2p.identity import Identity
 from table.seating import GameSettings, host_table, join_table
-from tests.test_tui_lobby import LOCAL, SCALE, Peer, _bot, _keys_for, _until
+from tests.test_tui_lobby import LOCAL, SCALE, Peer, _bot, _until, bluff_by_keys
 from tui.screens.bluff import BluffScreen
 from tui.screens.lobby import LobbyScreen
-from tui.screens.over import GameOverScreen
 from tui.table_app import ResumePlan, TableApp
 
 
@@ -97,16 +96,6 @@ async def _play_to_the_end(app: TableApp) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         assert isinstance(app.screen, LobbyScreen)  # saying where it goes back to
         await _until(pilot, lambda: isinstance(app.screen, BluffScreen), "the table", 60)
-        for _ in range(4000):
-            await pilot.pause(0.05)
-            if isinstance(app.screen, GameOverScreen):
-                break
-            if isinstance(app.screen, BluffScreen):
-                keys = _keys_for(app.screen)
-                if keys:
-                    await pilot.press(*keys)
-                    await pilot.pause(0.2)
-        else:
-            pytest.fail("the game did not end")
+        await bluff_by_keys(pilot, app)
         assert "clean:" in app.screen.verdict
         await pilot.press("q")

@@ -10,11 +10,10 @@ on each (both cores: the default worker threads) and counts what it does:
 the group operations (``mental_poker.group.count_ops``) and the Ed25519
 signature checks (two per entry: the author's and the sequencer's). The
 *op floor* is those counts × the raw cost of each operation measured in
-this run (plain loop, one thread, PyNaCl and ``cryptography`` called
-directly), sampled right next to each timed run so that load from other
-processes hits both alike. ``overhead_vs_op_floor`` = verify time ÷ floor
-(below 1 means the two cores more than pay for the Python around the
-operations).
+this run (plain loop, one thread, PyNaCl called directly), sampled right
+next to each timed run so that load from other processes hits both alike.
+``overhead_vs_op_floor`` = verify time ÷ floor (below 1 means the two cores
+more than pay for the Python around the operations).
 
 The last line is one JSON object: ``mao_s``, ``bomb_s``,
 ``overhead_vs_op_floor`` (the larger of the two logs') and more.
@@ -36,10 +35,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bench.shuffle import raw_costs
 from mental_poker import group
+from p2p.identity import Identity
 from table.session import play_bot_table
 from table.verify import Report, verify_log
 
@@ -54,16 +53,15 @@ def _load() -> float | None:
 
 
 def signature_cost(n: int = 1000) -> float:
-    """Seconds per Ed25519 signature check (``cryptography``), one thread."""
-    key = Ed25519PrivateKey.generate()
-    public = key.public_key()
+    """Seconds per Ed25519 signature check (``PeerKey.verify``), one thread."""
+    key = Identity.generate()
     message = bytes(300)
     signature = key.sign(message)
     best = float("inf")
     for _ in range(3):
         t0 = time.perf_counter()
         for _ in range(n):
-            public.verify(signature, message)
+            key.public.verify(signature, message)
         best = min(best, (time.perf_counter() - t0) / n)
     return best
 

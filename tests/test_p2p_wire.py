@@ -162,6 +162,52 @@ def test_fingerprint_is_short_grouped_and_key_specific() -> None:
     assert repr(PeerKey(a.public.raw)) == f"PeerKey({fp})"
 
 
+def test_signatures_are_rfc8032_and_the_same_bytes_openssl_makes(tmp_path) -> None:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    # RFC 8032 §7.1, test 2 (one-byte message)
+    seed = bytes.fromhex("4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb")
+    me = Identity(seed)
+    assert me.public.raw.hex() == (
+        "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c"
+    )
+    signature = me.sign(bytes([0x72]))
+    assert signature.hex() == (
+        "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da"
+        "085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00"
+    )
+    assert me.public.verify(signature, bytes([0x72]))
+    for _ in range(20):
+        seed = os.urandom(32)
+        message = os.urandom(100)
+        openssl = Ed25519PrivateKey.from_private_bytes(seed).sign(message)
+        assert Identity(seed).sign(message) == openssl
+    (tmp_path / "identity.key").write_bytes(seed)
+    os.chmod(tmp_path / "identity.key", 0o600)
+    assert Identity.load_or_create(tmp_path).sign(message) == openssl
+
+
+def test_a_signature_check_refuses_what_protocol_md_refuses() -> None:
+    from mental_poker.group import L
+
+    me = Identity.generate()
+    message = b"nodealer"
+    good = me.sign(message)
+    r, s = good[:32], int.from_bytes(good[32:], "little")
+    assert me.public.verify(good, message)
+    assert not me.public.verify(good, message + b"!")
+    assert not me.public.verify(good[:63], message)
+    assert not me.public.verify(r + (s + L).to_bytes(32, "little"), message)  # S not < L
+    identity = (1).to_bytes(32, "little")  # the neutral element: small order
+    assert not PeerKey(identity).verify(good, message)
+    assert not me.public.verify(identity + good[32:], message)  # small-order R
+    assert not PeerKey(bytes([0xFF]) * 32).verify(good, message)  # not a point
+    with pytest.raises(ValueError):
+        Identity(b"short")
+    with pytest.raises(ValueError):
+        PeerKey(b"short")
+
+
 # ------------------------------------------------------------------ handshake
 
 

@@ -50,7 +50,7 @@ import trio
 
 from p2p.envelope import TableSpec
 from p2p.identity import Identity
-from table.bot_process import PeerPlan, PeerProcess
+from table.bot_process import PeerPlan, PeerProcess, workers_for
 from table.session import PeerResult
 
 
@@ -61,7 +61,9 @@ def _load() -> float | None:
         return None
 
 
-async def one_table(game: str, seats: int, home: Path, seed: int, time_scale: float) -> dict:
+async def one_table(
+    game: str, seats: int, home: Path, seed: int, time_scale: float, workers: int | None
+) -> dict:
     import secrets
 
     homes = [home / f"peer{s}" for s in range(seats)]
@@ -82,6 +84,7 @@ async def one_table(game: str, seats: int, home: Path, seed: int, time_scale: fl
             duty_wait=60.0,
             connect=connect,
             wait_go=True,
+            workers=workers_for(seats) if workers is None else workers,
         )
 
     def got(peer: PeerResult) -> None:
@@ -173,6 +176,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", default="bomb")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--time-scale", type=float, default=0.02)
+    parser.add_argument(
+        "--workers",
+        type=int,
+        help="group threads per peer process (default: the cores divided among the peers)",
+    )
     args = parser.parse_args(argv)
     sizes = [int(x) for x in args.sizes.split(",")]
     print(f"{args.game}, proven deals, one process per peer; load average: {_load()}")
@@ -181,7 +189,9 @@ def main(argv: list[str] | None = None) -> int:
         for n in sizes:
             with tempfile.TemporaryDirectory(prefix="nodealer-bench-table-") as tmp:
                 seed = args.seed + r
-                figures = trio.run(one_table, args.game, n, Path(tmp), seed, args.time_scale)
+                figures = trio.run(
+                    one_table, args.game, n, Path(tmp), seed, args.time_scale, args.workers
+                )
             runs[n].append(figures)
             print(
                 f"  {n} peers: deal {figures['deal']:6.2f} s, busiest peer cpu "

@@ -925,7 +925,7 @@ async def play_bot_table(
     from engines.bots import sensible_bots
     from p2p.envelope import TableSpec
 
-    from .bot_process import PeerPlan, PeerProcess, default_processes, split_seats
+    from .bot_process import PeerPlan, PeerProcess, default_processes, split_seats, workers_for
 
     homes: list[Path | None] = [Path(home) / f"peer{s}" for s in range(seats)]
     identities = [Identity.load_or_create(h) for h in homes]
@@ -966,7 +966,8 @@ async def play_bot_table(
             first = nodes[local[0]]
             for node in list(nodes.values())[1:]:
                 await node.connect(*first.listen_address)
-            for group in split_seats(remote, processes):
+            children_seats = split_seats(remote, processes)
+            for group in children_seats:
                 plan = PeerPlan(
                     PeerPlan.pack(spec),
                     tuple(group),
@@ -983,6 +984,7 @@ async def play_bot_table(
                     cheat=cheat,
                     connect=first.listen_address,
                     updates=on_update is not None,
+                    workers=workers_for(len(children_seats) + 1),
                 )
                 child = PeerProcess(plan, on_update=on_update, on_result=got)
                 children.append(await nursery.start(child.run))

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 import trio
 
-from table.bot_process import split_seats
+from table import bot_process
+from table.bot_process import split_seats, workers_for
 from table.cheats import CHEATS, cheating_at
 from table.session import TableSession, play_bot_table
 from table.verify import verify_log
@@ -19,11 +20,28 @@ def test_seats_are_dealt_round_robin() -> None:
     assert split_seats([], 2) == []
 
 
+def test_busy_processes_share_the_cores_among_their_group_threads(monkeypatch) -> None:
+    monkeypatch.setattr(bot_process.os, "cpu_count", lambda: 2)
+    assert [workers_for(p) for p in (1, 2, 3, 9)] == [2, 1, 1, 1]
+    monkeypatch.setattr(bot_process.os, "cpu_count", lambda: 8)
+    assert [workers_for(p) for p in (1, 3, 4, 9)] == [8, 2, 2, 1]
+    monkeypatch.setattr(bot_process.os, "cpu_count", lambda: None)
+    assert workers_for(3) == 1
+
+
 @pytest.mark.trio
 @pytest.mark.slow
-async def test_bots_in_child_processes_play_a_whole_game(tmp_path) -> None:
+async def test_bots_in_child_processes_play_a_whole_game(tmp_path, monkeypatch) -> None:
     seen: list[tuple[int, str]] = []
     sessions: dict[int, TableSession] = {}
+    plans: list[bot_process.PeerPlan] = []
+    started = bot_process.PeerProcess.__init__
+
+    def record(self, plan, **kwargs) -> None:
+        plans.append(plan)
+        started(self, plan, **kwargs)
+
+    monkeypatch.setattr(bot_process.PeerProcess, "__init__", record)
     with trio.fail_after(180):
         peers = await play_bot_table(
             "bluff",
@@ -37,6 +55,8 @@ async def test_bots_in_child_processes_play_a_whole_game(tmp_path) -> None:
             processes=2,
         )
     assert list(sessions) == [0], "only seat 0 plays in this process"
+    # this process and two children share the cores: their group threads too
+    assert [p.workers for p in plans] == [workers_for(3)] * 2
     assert [p.seat for p in peers] == [0, 1, 2]
     assert len({str(p.result.outcome) for p in peers}) == 1
     for peer in peers:

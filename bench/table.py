@@ -21,21 +21,28 @@ Per table size it prints
   seconds; ``end``: from game over to the audit's end (the final reveals
   going round and being checked, then the audit);
 - the game's length and number of deals (the reshuffles);
-- the *op floor*: the group operations one peer performs for the passes of
-  one deal (its own proofs made, every other seat's verified), counted in
-  this process and priced at the CPU cost of each operation measured now:
-  no scheduling can make a peer's CPU less, nor, with every peer on this
-  machine, the deal shorter than the peers' floors over the cores.
+- right after each table, side by side (this machine's speed changes from
+  minute to minute under other guests' load, so every table is priced at
+  the speed it had): the *op floor*, the group operations one peer performs
+  for the passes of one deal (its own proofs made, every other seat's
+  verified), counted in this process and priced at the CPU cost of each
+  operation measured then; and *bare*, the CPU seconds those passes take in
+  this process, the same proof code with no network, no log and no session.
+  No scheduling can make a peer's CPU less than the floor, nor, with every
+  peer on this machine, the deal shorter than the peers' floors over the
+  cores; the busiest peer's CPU over each is printed.
 
 The last line is one JSON object: ``deal_4p_s``, ``deal_9p_s``,
 ``peer_cpu_9p_s``, ``audit_9p_s`` (medians over the repeats), the floors
-``peer_cpu_floor_9p_s``, ``deal_floor_9p_s`` and more.
+``peer_cpu_floor_9p_s``, ``deal_floor_9p_s``, ``peer_cpu_bare_9p_s``, the
+ratios ``peer_cpu_over_floor_9p`` and ``peer_cpu_over_bare_9p`` and more.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -135,12 +142,14 @@ def cpu_costs(n: int = 300) -> dict[str, float]:
     return raw_costs(n, clock=time.thread_time)
 
 
-def op_floor(game: str, seats: int) -> tuple[Counter[str], int]:
+def op_floor(game: str, seats: int) -> tuple[Counter[str], int, float]:
     """The group operations one peer performs for the passes of one deal of
     ``game`` at ``seats`` seats (its own shuffle and lock made and proven,
     every other seat's proofs verified, as a session does), counted in this
     process: with the raw cost of each operation, what no scheduling can
-    beat. Also the deck size n."""
+    beat. Also the deck size n, and the CPU seconds that peer's part took
+    here (*bare*: the same proof code in one process, with no network, no
+    log, no session)."""
     from mental_poker import group
     from mental_poker.context import Context
     from mental_poker.deal import DealTable
@@ -155,18 +164,45 @@ def op_floor(game: str, seats: int) -> tuple[Counter[str], int]:
     secrets = [DealSecrets.generate(setup, s) for s in range(seats)]
     mine = DealTable(setup, own_seat=0)
     ops: Counter[str] = Counter()
+    cpu = 0.0
     for make in (make_shuffle, make_lock):
         for seat in range(seats):
             if seat == 0:
                 with group.count_ops() as counted:
+                    t0 = time.process_time()
                     message = make(setup, secrets[seat], mine.expected_input())
+                    cpu += time.process_time() - t0
                 ops.update(counted)
             else:
                 message = make(setup, secrets[seat], mine.expected_input())
             with group.count_ops() as counted:
+                t0 = time.process_time()
                 assert mine.feed(message)
+                cpu += time.process_time() - t0
             ops.update(counted)
-    return ops, len(cards)
+    return ops, len(cards), cpu
+
+
+def side_by_side(game: str, seats: int, workers: int) -> dict[str, Any]:
+    """Right after a table: the raw cost of each operation and one peer's
+    bare passes (with the peers' group threads), so that each table's
+    figures are priced at the speed this machine had for it."""
+    from mental_poker import group
+
+    raw = cpu_costs()
+    previous = group.workers()
+    group.set_workers(workers)
+    try:
+        ops, cards, bare = op_floor(game, seats)
+    finally:
+        group.set_workers(previous)
+    return {
+        "floor": sum(ops[k] * raw[k] for k in ops),
+        "bare": bare,
+        "ops": ops,
+        "cards": cards,
+        "raw": raw,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -185,6 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(x) for x in args.sizes.split(",")]
     print(f"{args.game}, proven deals, one process per peer; load average: {_load()}")
     runs: dict[int, list[dict[str, Any]]] = {n: [] for n in sizes}
+    ops_seen: dict[int, tuple[Counter[str], int]] = {}
     for r in range(args.repeat):
         for n in sizes:
             with tempfile.TemporaryDirectory(prefix="nodealer-bench-table-") as tmp:
@@ -192,6 +229,15 @@ def main(argv: list[str] | None = None) -> int:
                 figures = trio.run(
                     one_table, args.game, n, Path(tmp), seed, args.time_scale, args.workers
                 )
+            side = side_by_side(
+                args.game, n, workers_for(n) if args.workers is None else args.workers
+            )
+            figures["floor"] = side["floor"]
+            figures["bare"] = side["bare"]
+            figures["var_us"] = side["raw"]["var"] * 1e6
+            figures["over_floor"] = figures["peer_cpu"] / side["floor"]
+            figures["over_bare"] = figures["peer_cpu"] / side["bare"]
+            ops_seen[n] = (side["ops"], side["cards"])
             runs[n].append(figures)
             print(
                 f"  {n} peers: deal {figures['deal']:6.2f} s, busiest peer cpu "
@@ -199,7 +245,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"{figures['audit']:5.2f} s (max {figures['audit_max']:5.2f}, cpu "
                 f"{figures['audit_cpu']:5.2f}), end {figures['end']:5.2f} s; game "
                 f"{figures['game']:5.1f} s, {figures['deals']:.0f} deals, "
-                f"{figures['entries']} entries"
+                f"{figures['entries']} entries\n"
+                f"    right after it: one peer's passes bare (one process, no network) "
+                f"{figures['bare']:5.2f} CPU s, op floor {figures['floor']:5.2f} "
+                f"(var {figures['var_us']:.0f} µs): busiest peer = "
+                f"{figures['over_bare']:.2f} x bare = {figures['over_floor']:.2f} x floor"
             )
     summary: dict[str, Any] = {"game": args.game}
     for n in sizes:
@@ -210,23 +260,23 @@ def main(argv: list[str] | None = None) -> int:
         summary[f"audit_cpu_{n}p_s"] = round(med["audit_cpu"], 3)
         summary[f"end_{n}p_s"] = round(med["end"], 3)
         summary[f"deals_{n}p"] = med["deals"]
-    from mental_poker import group
-
-    raw = cpu_costs()
-    cores = group.workers()
+    cores = os.cpu_count() or 1
     for n in sizes:
-        ops, cards = op_floor(args.game, n)
-        peer = sum(ops[k] * raw[k] for k in ops)
+        med = {k: statistics.median(f[k] for f in runs[n]) for k in runs[n][0]}
+        ops, cards = ops_seen[n]
         counts = " ".join(f"{k}={ops[k]}" for k in sorted(ops))
         print(
             f"  op floor, {n} peers, n = {cards}: one peer's passes of one deal {counts}"
-            f" = {peer:.2f} CPU s at raw cost (var {raw['var'] * 1e6:.0f} µs); the whole table"
-            f" on {cores} cores >= {n * peer / cores:.2f} s"
+            f" = {med['floor']:.2f} CPU s at raw cost (var {med['var_us']:.0f} µs); the whole"
+            f" table on {cores} cores >= {n * med['floor'] / cores:.2f} s"
         )
-        summary[f"peer_cpu_floor_{n}p_s"] = round(peer, 3)
-        summary[f"deal_floor_{n}p_s"] = round(n * peer / cores, 3)
+        summary[f"peer_cpu_floor_{n}p_s"] = round(med["floor"], 3)
+        summary[f"peer_cpu_bare_{n}p_s"] = round(med["bare"], 3)
+        summary[f"peer_cpu_over_floor_{n}p"] = round(med["over_floor"], 3)
+        summary[f"peer_cpu_over_bare_{n}p"] = round(med["over_bare"], 3)
+        summary[f"deal_floor_{n}p_s"] = round(n * med["floor"] / cores, 3)
         summary[f"peer_var_mults_{n}p"] = ops["var"]
-    summary["var_mult_us"] = round(raw["var"] * 1e6, 1)
+        summary[f"var_mult_us_{n}p"] = round(med["var_us"], 1)
     summary["load_average_1min"] = _load()
     print(json.dumps(summary))
     return 0

@@ -268,7 +268,10 @@ _MIN_PARALLEL = 8
 """Below this many items a loop stays on the calling thread (a hand-off costs
 about as much as a few group operations)."""
 
-_workers = max(1, min(multiprocessing.cpu_count(), 8))
+MAX_WORKERS = 8
+"""The most threads heavy loops use by default (one per core up to this)."""
+
+_workers = max(1, min(multiprocessing.cpu_count(), MAX_WORKERS))
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 _on_worker = threading.local()

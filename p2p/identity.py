@@ -19,9 +19,16 @@ grouped by four for reading aloud, e.g. ``K3QF-7ZPA-M2XD-4RTY``
 Signatures are made and checked by libsodium (through PyNaCl, already the
 card group's library): its Ed25519 check costs about half of OpenSSL's
 (65 against 117 µs on this machine, ``bench/latency.py`` pays it twice per
-entry at every peer) and refuses more malformed input (protocol.md §2.1).
-Ed25519 signing is deterministic, so the signatures are the same bytes
-whichever library makes them.
+entry at every peer). Ed25519 signing is deterministic, so the signatures
+are the same bytes whichever library makes them. What a check accepts must
+be the same at every peer (protocol.md §2.1), and Ed25519 libraries differ
+at the edges: a public key must be a valid point of the prime-order
+subgroup (:class:`PeerKey` refuses any other at once), and released
+libsodium compares ``R`` byte for byte, so an ``R`` with a small-order
+component is refused. libsodium's development branch accepts such an ``R``
+since 2022; this module checks, once when it is imported, that the
+libsodium PyNaCl brought refuses it (:func:`check_library`), and refuses to
+run on one that does not rather than disagree with the other peers.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+import nacl
 import nacl.bindings as _sodium
 import nacl.exceptions
 
@@ -85,6 +93,10 @@ class PeerKey:
     def __post_init__(self) -> None:
         if not isinstance(self.raw, bytes) or len(self.raw) != PUBLIC_KEY_LEN:
             raise ValueError("an Ed25519 public key is exactly 32 bytes")
+        if not _sodium.crypto_core_ed25519_is_valid_point(self.raw):
+            # a real key is a·B: canonical, in the prime-order subgroup, not
+            # small; any other has signatures libraries disagree about
+            raise ValueError("not an Ed25519 public key: not a point of the prime-order subgroup")
 
     @property
     def fingerprint(self) -> str:
@@ -94,6 +106,8 @@ class PeerKey:
         """True when ``signature`` is this key's signature over ``message``
         (libsodium's check: cofactorless, and a small-order or non-canonical
         key or ``R`` is refused, protocol.md §2.1)."""
+        if not isinstance(message, bytes):
+            raise TypeError(f"a signed message is bytes, not {type(message).__name__}")
         if not isinstance(signature, bytes) or len(signature) != SIGNATURE_LEN:
             return False
         try:
@@ -107,6 +121,50 @@ class PeerKey:
 
     def __repr__(self) -> str:
         return f"PeerKey({self.fingerprint})"
+
+
+class LibraryError(RuntimeError):
+    """This libsodium checks Ed25519 signatures otherwise than protocol.md §2.1."""
+
+
+# Known answers (protocol.md §2.1): RFC 8032 §7.1 test 2 must verify; the
+# other two are signatures by the key of seed 00 01 … 1f over MESSAGE whose R
+# is the right point plus one of order 4, and plus one of order 2: refused by
+# released libsodium (R compared byte for byte), accepted by its development
+# branch since 2022 (``R − R'`` of small order is let through).
+_RFC_KEY = "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c"
+_RFC_SIG = (
+    "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da"
+    "085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00"
+)
+_TORSION_KEY = "03a107bff3ce10be1d70dd18e74bc09967e4d6309ba50d5f1ddc8664125531b8"
+_TORSION_MESSAGE = b"nodealer/self-check"
+_TORSION_SIGS = (
+    "af6e8e63f857d90bf1afb0d2cd8753a15efed2964adc823c24f85082207e073e"
+    "67e53d67ef9ba334fd61a5383c76d67a5c81256210b9f5501e6185103933470d",
+    "feaf9d07b868cc52786305312c376563c622b0386a10d105e3c1501b28d65f7e"
+    "0ea9d3be354bedd637fcf00ec381b5f34caf8a46e54fe71f43c301e3df575409",
+)
+
+
+def check_library() -> None:
+    """Raise :class:`LibraryError` unless the libsodium under PyNaCl checks
+    signatures as protocol.md §2.1 says (run once at import)."""
+    rfc = PeerKey(bytes.fromhex(_RFC_KEY)).verify(bytes.fromhex(_RFC_SIG), b"\x72")
+    key = PeerKey(bytes.fromhex(_TORSION_KEY))
+    torsion = [key.verify(bytes.fromhex(sig), _TORSION_MESSAGE) for sig in _TORSION_SIGS]
+    if not rfc or any(torsion):
+        raise LibraryError(
+            f"the libsodium that PyNaCl {nacl.__version__} uses here checks Ed25519 "
+            "signatures otherwise than protocol.md §2.1 (it accepts an R with a "
+            "small-order component, or refuses RFC 8032's own test): peers would "
+            "disagree about which signatures are valid. Install a PyNaCl built on a "
+            "released libsodium (1.0.18 to 1.0.21 pass this check; PyNaCl 1.5 to 1.6 "
+            "bundle one)."
+        )
+
+
+check_library()
 
 
 class Identity:
@@ -131,13 +189,15 @@ class Identity:
         directory = config_dir() if directory is None else Path(directory)
         path = directory / KEY_FILE
         try:
-            seed = path.read_bytes()
+            with path.open("rb") as f:
+                seed = f.read(33)  # a key is 32 bytes: never read a huge file whole
         except FileNotFoundError:
             return cls._create(path)
         except OSError as exc:
             raise IdentityError(f"cannot read identity key {path}: {exc}") from exc
         if len(seed) != 32:
-            raise IdentityError(f"identity key {path} is {len(seed)} bytes, expected 32")
+            size = f"{len(seed)} bytes" if len(seed) < 32 else "longer"
+            raise IdentityError(f"identity key {path} is {size}, expected 32 bytes")
         mode = path.stat().st_mode & 0o777
         if mode & 0o077:
             raise IdentityError(

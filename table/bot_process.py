@@ -247,12 +247,17 @@ def default_processes() -> int:
 
 def workers_for(processes: int) -> int:
     """Group threads for each of ``processes`` busy processes sharing this
-    machine: its cores divided among them, at least one. A second thread
-    only pays when a core would otherwise idle: with every core already
-    busy, its hand-offs and GIL switches cost CPU time and nothing else
-    (one 9-seat deal's passes in one process: 1.02 CPU s with one thread,
-    1.19 with two, medians of 5 side by side)."""
-    return max(1, (os.cpu_count() or 1) // max(1, processes))
+    machine: its cores divided among them, at least one and at most the
+    group's default cap (:data:`mental_poker.group.MAX_WORKERS`). A second
+    thread only pays when a core would otherwise idle: with every core
+    already busy, its hand-offs and GIL switches cost CPU time and nothing
+    else (one 9-seat deal's passes in one process: 1.02 CPU s with one
+    thread, 1.19 with two, means of 5 side by side). ``play_bot_table``
+    gives its children this share of ``processes`` = children + itself; it
+    keeps its own default, for the person's seat and the screen."""
+    from mental_poker.group import MAX_WORKERS
+
+    return max(1, min(MAX_WORKERS, (os.cpu_count() or 1) // max(1, processes)))
 
 
 # ---------------------------------------------------------------- the child side

@@ -25,6 +25,8 @@ def test_busy_processes_share_the_cores_among_their_group_threads(monkeypatch) -
     assert [workers_for(p) for p in (1, 2, 3, 9)] == [2, 1, 1, 1]
     monkeypatch.setattr(bot_process.os, "cpu_count", lambda: 8)
     assert [workers_for(p) for p in (1, 3, 4, 9)] == [8, 2, 2, 1]
+    monkeypatch.setattr(bot_process.os, "cpu_count", lambda: 64)
+    assert [workers_for(p) for p in (1, 3, 16)] == [8, 8, 4]  # the group's cap
     monkeypatch.setattr(bot_process.os, "cpu_count", lambda: None)
     assert workers_for(3) == 1
 

@@ -6,6 +6,7 @@ import os
 import stat
 
 import msgpack
+import nacl.bindings
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -25,6 +26,10 @@ from p2p.wire import (
     encode_frame,
     message,
 )
+
+
+_ORDER_8 = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
+"""A point of order 8 of edwards25519 (libsodium's small-order blocklist)."""
 
 
 def _hello(**over):
@@ -199,13 +204,51 @@ def test_a_signature_check_refuses_what_protocol_md_refuses() -> None:
     assert not me.public.verify(good[:63], message)
     assert not me.public.verify(r + (s + L).to_bytes(32, "little"), message)  # S not < L
     identity = (1).to_bytes(32, "little")  # the neutral element: small order
-    assert not PeerKey(identity).verify(good, message)
     assert not me.public.verify(identity + good[32:], message)  # small-order R
-    assert not PeerKey(bytes([0xFF]) * 32).verify(good, message)  # not a point
+    # a key must be a point of the prime-order subgroup (libraries disagree
+    # about signatures under any other): small order, mixed order, not a
+    # point, not canonical
+    mixed = nacl.bindings.crypto_core_ed25519_add(me.public.raw, _ORDER_8)
+    not_canonical = (2**255 - 19 + 1).to_bytes(32, "little")  # y = p + 1
+    for bad in (identity, _ORDER_8, mixed, bytes([0xFF]) * 32, not_canonical):
+        with pytest.raises(ValueError, match="prime-order"):
+            PeerKey(bad)
     with pytest.raises(ValueError):
         Identity(b"short")
     with pytest.raises(ValueError):
         PeerKey(b"short")
+    with pytest.raises(TypeError):
+        me.public.verify(good, "nodealer")  # a programming error, said as one
+
+
+def test_the_library_is_checked_for_the_r_rule_of_protocol_md(monkeypatch) -> None:
+    # released libsodium refuses an R with a small-order component; its
+    # development branch accepts it: such a build must stop the program
+    from p2p import identity
+
+    key = PeerKey(bytes.fromhex(identity._TORSION_KEY))
+    for sig in identity._TORSION_SIGS:
+        assert not key.verify(bytes.fromhex(sig), identity._TORSION_MESSAGE)
+    identity.check_library()
+    lenient = nacl.bindings.crypto_sign_open
+
+    def accepts_torsion(signed: bytes, pk: bytes) -> bytes:
+        if signed[64:] == identity._TORSION_MESSAGE:
+            return signed[64:]
+        return lenient(signed, pk)
+
+    monkeypatch.setattr(identity._sodium, "crypto_sign_open", accepts_torsion)
+    with pytest.raises(identity.LibraryError, match="small-order component"):
+        identity.check_library()
+
+
+def test_a_log_naming_a_weak_key_is_bad_input_naming_nobody(tmp_path) -> None:
+    from p2p.store import StoreError, parse_log
+
+    keys = [Identity.generate().public.raw, (1).to_bytes(32, "little")]
+    header = {"t": "table", "v": PROTOCOL_VERSION, "table": b"t" * 16, "seats": keys}
+    with pytest.raises(StoreError, match="bad table header.*prime-order"):
+        parse_log([header])
 
 
 # ------------------------------------------------------------------ handshake

@@ -27,7 +27,6 @@ from p2p.wire import (
     message,
 )
 
-
 _ORDER_8 = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
 """A point of order 8 of edwards25519 (libsodium's small-order blocklist)."""
 
@@ -247,7 +246,7 @@ def test_a_log_naming_a_weak_key_is_bad_input_naming_nobody(tmp_path) -> None:
 
     keys = [Identity.generate().public.raw, (1).to_bytes(32, "little")]
     header = {"t": "table", "v": PROTOCOL_VERSION, "table": b"t" * 16, "seats": keys}
-    with pytest.raises(StoreError, match="bad table header.*prime-order"):
+    with pytest.raises(StoreError, match=r"bad table header.*prime-order"):
         parse_log([header])
 
 

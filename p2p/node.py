@@ -81,7 +81,12 @@ from p2p.wire import (
 log = logging.getLogger("nodealer.p2p")
 
 HANDSHAKE_TIMEOUT = 5.0
-ACK_INTERVAL = 0.05  # at most this often an fsync + ack (acks are cumulative)
+ACK_INTERVAL = 0.25
+"""At most this often an fsync + ack (acks are cumulative). Every seat
+broadcasts its acks: at 50 ms they were most of a 9-seat table's messages,
+and cutting them to this gave bench/latency.py p50 7.45/7.03/6.13/5.01 ms
+against 7.75/7.50/7.05/6.50 ms and 475-712 against 423-486 events/s (side by
+side, alternating); nothing waits for an ack (protocol.md §3.4)."""
 SEND_QUEUE = 100_000  # frames queued to one peer before it counts as stuck
 MAX_QUEUED = 64 << 20  # bytes queued to one peer before it counts as stuck
 PENDING_PER_HOST = 16  # handshakes in progress from one address at once

@@ -99,7 +99,10 @@ async def test_sigkilled_peer_restarts_catches_up_and_loses_nothing(tmp_path) ->
                         await trio.sleep(0.004)
 
                 nursery.start_soon(parent_burst)
-                await wait_until(lambda: from_child() >= 40, timeout=60)
+                # mid-burst, once the child has acknowledged (fsynced) something
+                await wait_until(
+                    lambda: from_child() >= 40 and nodes[0].log.acks[3].seq >= 1, timeout=60
+                )
                 acked = nodes[0].log.acks[3]  # what the child had acknowledged (fsynced)
                 child.proc.kill()  # SIGKILL, mid-burst
                 child.proc.wait()

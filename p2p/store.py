@@ -35,6 +35,7 @@ import os
 import stat
 import struct
 import zlib
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -359,10 +360,15 @@ class Store:
         """fsync every file appended to since the last sync."""
         self.fsync(self.take_dirty())
 
-    def take_dirty(self) -> list[int]:
+    def take_dirty(self, files: Collection[str] | None = None) -> list[int]:
         """The descriptors appended to since the last call (for :meth:`fsync`,
-        which may then run in another thread while appends go on)."""
-        dirty, self._dirty = self._dirty, set()
+        which may then run in another thread while appends go on); only
+        those of ``files`` when given (the others stay to be synced)."""
+        if files is None:
+            dirty, self._dirty = self._dirty, set()
+        else:
+            dirty = self._dirty & set(files)
+            self._dirty -= dirty
         return [self._fds[name] for name in dirty if name in self._fds]
 
     @staticmethod

@@ -72,6 +72,43 @@ async def test_the_session_consumes_the_log_as_an_async_iterator(tmp_path) -> No
         assert nodes[1].get_secret("deal/key/4") == b"\x01" * 32
 
 
+@pytest.mark.trio
+async def test_own_events_fsync_their_file_on_the_loop_until_the_disk_is_slow(
+    tmp_path, monkeypatch
+) -> None:
+    import threading
+    import time
+
+    from p2p.store import Store
+
+    loop_thread = threading.get_ident()
+    synced: list[tuple[list[int], bool]] = []
+    slow = False
+
+    def fsync(fds: list[int]) -> None:
+        synced.append((list(fds), threading.get_ident() == loop_thread))
+        if slow:
+            time.sleep(0.02)
+
+    monkeypatch.setattr(Store, "fsync", staticmethod(fsync))
+    ids, table = make_table(2)
+    async with mesh(ids, table, tmp_path) as nodes:
+        node = nodes[1]
+        own = node.store._fds["own"]
+        await node.submit({"n": 0})
+        await wait_until(lambda: node.head >= 1)
+        synced.clear()
+        await node.submit({"n": 1})  # the log file is dirty too: it waits for the flusher
+        assert synced[0] == ([own], True), "only the own file, on the event loop"
+        slow = True  # a disk that takes 20 ms: the next fsyncs leave the loop
+        for n in range(2, 6):
+            await node.submit({"n": n})
+        own_syncs = [on_loop for fds, on_loop in synced if fds == [own]]
+        assert own_syncs[:3] == [True, True, False] and not any(own_syncs[3:])
+        await wait_until(lambda: node.head >= 6)
+        assert node.log.next_own_counter == 6
+
+
 def _state(nodes):
     return [(x.head, x.log.hashes[-1], list(x.log.next_counter)) for x in nodes]
 

@@ -237,10 +237,12 @@ class LogMachine:
         self._index: dict[tuple[int, int], int] = {}  # (author, counter) -> seq
         for entry in entries:
             self._append(entry, entry.hash(table), trusted=True)
+        self._durable = self.head  # the chain is on our disk up to here (it was loaded)
         self.own_events: dict[int, Event] = {}
         for event in own_events:  # from our private file: still, only what we signed
             if event.author == self.me and _verifies(event, table):
                 self.own_events[event.counter] = event
+        self._held: set[int] = set()  # counters signed but not yet on our disk
         self.led_terms: set[int] = set(led_terms)
         # proofs against sequencers (verified; at most one per seat): key -> proof
         self.proofs: dict[tuple[str, int, int], SequencerProof] = {}
@@ -300,8 +302,16 @@ class LogMachine:
 
     @property
     def own_pending(self) -> list[Event]:
+        """Our events on our disk and not yet in the chain (never one that
+        :meth:`author` signed and the node has not persisted yet: sent, and
+        lost with a power cut, its counter would be signed again over
+        another body)."""
         start = self.next_counter[self.me]
-        return [self.own_events[c] for c in sorted(self.own_events) if c >= start]
+        return [
+            self.own_events[c]
+            for c in sorted(self.own_events)
+            if c >= start and c not in self._held
+        ]
 
     @property
     def committed(self) -> int:
@@ -353,7 +363,18 @@ class LogMachine:
         return max(self.term, self.voted)
 
     def _ack(self) -> Head:
-        ack = self._head_statement("ack", self.vote_floor)
+        """Our ack: the head of what is on our disk (protocol.md §3.4), which
+        may be behind the chain we hold."""
+        seq = min(self._durable, self.head)
+        ack = Head.create(
+            self.table,
+            self.identity,
+            "ack",
+            self.vote_floor,
+            seq,
+            self.chain[seq - 1].term if seq else 0,
+            self.hashes[seq],
+        )
         self._keep_ack(self.me, ack)
         return ack
 
@@ -391,10 +412,12 @@ class LogMachine:
         event = Event.create(self.table, self.identity, self.me, self.next_own_counter, body)
         event.verify(self.table)
         self.own_events[event.counter] = event
+        self._held.add(event.counter)  # not sent, not even resent, before submit_own
         return event
 
     def submit_own(self, event: Event, now: float) -> list[Effect]:
-        """Send our own (already persisted) event to the sequencer."""
+        """Send our own event, now persisted, to the sequencer."""
+        self._held.discard(event.counter)
         self._submit_to_sequencer([event], now)
         return self.take_effects()
 
@@ -424,6 +447,8 @@ class LogMachine:
 
     def flushed(self, seq: int, seq_hash: bytes) -> list[Effect]:
         """The chain up to ``seq`` is on disk: acknowledge it if still our head."""
+        if seq <= self.head and self.hashes[seq] == seq_hash:
+            self._durable = max(self._durable, seq)
         if seq == self.head and seq_hash == self.head_hash:
             self._emit(Send(None, self._ack().to_wire()))
         return self.take_effects()
@@ -533,6 +558,7 @@ class LogMachine:
             del self._index[(ev.author, ev.counter)]
         del self.chain[seq:]
         del self.hashes[seq + 1 :]
+        self._durable = min(self._durable, seq)  # what replaces the rest is not on disk yet
         self.truncations += 1
         self.low_water = min(self.low_water, seq)
         self._emit(Persist("log", {"t": "truncate", "seq": seq}))

@@ -81,8 +81,6 @@ from p2p.wire import (
 log = logging.getLogger("nodealer.p2p")
 
 HANDSHAKE_TIMEOUT = 5.0
-INLINE_FSYNC = 0.002
-"""An fsync that has lately taken less than this (seconds) runs on the loop."""
 ACK_INTERVAL = 0.25
 """At most this often an fsync + ack (acks are cumulative). Every seat
 broadcasts its acks: at 50 ms they were most of a 9-seat table's messages,
@@ -247,7 +245,6 @@ class Node:
         self._changed = trio.Event()
         self._peers_moved = trio.Event()  # set (and replaced) when `connected` changes
         self._dirty = trio.Event()
-        self._fsync_seconds = 0.0  # how long this disk's recent fsyncs took (EWMA)
         self._rewinds: list[int] = []
         self._delivered_hwm = 0
         self.listen_port = 0
@@ -378,7 +375,6 @@ class Node:
         self.store.record_own_event(event, sync=False)
         await self._sync_store("own")
         self._execute(self.log.submit_own(event, trio.current_time()))
-        await trio.lowlevel.checkpoint()
         return event.counter
 
     async def entries(self, start: int = 1) -> AsyncIterator[LogItem | Rewound]:
@@ -450,20 +446,14 @@ class Node:
         self._changed = trio.Event()
 
     async def _sync_store(self, *files: str) -> None:
-        """fsync ``files`` (default: every file appended to since). While this
-        disk's fsyncs take less than :data:`INLINE_FSYNC`, on the event loop:
-        on a busy machine the hand-off to a worker thread and back costs
-        more than that (it was most of ``submit``'s 1.6 ms at a 9-seat table
-        on 2 cores, the fsync itself 0.1 ms); a slow disk gets a worker
-        thread, so that it never holds up the loop for long."""
+        """fsync ``files`` (default: every file appended to since), in a
+        worker thread: a disk that stalls now and then must never hold up
+        the loop (its beats, its reading, the screen). Only the named files:
+        an own event must not wait for the log, and the flusher must find
+        the log still to sync before it acknowledges it."""
         fds = self.store.take_dirty(files or None)
-        if not fds:
-            return
-        if self._fsync_seconds < INLINE_FSYNC:
-            took = _timed_fsync(fds)
-        else:
-            took = await trio.to_thread.run_sync(_timed_fsync, fds)
-        self._fsync_seconds += (took - self._fsync_seconds) / 4
+        if fds:
+            await trio.to_thread.run_sync(self.store.fsync, fds)
 
     async def _flusher(self) -> None:
         while True:
@@ -740,12 +730,6 @@ class Node:
             f"seat {m.me} {self.fingerprint}: term {m.term} {m.role.value}, head {m.head}, "
             f"committed {m.committed}, peers {sorted(self._conns)}"
         )
-
-
-def _timed_fsync(fds: list[int]) -> float:
-    start = time.perf_counter()
-    Store.fsync(fds)
-    return time.perf_counter() - start
 
 
 def _item(entry: Entry) -> LogItem:

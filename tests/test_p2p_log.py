@@ -467,3 +467,43 @@ def test_a_proof_that_does_not_hold_frames_nobody() -> None:
     with pytest.raises(BadSignature):
         m.receive(1, {"k": "entry", "e": relayed.to_wire()}, net.now)
     assert _snapshot(m) == before
+
+
+def test_an_ack_names_only_what_is_on_disk() -> None:
+    # §3.4: an ack says "this head is on my disk"; a peer that connects (or a
+    # newer term's beat) gets the flushed head, never entries still unsynced
+    net = SimNet(3)
+    net.run()
+    for i in range(4):
+        net.submit(i % 3, {"n": i})
+    net.run()
+    assert net.machines[0].acks[2].seq == 4  # the sim's disk is instant
+    chain = [*net.machines[0].chain]
+    fresh = LogMachine(net.table, net.ids[2], entries=chain[:2])  # loaded: on disk
+    for entry in chain[2:]:  # received, appended, not yet fsynced
+        fresh.receive(0, {"k": "entry", "e": entry.to_wire()}, 0.0)
+    fresh.take_effects()
+    assert fresh.head == 4
+    sent = [e for e in fresh.peer_connected(1, 0.0) if isinstance(e, Send)]
+    ack = Head.from_wire(next(e.msg for e in sent if e.msg["k"] == "ack"))
+    assert (ack.seq, ack.hash) == (2, fresh.hashes[2])
+    ack.verify(net.table, 2)
+    fresh.flushed(3, fresh.hashes[3])  # head moved on meanwhile: no ack, but seq 3 is on disk
+    sent = [e for e in fresh.peer_connected(1, 0.0) if isinstance(e, Send)]
+    assert Head.from_wire(next(e.msg for e in sent if e.msg["k"] == "ack")).seq == 3
+    sent = fresh.flushed(4, fresh.hashes[4])
+    assert [(e.to, Head.from_wire(e.msg).seq) for e in sent] == [(None, 4)]  # broadcast
+
+
+def test_an_own_event_is_never_sent_before_the_node_persisted_it() -> None:
+    net = SimNet(2)
+    net.run()
+    follower = net.machines[1]
+    event = follower.author(_body({"n": 0}))  # signed; the node now writes it to disk
+    net.now += 10  # long past the resubmission time: the ticker resends pending events
+    effects = follower.tick(net.now) + follower.peer_connected(0, net.now)
+    assert not [e for e in effects if isinstance(e, Send) and e.msg["k"] == "submit"]
+    assert follower.own_pending == [] and follower.next_own_counter == 1
+    sent = [e for e in follower.submit_own(event, net.now) if isinstance(e, Send)]
+    assert [(e.to, e.msg["k"]) for e in sent] == [(0, "submit")]
+    assert follower.own_pending == [event]  # and resent until it is in the chain

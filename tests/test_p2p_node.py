@@ -73,7 +73,7 @@ async def test_the_session_consumes_the_log_as_an_async_iterator(tmp_path) -> No
 
 
 @pytest.mark.trio
-async def test_own_events_fsync_their_file_on_the_loop_until_the_disk_is_slow(
+async def test_own_events_fsync_only_their_file_and_a_stalled_disk_never_holds_the_loop(
     tmp_path, monkeypatch
 ) -> None:
     import threading
@@ -83,12 +83,11 @@ async def test_own_events_fsync_their_file_on_the_loop_until_the_disk_is_slow(
 
     loop_thread = threading.get_ident()
     synced: list[tuple[list[int], bool]] = []
-    slow = False
+    stall = 0.0
 
     def fsync(fds: list[int]) -> None:
         synced.append((list(fds), threading.get_ident() == loop_thread))
-        if slow:
-            time.sleep(0.02)
+        time.sleep(stall)
 
     monkeypatch.setattr(Store, "fsync", staticmethod(fsync))
     ids, table = make_table(2)
@@ -98,15 +97,24 @@ async def test_own_events_fsync_their_file_on_the_loop_until_the_disk_is_slow(
         await node.submit({"n": 0})
         await wait_until(lambda: node.head >= 1)
         synced.clear()
-        await node.submit({"n": 1})  # the log file is dirty too: it waits for the flusher
-        assert synced[0] == ([own], True), "only the own file, on the event loop"
-        slow = True  # a disk that takes 20 ms: the next fsyncs leave the loop
-        for n in range(2, 6):
-            await node.submit({"n": n})
-        own_syncs = [on_loop for fds, on_loop in synced if fds == [own]]
-        assert own_syncs[:3] == [True, True, False] and not any(own_syncs[3:])
-        await wait_until(lambda: node.head >= 6)
-        assert node.log.next_own_counter == 6
+        stall = 0.3  # a disk that stalls: the loop must go on meanwhile
+        lags: list[float] = []
+
+        async def watch() -> None:
+            while True:
+                before = trio.current_time()
+                await trio.sleep(0.01)
+                lags.append(trio.current_time() - before - 0.01)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(watch)
+            started = trio.current_time()
+            await node.submit({"n": 1})  # the log file is dirty too: it waits for the flusher
+            took = trio.current_time() - started
+            nursery.cancel_scope.cancel()
+        assert synced[0] == ([own], False), "only the own file, in a worker thread"
+        assert took >= 0.3 and max(lags) < 0.2, (took, max(lags))
+        await wait_until(lambda: node.head >= 2)
 
 
 def _state(nodes):

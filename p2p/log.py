@@ -445,11 +445,17 @@ class LogMachine:
             self._submit_to_sequencer(self.own_pending, now)
         return self.take_effects()
 
-    def flushed(self, seq: int, seq_hash: bytes) -> list[Effect]:
-        """The chain up to ``seq`` is on disk: acknowledge it if still our head."""
-        if seq <= self.head and self.hashes[seq] == seq_hash:
-            self._durable = max(self._durable, seq)
-        if seq == self.head and seq_hash == self.head_hash:
+    def flushed(self, seq: int, seq_hash: bytes, truncations: int | None = None) -> list[Effect]:
+        """The chain up to ``seq`` (hash ``seq_hash``, taken with the count of
+        ``truncations`` so far, before the fsync began) is on disk:
+        acknowledge what is. A cut meanwhile leaves it unsure (the entries
+        appended again after a cut may not be on disk even if they are
+        the same)."""
+        rose = False
+        if truncations in (None, self.truncations) and seq <= self.head:
+            if self.hashes[seq] == seq_hash and seq > self._durable:
+                self._durable, rose = seq, True
+        if rose or (seq == self.head and seq_hash == self.head_hash):
             self._emit(Send(None, self._ack().to_wire()))
         return self.take_effects()
 

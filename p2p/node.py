@@ -61,7 +61,7 @@ from typing import Any
 import msgpack
 import trio
 
-from p2p.envelope import Entry, EquivocationProof, EventError, TableSpec
+from p2p.envelope import Entry, EquivocationProof, Event, EventError, TableSpec
 from p2p.handshake import Channel, Handshake, HandshakeError
 from p2p.identity import Identity, PeerKey
 from p2p.log import Effect, LogMachine, Persist, Role, Send
@@ -245,6 +245,7 @@ class Node:
         self._changed = trio.Event()
         self._peers_moved = trio.Event()  # set (and replaced) when `connected` changes
         self._dirty = trio.Event()
+        self._unsynced_own: list[Event] = []  # signed, whose fsync failed: for the flusher
         self._rewinds: list[int] = []
         self._delivered_hwm = 0
         self.listen_port = 0
@@ -373,7 +374,14 @@ class Node:
             raise ValueError(f"an event body must be msgpack-able: {exc}") from exc
         event = self.log.author(raw)
         self.store.record_own_event(event, sync=False)
-        await self._sync_store("own")
+        try:
+            await self._sync_store("own")
+        except BaseException:
+            # not known to be on disk (an I/O error, or cancelled before the
+            # fsync began): the flusher writes it again, syncs, then sends it
+            self._unsynced_own.append(event)
+            self._dirty.set()
+            raise
         self._execute(self.log.submit_own(event, trio.current_time()))
         return event.counter
 
@@ -460,9 +468,14 @@ class Node:
             await self._dirty.wait()
             self._dirty = trio.Event()
             machine = self.log
-            seq, seq_hash = machine.head, machine.head_hash
+            own, self._unsynced_own = self._unsynced_own, []
+            for event in own:
+                self.store.record_own_event(event, sync=False)
+            seq, seq_hash, cuts = machine.head, machine.head_hash, machine.truncations
             await self._sync_store()
-            self._execute(machine.flushed(seq, seq_hash))
+            self._execute(machine.flushed(seq, seq_hash, cuts))
+            for event in own:
+                self._execute(machine.submit_own(event, trio.current_time()))
             await trio.sleep(ACK_INTERVAL)  # batch the next fsync and ack
 
     async def _ticker(self) -> None:

@@ -343,6 +343,10 @@ class Store:
             if record["t"] == "secret" and type(name) is str and type(value) is bytes:
                 self._secrets[name] = value
         self._open_file("secrets", end)
+        # what a crash left in the page cache but not on the disk is read back
+        # like the rest: make it durable before anything is acknowledged or
+        # (re)sent from it (protocol.md §3.6)
+        self.fsync(list(self._fds.values()))
 
     # ---------------------------------------------------------------- writing
 

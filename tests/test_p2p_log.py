@@ -507,3 +507,30 @@ def test_an_own_event_is_never_sent_before_the_node_persisted_it() -> None:
     sent = [e for e in follower.submit_own(event, net.now) if isinstance(e, Send)]
     assert [(e.to, e.msg["k"]) for e in sent] == [(0, "submit")]
     assert follower.own_pending == [event]  # and resent until it is in the chain
+
+
+def test_a_flush_acknowledges_what_it_made_durable_unless_the_chain_was_cut_meanwhile() -> None:
+    net = SimNet(3)
+    net.run()
+    for i in range(4):
+        net.submit(i % 3, {"n": i})
+    net.run()
+    chain = [*net.machines[0].chain]
+    m = LogMachine(net.table, net.ids[2], entries=chain[:1])
+    for entry in chain[1:]:
+        m.receive(0, {"k": "entry", "e": entry.to_wire()}, 0.0)
+    m.take_effects()
+    # the flusher took (3, h3); entry 4 arrived during its fsync: seq 3 is acked all the same
+    sent = m.flushed(3, m.hashes[3], m.truncations)
+    assert [(e.to, Head.from_wire(e.msg).seq) for e in sent] == [(None, 3)]
+    # a cut during the fsync: what was appended again may not be on disk
+    cuts = m.truncations
+    m._truncate(2)
+    for entry in chain[2:]:
+        m.receive(0, {"k": "entry", "e": entry.to_wire()}, 0.0)
+    m.take_effects()
+    assert m.head == 4
+    assert [Head.from_wire(e.msg).seq for e in m.flushed(4, m.hashes[4], cuts)] == [2]
+    sent = [e for e in m.peer_connected(1, 0.0) if isinstance(e, Send) and e.msg["k"] == "ack"]
+    assert Head.from_wire(sent[0].msg).seq == 2
+    assert [Head.from_wire(e.msg).seq for e in m.flushed(4, m.hashes[4], m.truncations)] == [4]

@@ -117,6 +117,58 @@ async def test_own_events_fsync_only_their_file_and_a_stalled_disk_never_holds_t
         await wait_until(lambda: node.head >= 2)
 
 
+@pytest.mark.trio
+async def test_an_own_event_whose_fsync_failed_goes_out_once_the_flusher_synced_it(
+    tmp_path, monkeypatch
+) -> None:
+    from p2p.store import Store
+
+    real = Store.fsync
+    failures = []
+    fail, own = False, -1
+
+    def fsync(fds: list[int]) -> None:
+        if fail and fds == [own]:
+            failures.append(fds)
+            raise OSError(5, "Input/output error")
+        real(fds)
+
+    monkeypatch.setattr(Store, "fsync", staticmethod(fsync))
+    ids, table = make_table(3)
+    async with mesh(ids, table, tmp_path, timeout=1.0) as nodes:
+        node = nodes[1]
+        own = node.store._fds["own"]
+        fail = True
+        with pytest.raises(OSError, match="Input/output"):
+            await node.submit({"n": 0})  # not known to be on disk: not sent
+        fail = False
+        assert failures and node.log.own_pending == []
+        await node.submit({"n": 1})
+        await wait_until(lambda: all(x.head >= 2 for x in nodes), timeout=10)
+        assert [e.event.counter for e in nodes[0].log.chain if e.event.author == 1] == [0, 1]
+    from p2p.store import read_records
+
+    records, _ = read_records(node.store.directory / "own")
+    assert [r["ev"]["c"] for r in records if r["t"] == "submit"].count(0) == 2  # written again
+
+
+def test_a_store_reopened_after_a_crash_syncs_what_it_read_back(tmp_path, monkeypatch) -> None:
+    from p2p.store import Store
+
+    _ids, table = make_table(2)
+    store = Store.open(table, tmp_path)
+    store.append("own", {"t": "listen", "port": 4000})  # written, never fsynced
+    store.close()
+    synced: list[list[int]] = []
+    monkeypatch.setattr(Store, "fsync", staticmethod(lambda fds: synced.append(list(fds))))
+    again = Store.open(table, tmp_path)
+    try:
+        assert sorted(synced[-1]) == sorted(again._fds.values())  # log, own and secrets
+        assert again.listen_port == 4000
+    finally:
+        again.close()
+
+
 def _state(nodes):
     return [(x.head, x.log.hashes[-1], list(x.log.next_counter)) for x in nodes]
 

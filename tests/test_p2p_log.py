@@ -469,28 +469,43 @@ def test_a_proof_that_does_not_hold_frames_nobody() -> None:
     assert _snapshot(m) == before
 
 
-def test_an_ack_names_only_what_is_on_disk() -> None:
-    # §3.4: an ack says "this head is on my disk"; a peer that connects (or a
-    # newer term's beat) gets the flushed head, never entries still unsynced
+def _four_entries() -> tuple[SimNet, list[Entry]]:
+    """A 3-seat table whose chain holds 4 entries, acknowledged by all."""
     net = SimNet(3)
     net.run()
     for i in range(4):
         net.submit(i % 3, {"n": i})
     net.run()
+    return net, [*net.machines[0].chain]
+
+
+def _seat_2_holding(net: SimNet, chain: list[Entry], loaded: int) -> LogMachine:
+    """Seat 2 restarted with ``loaded`` entries from its disk, then sent the
+    rest by the sequencer (appended, not yet fsynced)."""
+    m = LogMachine(net.table, net.ids[2], entries=chain[:loaded])
+    for entry in chain[loaded:]:
+        m.receive(0, {"k": "entry", "e": entry.to_wire()}, 0.0)
+    m.take_effects()
+    return m
+
+
+def _ack_to_a_new_peer(m: LogMachine) -> Head:
+    sent = [e for e in m.peer_connected(1, 0.0) if isinstance(e, Send) and e.msg["k"] == "ack"]
+    return Head.from_wire(sent[0].msg)
+
+
+def test_an_ack_names_only_what_is_on_disk() -> None:
+    # §3.4: an ack says "this head is on my disk"; a peer that connects (or a
+    # newer term's beat) gets the flushed head, never entries still unsynced
+    net, chain = _four_entries()
     assert net.machines[0].acks[2].seq == 4  # the sim's disk is instant
-    chain = [*net.machines[0].chain]
-    fresh = LogMachine(net.table, net.ids[2], entries=chain[:2])  # loaded: on disk
-    for entry in chain[2:]:  # received, appended, not yet fsynced
-        fresh.receive(0, {"k": "entry", "e": entry.to_wire()}, 0.0)
-    fresh.take_effects()
+    fresh = _seat_2_holding(net, chain, 2)
     assert fresh.head == 4
-    sent = [e for e in fresh.peer_connected(1, 0.0) if isinstance(e, Send)]
-    ack = Head.from_wire(next(e.msg for e in sent if e.msg["k"] == "ack"))
+    ack = _ack_to_a_new_peer(fresh)
     assert (ack.seq, ack.hash) == (2, fresh.hashes[2])
     ack.verify(net.table, 2)
-    fresh.flushed(3, fresh.hashes[3])  # head moved on meanwhile: no ack, but seq 3 is on disk
-    sent = [e for e in fresh.peer_connected(1, 0.0) if isinstance(e, Send)]
-    assert Head.from_wire(next(e.msg for e in sent if e.msg["k"] == "ack")).seq == 3
+    fresh.flushed(3, fresh.hashes[3])  # the head moved on meanwhile; seq 3 is on disk
+    assert _ack_to_a_new_peer(fresh).seq == 3
     sent = fresh.flushed(4, fresh.hashes[4])
     assert [(e.to, Head.from_wire(e.msg).seq) for e in sent] == [(None, 4)]  # broadcast
 
@@ -510,16 +525,8 @@ def test_an_own_event_is_never_sent_before_the_node_persisted_it() -> None:
 
 
 def test_a_flush_acknowledges_what_it_made_durable_unless_the_chain_was_cut_meanwhile() -> None:
-    net = SimNet(3)
-    net.run()
-    for i in range(4):
-        net.submit(i % 3, {"n": i})
-    net.run()
-    chain = [*net.machines[0].chain]
-    m = LogMachine(net.table, net.ids[2], entries=chain[:1])
-    for entry in chain[1:]:
-        m.receive(0, {"k": "entry", "e": entry.to_wire()}, 0.0)
-    m.take_effects()
+    net, chain = _four_entries()
+    m = _seat_2_holding(net, chain, 1)
     # the flusher took (3, h3); entry 4 arrived during its fsync: seq 3 is acked all the same
     sent = m.flushed(3, m.hashes[3], m.truncations)
     assert [(e.to, Head.from_wire(e.msg).seq) for e in sent] == [(None, 3)]
@@ -531,6 +538,5 @@ def test_a_flush_acknowledges_what_it_made_durable_unless_the_chain_was_cut_mean
     m.take_effects()
     assert m.head == 4
     assert [Head.from_wire(e.msg).seq for e in m.flushed(4, m.hashes[4], cuts)] == [2]
-    sent = [e for e in m.peer_connected(1, 0.0) if isinstance(e, Send) and e.msg["k"] == "ack"]
-    assert Head.from_wire(sent[0].msg).seq == 2
+    assert _ack_to_a_new_peer(m).seq == 2
     assert [Head.from_wire(e.msg).seq for e in m.flushed(4, m.hashes[4], m.truncations)] == [4]

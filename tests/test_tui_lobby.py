@@ -72,6 +72,12 @@ class Peer:
         except BaseException as exc:  # reported by the test
             self.error = exc
 
+    def finish(self, timeout: float = 30) -> None:
+        """Wait for the seat to end by itself (after the game a seat still
+        waits up to 5 s for the others' acks), then stop what is left."""
+        self.thread.join(timeout=timeout)
+        self.stop()
+
     def stop(self) -> None:
         if self.thread.is_alive() and self.token is not None and self.scope is not None:
             try:
@@ -182,7 +188,7 @@ def test_the_host_app_seats_a_joiner_starts_on_s_and_plays(tmp_path: Path) -> No
         asyncio.run(run())
     finally:
         if peer is not None:
-            peer.stop()
+            peer.finish()
     assert peer is not None and peer.error is None, peer.error
     assert peer.result is not None and peer.result.result.clean
     assert app.exit_code == 0 and app.result is not None

@@ -80,6 +80,7 @@ def test_join_goes_back_to_a_held_table_in_the_app(
         monkeypatch.setattr(TableApp, "run", run_in_pilot)
         code = main(["join", "--home", str(jo_home), "--interface", LOCAL,
                      "--time-scale", str(SCALE)])  # fmt: skip
+        host.finish()  # it ends by itself once the joiner's acks are in
     finally:
         host.stop()
     out = capsys.readouterr()

@@ -115,11 +115,13 @@ def _keys_for(screen: BluffScreen) -> list[str]:
     return []
 
 
-async def _until(pilot: Any, done: Callable[[], bool], what: str, seconds: float = 60) -> None:
+async def _until(
+    pilot: Any, done: Callable[[], bool], what: str | Callable[[], str], seconds: float = 60
+) -> None:
     deadline = time.monotonic() + seconds
     while not done():
         if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
+            pytest.fail(f"timed out waiting for {what() if callable(what) else what}")
         await pilot.pause(0.05)
 
 

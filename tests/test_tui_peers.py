@@ -19,7 +19,19 @@ from tui.table_app import HostPlan, TableApp
 
 
 def _notes(app: TableApp) -> list[tuple[str, str]]:
-    return [(str(n.message), n.severity) for n in app._notifications]
+    """Every notification the app raised (kept: a toast on screen expires)."""
+    return app.__dict__.setdefault("_said", [])
+
+
+def _keep_notes(app: TableApp) -> None:
+    said = _notes(app)
+    notify = app.notify
+
+    def kept(message: str, *, severity: Any = "information", **options: Any) -> None:
+        said.append((str(message), severity))
+        notify(message, severity=severity, **options)
+
+    app.notify = kept  # type: ignore[method-assign]
 
 
 def test_the_app_says_when_a_peer_drops_and_stays_usable(tmp_path: Path) -> None:
@@ -30,6 +42,7 @@ def test_the_app_says_when_a_peer_drops_and_stays_usable(tmp_path: Path) -> None
         HostPlan(settings, LOCAL, 0), identity=me, home=tmp_path / "ann", nickname="ann",
         time_scale=SCALE,
     )  # fmt: skip
+    _keep_notes(app)
     peers: list[Peer] = []
 
     def joiner(i: int) -> Any:
@@ -51,8 +64,14 @@ def test_the_app_says_when_a_peer_drops_and_stays_usable(tmp_path: Path) -> None
             assert app.session is not None
             seat = app.session.node.table.seat_of(others[1].public)  # seats go by arrival
             peers[1].stop()  # that seat is gone mid-game
+            assert not peers[1].thread.is_alive(), "the seat stopped did not end"
             fp = others[1].public.fingerprint
-            await _until(pilot, lambda: any(fp in text for text, _ in _notes(app)), "a note", 30)
+            session = app.session
+            await _until(
+                pilot, lambda: any(fp in text for text, _ in _notes(app)),
+                lambda: f"a note (seat {seat}; connected now: {session.node.connected}; "
+                f"updates: {[u.kind for u in session.updates[-8:]]})", 30,
+            )  # fmt: skip
             (note,) = [(text, sev) for text, sev in _notes(app) if fp in text]
             assert note == (f"[dropped] lost the connection to seat {seat} ({fp})", "warning")
             assert app.screen is screen and screen.is_mounted  # still the table, usable

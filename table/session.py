@@ -94,6 +94,7 @@ SECRETS_NAME = "table-seat"
 FINAL_WAIT = 30.0
 DUTY_WAIT = 30.0
 PEER_GRACE = 2.0  # seconds a connection may be gone before it is news (a flap is not)
+ABSENT_GRACE = 10.0  # seconds from the start a seat may take to connect before it is news
 
 
 class SessionError(Exception):
@@ -264,6 +265,7 @@ class TableSession:
         self._deal_shown: int | None = None  # the deal whose passes progress last showed
         self._may_leave: frozenset[int] = frozenset()  # seats whose going is no news
         self.peer_grace = PEER_GRACE
+        self.absent_grace = ABSENT_GRACE
         self._refused = False
         self._secrets_blob: bytes | None = None
         self._restored: tuple[dict[int, DealSecrets], dict[tuple[str, int], bytes]] | None = None
@@ -356,10 +358,14 @@ class TableSession:
         ``peer_grace`` seconds is no news (nor a flood of news from a seat
         that keeps reconnecting), and neither is a seat that goes once the
         game is over or stopped owing no final reveal: peers leave when they
-        are done."""
+        are done. A seat this peer has never been connected to is news
+        ``absent_grace`` seconds after the start (the table would otherwise
+        wait on it with nothing said), and so is its arrival after that."""
         seen: set[int] = set()
         reported: set[int] = set()
-        gone: dict[int, float] = {}  # seat -> when its connection went
+        start = trio.current_time()
+        # seat -> when its connection went (the others: never there, since the start)
+        gone = {seat: start for seat in range(self.node.table.n) if seat != self.node.seat}
         while True:
             moved, connected = self.node.connections_moved, self.node.connected
             now = trio.current_time()
@@ -367,20 +373,25 @@ class TableSession:
                 gone.setdefault(seat, now)
             for seat in connected:
                 gone.pop(seat, None)
-            seen |= connected
             updates, due = [], math.inf
+            for seat in sorted(reported & connected):
+                reported.discard(seat)
+                again = "connected again to" if seat in seen else "connected to"
+                updates.append(Update("back", f"{again} {self.node.peer_name(seat)}"))
+            seen |= connected
             for seat, since in sorted(gone.items()):
                 if seat in reported or seat in self._may_leave:
                     continue
-                if now >= since + self.peer_grace:
+                grace = self.peer_grace if seat in seen else self.absent_grace
+                if now >= since + grace:
                     reported.add(seat)
-                    text = f"lost the connection to {self.node.peer_name(seat)}"
+                    name = self.node.peer_name(seat)
+                    text = f"lost the connection to {name}" if seat in seen else (
+                        f"no connection to {name} yet"
+                    )  # fmt: skip
                     updates.append(Update("dropped", text))
                 else:
-                    due = min(due, since + self.peer_grace)
-            for seat in sorted(reported & connected):
-                reported.discard(seat)
-                updates.append(Update("back", f"connected again to {self.node.peer_name(seat)}"))
+                    due = min(due, since + grace)
             self._report(updates)
             with trio.move_on_at(due):
                 await moved.wait()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import trio
@@ -125,13 +126,22 @@ def test_headless_host_and_join_print_a_drop_and_its_return(
     assert out.err == ""  # --quiet: no progress lines
 
 
+def _watcher(node: _Connections) -> TableSession:
+    watcher = object.__new__(TableSession)  # only the watcher's own state
+    watcher.node, watcher.peer_grace, watcher.absent_grace = node, 2.0, 10.0  # type: ignore[assignment]
+    watcher._may_leave, watcher.updates, watcher.on_update = frozenset(), [], None
+    return watcher
+
+
 class _Connections:
     """What a session reads of its node's connections (``connected``,
     ``connections_moved``, ``peer_name``), moved by the test."""
 
-    def __init__(self) -> None:
+    def __init__(self, seats: int = 3) -> None:
         self.connected: set[int] = set()
         self.connections_moved = trio.Event()
+        self.table = SimpleNamespace(n=seats)
+        self.seat = 0
 
     def now(self, *seats: int) -> None:
         self.connected = set(seats)
@@ -148,9 +158,7 @@ async def test_a_flap_or_a_seat_going_home_is_no_news(autojump_clock: object) ->
     says nothing; one gone longer says dropped, then back; a seat that
     leaves once the game is over owing nothing says nothing."""
     node = _Connections()
-    watcher = object.__new__(TableSession)  # only the watcher's own state
-    watcher.node, watcher.peer_grace = node, 2.0  # type: ignore[assignment]
-    watcher._may_leave, watcher.updates, watcher.on_update = frozenset(), [], None
+    watcher = _watcher(node)
 
     def news() -> list[str]:
         return [str(u) for u in watcher.updates]
@@ -181,3 +189,50 @@ async def test_a_flap_or_a_seat_going_home_is_no_news(autojump_clock: object) ->
         assert len(news()) == 2
         nursery.cancel_scope.cancel()
 
+
+@pytest.mark.trio
+async def test_a_seat_that_never_connects_is_news(autojump_clock: object) -> None:
+    """A seat never connected to is said after the absent grace (10 s from
+    the start: the deal would otherwise wait on it with nothing said), and
+    its arrival after that; a seat arriving within the grace is no news."""
+    node = _Connections(4)
+    watcher = _watcher(node)
+
+    def news() -> list[str]:
+        return [str(u) for u in watcher.updates]
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(watcher._watch_peers)
+        await trio.sleep(3)
+        node.now(1)  # seat 1 comes within the grace; 2 and 3 do not
+        await trio.sleep(6.9)
+        assert news() == []
+        await trio.sleep(0.2)
+        assert news() == ["[dropped] no connection to seat 2 (FP2) yet",
+                          "[dropped] no connection to seat 3 (FP3) yet"]  # fmt: skip
+        node.now(1, 2)
+        await trio.sleep(0.1)
+        assert news()[2:] == ["[back] connected to seat 2 (FP2)"]
+        node.now(1)  # and now it is gone: the usual grace
+        await trio.sleep(2.1)
+        assert news()[3:] == ["[dropped] lost the connection to seat 2 (FP2)"]
+        watcher._may_leave = frozenset({3})  # the game is over, seat 3 owes nothing
+        await trio.sleep(30)
+        assert len(news()) == 4
+        nursery.cancel_scope.cancel()
+
+
+def test_a_seat_never_there_and_its_arrival_read_in_both_languages() -> None:
+    fp = "K3QF-7ZPA-M2XD-4RTY"
+    assert update_line("dropped", f"no connection to seat 2 ({fp}) yet", "zh") == (
+        f"[断线] 还没有与座位2（{fp}）连上"
+    )
+    arrived = update_line("back", f"connected to seat 2 ({fp})", "zh")
+    assert arrived == f"[重连] 与座位2（{fp}）连上了"
+    assert update_line("dropped", f"no connection to seat 2 ({fp}) yet") == (
+        f"[dropped] no connection to seat 2 ({fp}) yet"
+    )
+    # a line not in those forms is shown as it came
+    assert update_line("back", f"no connection to seat 2 ({fp})", "zh") == (
+        f"[重连] no connection to seat 2 ({fp})"
+    )

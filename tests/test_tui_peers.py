@@ -62,11 +62,16 @@ def test_the_app_says_when_a_peer_drops_and_stays_usable(tmp_path: Path) -> None
                          "the game to be set up")  # fmt: skip
             assert not any("connection" in text for text, _ in _notes(app))
             assert app.session is not None
-            seat = app.session.node.table.seat_of(others[1].public)  # seats go by arrival
+            session = app.session
+            seat = session.node.table.seat_of(others[1].public)  # seats go by arrival
+            # the table can be set up before that seat connects (CI once
+            # stopped it mid-handshake: then the news is another, tested in
+            # test_session_peers)
+            await _until(pilot, lambda: seat in session.node.connected, "the seat to connect")
+            await pilot.pause(0.3)
             peers[1].stop()  # that seat is gone mid-game
             assert not peers[1].thread.is_alive(), "the seat stopped did not end"
             fp = others[1].public.fingerprint
-            session = app.session
             await _until(
                 pilot, lambda: any(fp in text for text, _ in _notes(app)),
                 lambda: f"a note (seat {seat}; connected now: {session.node.connected}; "

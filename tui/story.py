@@ -342,7 +342,16 @@ _PROGRESS = re.compile(
 )
 _PROOFS = re.compile(r"^proofs: (\d+) checked \+ (\d+) own(?: \+ (\d+) queued)? of (\d+)$")
 _PASSES = re.compile(r"^(\d+)/(\d+) passes, unproven$")
-_PEER = re.compile(r"^(lost the connection to|connected again to) seat (\d+) \(([^)]*)\)$")
+_PEER = re.compile(
+    r"^(lost the connection to|connected again to|connected to|no connection to) "
+    r"seat (\d+) \(([^)]*)\)( yet)?$"
+)
+_PEER_SAID = {
+    "lost the connection to": "与座位{}（{}）的连接断了",
+    "connected again to": "与座位{}（{}）又连上了",
+    "connected to": "与座位{}（{}）连上了",
+    "no connection to": "还没有与座位{}（{}）连上",
+}
 _PEER_ZH = {"dropped": "断线", "back": "重连"}
 
 
@@ -394,6 +403,8 @@ def update_line(kind: str, text: str, lang: str = "en") -> str:
     '第 1 次发牌完成（4/4 步，无证明）'
     >>> update_line("dropped", "lost the connection to seat 2 (K3QF-7ZPA-M2XD-4RTY)", "zh")
     '[断线] 与座位2（K3QF-7ZPA-M2XD-4RTY）的连接断了'
+    >>> update_line("dropped", "no connection to seat 2 (K3QF-7ZPA-M2XD-4RTY) yet", "zh")
+    '[断线] 还没有与座位2（K3QF-7ZPA-M2XD-4RTY）连上'
     """
     if lang != "zh":
         return text if kind == "progress" else f"[{kind}] {text}"
@@ -402,9 +413,9 @@ def update_line(kind: str, text: str, lang: str = "en") -> str:
         return f"{step}（{count}）" if count else step
     if kind in ("dropped", "back"):
         m = _PEER.match(text)
-        if m:
-            said = "的连接断了" if kind == "dropped" else "又连上了"
-            return f"[{_PEER_ZH[kind]}] 与座位{m.group(2)}（{m.group(3)}）{said}"
+        if m and (m.group(4) is not None) == (m.group(1) == "no connection to"):
+            said = _PEER_SAID[m.group(1)].format(m.group(2), m.group(3))
+            return f"[{_PEER_ZH[kind]}] {said}"
         return f"[{_PEER_ZH[kind]}] {text}"
     if kind == "setup":
         m = re.match(r"^(\w+), (\d+) seats, (proven|unproven) deals$", text)

@@ -237,6 +237,7 @@ class Node:
         self.errors: list[PeerError] = []
         self.addresses: dict[int, tuple[str, int]] = {}
         self._conns: dict[int, Connection] = {}
+        self._ever: set[int] = set()  # seats this node has been connected to
         self._dialing: set[int] = set()
         self._pending: dict[str, int] = {}  # handshakes in progress, per remote host
         self._pending_total = 0
@@ -286,6 +287,11 @@ class Node:
     @property
     def connected(self) -> set[int]:
         return set(self._conns)
+
+    @property
+    def ever_connected(self) -> set[int]:
+        """The seats this node has been connected to since it started."""
+        return set(self._ever)
 
     @property
     def connections_moved(self) -> trio.Event:
@@ -610,6 +616,7 @@ class Node:
                     return False
             old.close()
         self._conns[seat] = conn
+        self._ever.add(seat)
         if old is None:
             self._connections_changed()
         return True

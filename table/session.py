@@ -65,6 +65,7 @@ every deal and returns a :class:`SessionResult`.
 
 from __future__ import annotations
 
+import logging
 import math
 import secrets
 import time
@@ -93,6 +94,8 @@ from .replay import Fault, Replay, setup_body
 SECRETS_NAME = "table-seat"
 FINAL_WAIT = 30.0
 DUTY_WAIT = 30.0
+log = logging.getLogger("nodealer.table")
+
 PEER_GRACE = 2.0  # seconds a connection may be gone before it is news (a flap is not)
 ABSENT_GRACE = 10.0  # seconds from the start a seat may take to connect before it is news
 
@@ -359,42 +362,62 @@ class TableSession:
         that keeps reconnecting), and neither is a seat that goes once the
         game is over or stopped owing no final reveal: peers leave when they
         are done. A seat this peer has never been connected to is news
-        ``absent_grace`` seconds after the start (the table would otherwise
-        wait on it with nothing said), and so is its arrival after that."""
+        ``absent_grace`` seconds after the start, once the stored log is read
+        back (the table would otherwise wait on it with nothing said), and so
+        is its arrival after that."""
         seen: set[int] = set()
         reported: set[int] = set()
         start = trio.current_time()
         # seat -> when its connection went (the others: never there, since the start)
         gone = {seat: start for seat in range(self.node.table.n) if seat != self.node.seat}
         while True:
-            moved, connected = self.node.connections_moved, self.node.connected
-            now = trio.current_time()
+            moved = self.node.connections_moved
+            try:
+                due = self._peer_news(seen, reported, gone)
+            except Exception:  # a bug in the news must not take the table down
+                log.exception("watching the connections to the other seats")
+                due = trio.current_time() + 1.0
+            with trio.move_on_at(due):
+                await moved.wait()
+
+    def _peer_news(self, seen: set[int], reported: set[int], gone: dict[int, float]) -> float:
+        """One look at the connections for :meth:`_watch_peers`: reports
+        what is news and returns when to look again."""
+        connected = self.node.connected
+        ever = self.node.ever_connected | connected  # a connection that came and went counts
+        now = trio.current_time()
+        updates: list[Update] = []
+        try:
+            for seat in sorted(reported & connected):
+                again = "connected again to" if seat in seen else "connected to"
+                updates.append(Update("back", f"{again} {self.node.peer_name(seat)}"))
+                reported.discard(seat)
+            for seat in ever - seen:
+                gone.pop(seat, None)  # its absence since the start is over
+            seen |= ever
             for seat in seen - connected:
                 gone.setdefault(seat, now)
             for seat in connected:
                 gone.pop(seat, None)
-            updates, due = [], math.inf
-            for seat in sorted(reported & connected):
-                reported.discard(seat)
-                again = "connected again to" if seat in seen else "connected to"
-                updates.append(Update("back", f"{again} {self.node.peer_name(seat)}"))
-            seen |= connected
+            due = math.inf
             for seat, since in sorted(gone.items()):
                 if seat in reported or seat in self._may_leave:
                     continue
                 grace = self.peer_grace if seat in seen else self.absent_grace
-                if now >= since + grace:
-                    reported.add(seat)
+                if now < since + grace:
+                    due = min(due, since + grace)
+                elif seat not in seen and not self._caught_up():
+                    due = min(due, now + 0.5)  # whether it may have gone home is not known yet
+                else:
                     name = self.node.peer_name(seat)
                     text = f"lost the connection to {name}" if seat in seen else (
                         f"no connection to {name} yet"
                     )  # fmt: skip
                     updates.append(Update("dropped", text))
-                else:
-                    due = min(due, since + grace)
+                    reported.add(seat)
+        finally:  # what was found before a failure is still said
             self._report(updates)
-            with trio.move_on_at(due):
-                await moved.wait()
+        return due
 
     async def _loop(self, receive: trio.MemoryReceiveChannel[LogItem | Rewound]) -> SessionResult:
         while True:

@@ -201,8 +201,12 @@ async def test_a_seat_refusing_its_final_reveal_is_named(tmp_path) -> None:
             proven=False,
             time_scale=0.02,
             make_session=cheating_at(1, KeepsItsKeys),
-            final_wait=2.0,
-            duty_wait=0.5,
+            # the honest seat complains of the final reveal owed after
+            # duty_wait (its complaint names the seat in the log), before it
+            # gives up waiting at final_wait; a honest seat slower than
+            # duty_wait would be named too (0.5 s was tight on a busy machine)
+            final_wait=5.0,
+            duty_wait=2.0,
         )
     honest = peers[0].result
     assert honest.outcome is not None and honest.missing_finals == [1] and not honest.clean

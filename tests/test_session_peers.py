@@ -79,6 +79,9 @@ async def test_the_other_seats_see_a_peer_drop_and_come_back(tmp_path: Path) -> 
         for node, _ in played[1:]:
             await node.connect(*played[0][0].listen_address)
         await until(lambda: events[0] >= 6, "a few moves")
+        # moves go through seat 0: seat 1 may reach seat 2 later (by gossip)
+        await until(lambda: all(2 in played[s][0].connected for s in (0, 1)), "a full mesh")
+        await trio.sleep(0.1)  # the watchers see it
         assert not any(peer_news(s) for s in range(SEATS))  # connecting is no news
         scopes[2].cancel()  # seat 2 is gone mid-game
         await until(lambda: all(peer_news(s) for s in (0, 1)), "the drop to be seen")
@@ -130,6 +133,7 @@ def _watcher(node: _Connections) -> TableSession:
     watcher = object.__new__(TableSession)  # only the watcher's own state
     watcher.node, watcher.peer_grace, watcher.absent_grace = node, 2.0, 10.0  # type: ignore[assignment]
     watcher._may_leave, watcher.updates, watcher.on_update = frozenset(), [], None
+    watcher._caught_up = lambda: True  # type: ignore[method-assign]
     return watcher
 
 
@@ -142,9 +146,11 @@ class _Connections:
         self.connections_moved = trio.Event()
         self.table = SimpleNamespace(n=seats)
         self.seat = 0
+        self.ever_connected: set[int] = set()
 
     def now(self, *seats: int) -> None:
         self.connected = set(seats)
+        self.ever_connected |= self.connected
         moved, self.connections_moved = self.connections_moved, trio.Event()
         moved.set()
 
@@ -236,3 +242,59 @@ def test_a_seat_never_there_and_its_arrival_read_in_both_languages() -> None:
     assert update_line("back", f"no connection to seat 2 ({fp})", "zh") == (
         f"[重连] no connection to seat 2 ({fp})"
     )
+
+
+@pytest.mark.trio
+async def test_an_absent_seat_waits_for_the_stored_log_and_a_missed_visit_counts(
+    autojump_clock: object,
+) -> None:
+    """Review of the absent news: a restarted seat says nothing of an absent
+    seat before its stored log is read back (the seat may have gone home
+    after the game); a connection that came and went before the watcher
+    looked counts as seen (its loss is news, not its absence)."""
+    node = _Connections(3)
+    watcher = _watcher(node)
+    caught_up = False
+    watcher._caught_up = lambda: caught_up  # type: ignore[method-assign]
+    node.ever_connected = {1}  # seat 1 was there and went before the watcher started
+
+    def news() -> list[str]:
+        return [str(u) for u in watcher.updates]
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(watcher._watch_peers)
+        await trio.sleep(2.1)
+        assert news() == ["[dropped] lost the connection to seat 1 (FP1)"]
+        await trio.sleep(20)  # still reading the log back
+        assert news()[1:] == []
+        watcher._may_leave = frozenset({2})  # read back: the game is over, seat 2 owes nothing
+        caught_up = True
+        await trio.sleep(5)
+        assert news()[1:] == []
+        nursery.cancel_scope.cancel()
+
+
+@pytest.mark.trio
+async def test_a_bug_in_the_news_does_not_take_the_table_down(
+    autojump_clock: object, caplog: pytest.LogCaptureFixture
+) -> None:
+    node = _Connections(3)
+    watcher = _watcher(node)
+    names = iter([KeyError(1)])
+
+    def peer_name(seat: int) -> str:
+        exc = next(names, None)
+        if exc is not None:
+            raise exc
+        return f"seat {seat} (FP{seat})"
+
+    node.peer_name = peer_name  # type: ignore[method-assign]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(watcher._watch_peers)
+        await trio.sleep(12)  # the first news fails, logged; the next look says it
+        assert [str(u) for u in watcher.updates] == [
+            "[dropped] no connection to seat 1 (FP1) yet",
+            "[dropped] no connection to seat 2 (FP2) yet",
+        ]
+        nursery.cancel_scope.cancel()
+    assert "watching the connections" in caplog.text

@@ -110,7 +110,7 @@ def test_a_listed_table_answered_by_another_host_is_refused_and_nothing_changes(
         # the advert that tells the truth is joined and played to a clean end
         assert join(advert(real_id, real_fp)) == 0, capsys.readouterr()
         assert len(list(jo_home.glob("tables/*/log"))) == 1
-        host.finish()  # it ends by itself once the joiner's acks are in
+        assert host.finish(), "the host's seat did not end by itself"
     finally:
         host.stop()
     assert host.error is None and host.result is not None and host.result.result.clean

@@ -72,19 +72,24 @@ class Peer:
         except BaseException as exc:  # reported by the test
             self.error = exc
 
-    def finish(self, timeout: float = 30) -> None:
+    def finish(self, timeout: float = 30) -> bool:
         """Wait for the seat to end by itself (after the game a seat still
-        waits up to 5 s for the others' acks), then stop what is left."""
+        waits up to 5 s for the others' acks), then stop what is left;
+        whether it ended by itself."""
         self.thread.join(timeout=timeout)
+        by_itself = not self.thread.is_alive()
         self.stop()
+        return by_itself
 
-    def stop(self) -> None:
+    def stop(self) -> bool:
+        """Cancel the seat; whether its thread has ended (within 30 s)."""
         if self.thread.is_alive() and self.token is not None and self.scope is not None:
             try:
                 trio.from_thread.run_sync(self.scope.cancel, trio_token=self.token)
             except trio.RunFinishedError:
                 pass
         self.thread.join(timeout=30)
+        return not self.thread.is_alive()
 
 
 async def bluff_by_keys(pilot: Any, app: Any) -> None:

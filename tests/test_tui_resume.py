@@ -65,7 +65,8 @@ def test_join_goes_back_to_a_held_table_in_the_app(
             )
         )  # fmt: skip
         assert moved.wait(60), first.error
-        first.stop()  # the joiner's seat is cut off mid-game (its log and secrets stay)
+        # the joiner's seat is cut off mid-game (its log and secrets stay)
+        assert first.stop(), "the joiner's first seat did not end"
         assert first.result is None
 
         apps: list[TableApp] = []
@@ -80,7 +81,7 @@ def test_join_goes_back_to_a_held_table_in_the_app(
         monkeypatch.setattr(TableApp, "run", run_in_pilot)
         code = main(["join", "--home", str(jo_home), "--interface", LOCAL,
                      "--time-scale", str(SCALE)])  # fmt: skip
-        host.finish()  # it ends by itself once the joiner's acks are in
+        assert host.finish(), "the host's seat did not end by itself"
     finally:
         host.stop()
     out = capsys.readouterr()

@@ -91,10 +91,13 @@ async def test_sigkilled_peer_restarts_catches_up_and_loses_nothing(tmp_path) ->
             def from_child() -> int:
                 return sum(e.event.author == 3 for e in nodes[0].chain)
 
+            killed = trio.Event()
             async with trio.open_nursery() as nursery:
 
                 async def parent_burst() -> None:
                     for k in range(PARENT_EVENTS):
+                        if k == PARENT_EVENTS // 2:
+                            await killed.wait()  # the kill is mid-burst, the rest goes on
                         await nodes[k % 3].submit({"k": k})
                         await trio.sleep(0.004)
 
@@ -106,6 +109,7 @@ async def test_sigkilled_peer_restarts_catches_up_and_loses_nothing(tmp_path) ->
                 acked = nodes[0].log.acks[3]  # what the child had acknowledged (fsynced)
                 child.proc.kill()  # SIGKILL, mid-burst
                 child.proc.wait()
+                killed.set()
                 assert from_child() < CHILD_EVENTS
                 killed_at = nodes[0].head
                 child.stop()

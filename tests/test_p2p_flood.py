@@ -184,7 +184,7 @@ async def test_connections_that_never_say_hello_cannot_pile_up(tmp_path, monkeyp
     ids, table = make_table(2)
     async with mesh(ids, table, tmp_path, seats=[0]) as (node,):
         silent = [await RawPeer.connect(node) for _ in range(p2p.node.PENDING_PER_HOST)]
-        await trio.sleep(0.1)
+        await wait_until(lambda: node._pending_total == p2p.node.PENDING_PER_HOST, 1.0)
         extra = await RawPeer.connect(node)  # one too many from this host: closed at once
         with trio.fail_after(2):
             assert await extra.closed_by_peer()

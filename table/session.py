@@ -269,6 +269,7 @@ class TableSession:
         self._may_leave: frozenset[int] = frozenset()  # seats whose going is no news
         self.peer_grace = PEER_GRACE
         self.absent_grace = ABSENT_GRACE
+        self._read_back = False  # the log this peer held is fed (set on trio's side)
         self._refused = False
         self._secrets_blob: bytes | None = None
         self._restored: tuple[dict[int, DealSecrets], dict[tuple[str, int], bytes]] | None = None
@@ -362,20 +363,24 @@ class TableSession:
         that keeps reconnecting), and neither is a seat that goes once the
         game is over or stopped owing no final reveal: peers leave when they
         are done. A seat this peer has never been connected to is news
-        ``absent_grace`` seconds after the start, once the stored log is read
-        back (the table would otherwise wait on it with nothing said), and so
-        is its arrival after that."""
+        ``absent_grace`` seconds after the start (the table would otherwise
+        wait on it with nothing said), and so is its arrival after that. No
+        seat is news before the log this peer held is read back (until then
+        who may have gone home is not known)."""
         seen: set[int] = set()
         reported: set[int] = set()
         start = trio.current_time()
         # seat -> when its connection went (the others: never there, since the start)
         gone = {seat: start for seat in range(self.node.table.n) if seat != self.node.seat}
+        failed = False
         while True:
             moved = self.node.connections_moved
             try:
                 due = self._peer_news(seen, reported, gone)
             except Exception:  # a bug in the news must not take the table down
-                log.exception("watching the connections to the other seats")
+                if not failed:  # said once, not every second
+                    log.exception("watching the connections to the other seats")
+                failed = True
                 due = trio.current_time() + 1.0
             with trio.move_on_at(due):
                 await moved.wait()
@@ -401,12 +406,15 @@ class TableSession:
                 gone.pop(seat, None)
             due = math.inf
             for seat, since in sorted(gone.items()):
-                if seat in reported or seat in self._may_leave:
+                if seat in reported:
+                    continue
+                if seat in self._may_leave:  # look again: a rewound log may take it back
+                    due = min(due, now + self.peer_grace)
                     continue
                 grace = self.peer_grace if seat in seen else self.absent_grace
                 if now < since + grace:
                     due = min(due, since + grace)
-                elif seat not in seen and not self._caught_up():
+                elif not self._read_back:
                     due = min(due, now + 0.5)  # whether it may have gone home is not known yet
                 else:
                     name = self.node.peer_name(seat)
@@ -440,6 +448,8 @@ class TableSession:
             updates = await trio.to_thread.run_sync(self._feed_batch, batch)
             self._report(updates)
             self._last_progress = trio.current_time()
+        # once caught up, whoever may leave is known (_feed_batch set it): news may start
+        self._read_back = self._read_back or self._caught_up()
         if self._finished():
             self._report([Update("progress", "auditing every deal from the revealed keys")])
             self._mark("audit")
@@ -561,6 +571,7 @@ class TableSession:
 
     def _rewind(self, seq: int) -> None:
         self.replay.rewind(seq)
+        self._may_leave = frozenset()  # _feed_batch sets it again if the game is still over
         self._deal_shown = None
         self._own_fed = sum(1 for item in self.replay.items if item.author == self.me)
         table = self.replay.table
@@ -890,7 +901,10 @@ class TableSession:
         for update in updates:
             self.updates.append(update)
             if self.on_update is not None:
-                self.on_update(update)
+                try:
+                    self.on_update(update)
+                except Exception:  # the screen's bug: the table and the news go on
+                    log.exception("showing an update (%s)", update.kind)
 
     async def wait_for_peers(self, timeout: float = 10.0) -> bool:
         """Wait until every other seat acknowledged our whole log (so closing

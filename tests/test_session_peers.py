@@ -133,7 +133,7 @@ def _watcher(node: _Connections) -> TableSession:
     watcher = object.__new__(TableSession)  # only the watcher's own state
     watcher.node, watcher.peer_grace, watcher.absent_grace = node, 2.0, 10.0  # type: ignore[assignment]
     watcher._may_leave, watcher.updates, watcher.on_update = frozenset(), [], None
-    watcher._caught_up = lambda: True  # type: ignore[method-assign]
+    watcher._read_back = True
     return watcher
 
 
@@ -254,8 +254,7 @@ async def test_an_absent_seat_waits_for_the_stored_log_and_a_missed_visit_counts
     looked counts as seen (its loss is news, not its absence)."""
     node = _Connections(3)
     watcher = _watcher(node)
-    caught_up = False
-    watcher._caught_up = lambda: caught_up  # type: ignore[method-assign]
+    watcher._read_back = False
     node.ever_connected = {1}  # seat 1 was there and went before the watcher started
 
     def news() -> list[str]:
@@ -263,14 +262,17 @@ async def test_an_absent_seat_waits_for_the_stored_log_and_a_missed_visit_counts
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(watcher._watch_peers)
-        await trio.sleep(2.1)
-        assert news() == ["[dropped] lost the connection to seat 1 (FP1)"]
-        await trio.sleep(20)  # still reading the log back
-        assert news()[1:] == []
+        await trio.sleep(20)  # still reading the log back: nothing is news
+        assert news() == []
         watcher._may_leave = frozenset({2})  # read back: the game is over, seat 2 owes nothing
-        caught_up = True
-        await trio.sleep(5)
-        assert news()[1:] == []
+        watcher._read_back = True
+        await trio.sleep(0.6)
+        assert news() == ["[dropped] lost the connection to seat 1 (FP1)"]  # seen, so "lost"
+        watcher._may_leave = frozenset()  # the log was cut back before the end: seat 2 is news
+        await trio.sleep(2.1)
+        assert news()[1:] == ["[dropped] no connection to seat 2 (FP2) yet"]
+        await trio.sleep(60)
+        assert len(news()) == 2
         nursery.cancel_scope.cancel()
 
 
@@ -298,3 +300,45 @@ async def test_a_bug_in_the_news_does_not_take_the_table_down(
         ]
         nursery.cancel_scope.cancel()
     assert "watching the connections" in caplog.text
+
+
+@pytest.mark.trio
+async def test_a_screen_that_fails_on_one_update_still_gets_the_next(
+    autojump_clock: object, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Review: an ``on_update`` that raised lost every later news for good."""
+    node = _Connections(3)
+    watcher = _watcher(node)
+    shown: list[str] = []
+    failures = iter([RuntimeError("the screen is gone for a moment")])
+
+    def on_update(update: Update) -> None:
+        failure = next(failures, None)
+        if failure is not None:
+            raise failure
+        shown.append(str(update))
+
+    watcher.on_update = on_update
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(watcher._watch_peers)
+        await trio.sleep(30)
+        node.now(1, 2)
+        await trio.sleep(1)
+        nursery.cancel_scope.cancel()
+    assert shown == [
+        "[dropped] no connection to seat 2 (FP2) yet",  # the first one failed on the screen
+        "[back] connected to seat 1 (FP1)",
+        "[back] connected to seat 2 (FP2)",
+    ]
+    assert len(watcher.updates) == 4 and "showing an update" in caplog.text
+
+
+def test_a_rewound_log_takes_back_who_may_leave() -> None:
+    """Review: a log cut back before the game's end kept every seat 'free
+    to leave', so none was news again."""
+    session = object.__new__(TableSession)
+    session._may_leave = frozenset({1, 2})
+    session.me, session.seat, session._faults_shown = 0, None, 0
+    session.replay = SimpleNamespace(items=[], table=None, faults=[], rewind=lambda seq: None)  # type: ignore[assignment]
+    session._rewind(3)
+    assert session._may_leave == frozenset()

@@ -14,6 +14,7 @@ from textual.widgets import RichLog
 from p2p.identity import Identity
 from table.seating import GameSettings, join_table
 from tests.test_tui_lobby import LOCAL, SCALE, Peer, _bot, _until
+from tui import words
 from tui.screens.bluff import BluffScreen
 from tui.table_app import HostPlan, TableApp
 
@@ -84,9 +85,11 @@ def test_the_app_says_when_a_peer_drops_and_stays_usable(tmp_path: Path) -> None
             assert app.screen is screen and screen.is_mounted  # still the table, usable
             story = screen.query_one(screen.STORY, RichLog)
             assert any(note[0] in line.text for line in story.lines)  # and in the story
+            missing = set(words.MISSING)
             await pilot.press("f2")  # the keys still work
             await pilot.pause(0.2)
             assert app.lang == "zh"
+            assert set(words.MISSING) == missing  # every key said in Chinese ("palette" was not)
             await pilot.press("ctrl+q")
 
     try:

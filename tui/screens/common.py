@@ -26,6 +26,7 @@ register(
     {
         "rules": "规则",
         "command palette": "命令面板",
+        "palette": "命令面板",  # Textual's own ctrl+p, in the footer
         "中文": "English",
         "help": "帮助",
         "close": "关闭",
@@ -61,7 +62,8 @@ def relabel(node: DOMNode, lang: str) -> None:
         out = []
         for binding in listed:
             original = english.setdefault((key, binding.action), binding.description)
-            out.append(dataclasses.replace(binding, description=t(original, lang)))
+            said = t(original, lang) if original else original  # a key with no words: none
+            out.append(dataclasses.replace(binding, description=said))
         bindings[key] = out
     node.refresh_bindings()
 

@@ -7,6 +7,7 @@ gone, sockets closed) and started again from its store."""
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -276,18 +277,27 @@ async def test_an_absent_seat_waits_for_the_stored_log_and_a_missed_visit_counts
         nursery.cancel_scope.cancel()
 
 
+def _fails_once(failure: Exception) -> Callable[[], None]:
+    """A call that raises ``failure`` the first time, and nothing after."""
+    left = [failure]
+
+    def call() -> None:
+        if left:
+            raise left.pop()
+
+    return call
+
+
 @pytest.mark.trio
 async def test_a_bug_in_the_news_does_not_take_the_table_down(
     autojump_clock: object, caplog: pytest.LogCaptureFixture
 ) -> None:
     node = _Connections(3)
     watcher = _watcher(node)
-    names = iter([KeyError(1)])
+    fail = _fails_once(KeyError(1))
 
     def peer_name(seat: int) -> str:
-        exc = next(names, None)
-        if exc is not None:
-            raise exc
+        fail()
         return f"seat {seat} (FP{seat})"
 
     node.peer_name = peer_name  # type: ignore[method-assign]
@@ -310,12 +320,10 @@ async def test_a_screen_that_fails_on_one_update_still_gets_the_next(
     node = _Connections(3)
     watcher = _watcher(node)
     shown: list[str] = []
-    failures = iter([RuntimeError("the screen is gone for a moment")])
+    fail = _fails_once(RuntimeError("the screen is gone for a moment"))
 
     def on_update(update: Update) -> None:
-        failure = next(failures, None)
-        if failure is not None:
-            raise failure
+        fail()
         shown.append(str(update))
 
     watcher.on_update = on_update

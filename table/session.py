@@ -91,11 +91,11 @@ from .machine import Seat, Table, TableSetup
 from .progress import deal_line
 from .replay import Fault, Replay, setup_body
 
+log = logging.getLogger("nodealer.table")
+
 SECRETS_NAME = "table-seat"
 FINAL_WAIT = 30.0
 DUTY_WAIT = 30.0
-log = logging.getLogger("nodealer.table")
-
 PEER_GRACE = 2.0  # seconds a connection may be gone before it is news (a flap is not)
 ABSENT_GRACE = 10.0  # seconds from the start a seat may take to connect before it is news
 

@@ -13,7 +13,8 @@ ALLOWED = {
     "engines": set(),
     "p2p": set(),
     "table": {"p2p", "engines", "mental_poker"},
-    "tui": {"table", "p2p", "engines", "mental_poker"},
+    "tui": {"table", "p2p", "engines", "mental_poker", "rules"},
+    "rules": set(),  # the rulebooks as package data
 }
 GAME_MODULES = {"bluff", "bomb", "mao", "mao_events", "mao_rules", "mao_state", "phrases", "bots"}
 FORBIDDEN_IN_PURE = {"trio", "socket", "asyncio", "time", "random", "os", "zeroconf"}

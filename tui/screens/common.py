@@ -5,7 +5,6 @@ rules and the keys that work now)."""
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import Any, ClassVar
 
 from textual.app import App, ComposeResult
@@ -16,11 +15,10 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Markdown, RichLog, Static
 
 from engines.cards import Card
+from rules import rulebook, rulebook_file
 
 from ..widgets.cards import Hand
 from ..words import register, t
-
-RULES = Path(__file__).resolve().parent.parent.parent / "rules"
 
 register(
     {
@@ -89,12 +87,10 @@ class HelpScreen(ModalScreen[None]):
         self.game, self.lang, self.keys = game, lang, keys
 
     def compose(self) -> ComposeResult:
-        path = RULES / self.lang / f"{self.game}.md"
-        text = (
-            path.read_text(encoding="utf-8")
-            if path.exists()
-            else t("(rules not found: {path})", self.lang, path=path)
-        )
+        text = rulebook(self.game, self.lang)
+        if text is None:
+            path = rulebook_file(self.game, self.lang)
+            text = t("(rules not found: {path})", self.lang, path=path)
         listed = [*self.keys, ("ctrl+p", t("command palette", self.lang))]
         keys = "\n".join(f"- `{key}` {description}" for key, description in listed)
         with VerticalScroll(id="help"):

@@ -10,6 +10,12 @@ several local peers use it to keep separate identities), otherwise
 ``$XDG_CONFIG_HOME/nodealer`` (default ``~/.config/nodealer``). Saved logs and
 the peer's own secrets live in the data directory: ``$NODEALER_HOME`` again,
 otherwise ``$XDG_DATA_HOME/nodealer`` (default ``~/.local/share/nodealer``).
+The key's privacy is what each OS can say (:func:`p2p.disk.private_problem`):
+on POSIX a key that others may read is refused; on Windows, where modes say
+nothing, and on a file system with no permissions (a FAT stick) it is
+accepted with the reason logged. Its creation is durable: the key fsynced
+(F_FULLFSYNC on macOS), then named with a hard link (written in place with
+O_EXCL where hard links fail), then its folder fsynced.
 
 A peer is named everywhere by its *fingerprint*: SHA-256 over a domain tag and
 the 32-byte public key, the first 10 bytes (80 bits) in RFC 4648 base32,
@@ -37,14 +43,20 @@ import base64
 import contextlib
 import errno
 import hashlib
+import logging
 import os
 import secrets
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import nacl
 import nacl.bindings as _sodium
 import nacl.exceptions
+
+from p2p import disk
+
+log = logging.getLogger("nodealer.p2p.identity")
 
 KEY_FILE = "identity.key"
 FINGERPRINT_TAG = b"nodealer/fingerprint/v1\x00"
@@ -53,6 +65,46 @@ SIGNATURE_LEN = 64
 
 
 WRITABLE = "free some space, or point NODEALER_HOME (or --home) at a folder you can write"
+
+
+_SHORT_READ_WAITS = (0.02, 0.05, 0.1, 0.2)
+"""A key file shorter than a key is read again after these pauses (another
+process may be writing it where hard links fail, :func:`_publish`)."""
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    """Create ``path`` (mode 0600, never over another file) holding ``data``,
+    fsynced; a short write is a full disk (OSError)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | disk.O_BINARY, 0o600)
+    try:
+        if os.write(fd, data) != len(data):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        disk.sync_file(fd)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise
+    os.close(fd)
+
+
+def _publish(tmp: Path, path: Path, data: bytes) -> None:
+    """Give the key written at ``tmp`` its name ``path``, unless a key is
+    there already (FileExistsError: another process made one first; theirs
+    wins, so one home never has two keys). A hard link does that at once
+    and whole. Where the file system has none (FAT and exFAT sticks, some
+    network shares: EPERM, ENOTSUP, ...) the key is written afresh at
+    ``path`` with O_EXCL: still never over another key, but a reader may
+    briefly see it short (:meth:`Identity.load_or_create` reads it again)."""
+    try:
+        os.link(tmp, path)
+        return
+    except FileExistsError:
+        raise
+    except (OSError, AttributeError, NotImplementedError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        log.info("no hard link for %s (%s): writing it in place", path, reason)
+    _write_new(path, data)
 
 
 class IdentityError(Exception):
@@ -188,27 +240,29 @@ class Identity:
         creating it with mode 0600 on first use."""
         directory = config_dir() if directory is None else Path(directory)
         path = directory / KEY_FILE
-        try:
-            with path.open("rb") as f:
-                seed = f.read(33)  # a key is 32 bytes: never read a huge file whole
-        except FileNotFoundError:
-            return cls._create(path)
-        except OSError as exc:
-            raise IdentityError(f"cannot read identity key {path}: {exc}") from exc
+        for wait in (0.0, *_SHORT_READ_WAITS):
+            time.sleep(wait)
+            try:
+                with path.open("rb") as f:
+                    seed = f.read(33)  # a key is 32 bytes: never read a huge file whole
+            except FileNotFoundError:
+                return cls._create(path)
+            except OSError as exc:
+                raise IdentityError(f"cannot read identity key {path}: {exc}") from exc
+            if len(seed) >= 32:
+                break  # a shorter one may be another process's, being written (_publish)
         if len(seed) != 32:
             size = f"{len(seed)} bytes" if len(seed) < 32 else "longer"
             raise IdentityError(f"identity key {path} is {size}, expected 32 bytes")
-        mode = path.stat().st_mode & 0o777
-        if mode & 0o077:
-            raise IdentityError(
-                f"identity key {path} is readable by others (mode {mode:o}); chmod 600 it"
-            )
+        problem = disk.private_problem(path)  # what each OS can tell (p2p.disk)
+        if problem is not None:
+            raise IdentityError(f"identity key {path} is {problem}")
         return cls(seed)
 
     @classmethod
     def _create(cls, path: Path) -> Identity:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            disk.make_dirs(path.parent, 0o700)
         except OSError as exc:
             raise IdentityError(
                 f"cannot create {path.parent}: {exc.strerror or exc} ({WRITABLE})"
@@ -218,21 +272,16 @@ class Identity:
         # write into the same file (one would then run with a key not on disk)
         tmp = path.with_name(f"{path.name}.{secrets.token_hex(8)}.new")
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            _write_new(tmp, seed)
         except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
             raise IdentityError(
                 f"cannot write identity key {path}: {exc.strerror} ({WRITABLE})"
             ) from exc
         try:
-            try:
-                if os.write(fd, seed) != len(seed):
-                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp))
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            # link() fails if another process created the key meanwhile: then
-            # theirs wins and we load it, so one home never has two keys.
-            os.link(tmp, path)
+            _publish(tmp, path, seed)
+            disk.sync_dir(path.parent)  # the key's name, durable like its bytes
         except FileExistsError:
             return cls.load_or_create(path.parent)
         except OSError as exc:  # a full disk: no half-written key, no stray file

@@ -23,16 +23,18 @@ A table's files live in ``<data dir>/tables/<table id hex>/`` (the data dir is
 Each file is a sequence of records: 4-byte big-endian length, 4-byte CRC-32
 of the payload, the msgpack payload (protocol.md §3.6). Appends go straight to
 the OS; :meth:`Store.sync` fsyncs what was appended, and the node calls it
-before acknowledging or delivering anything. A process killed in the middle of
+before acknowledging or delivering anything (F_FULLFSYNC on macOS, where
+fsync stops at the drive's cache); the folders and files a store creates are
+made durable by fsyncing their parent folder before it is used
+(:mod:`p2p.disk`). One process at a time holds a store (a lock on its
+``lock`` file: flock on POSIX, msvcrt on Windows). A process killed in the middle of
 an append leaves a torn last record; opening the store cuts it off. Loading
 re-verifies the whole chain, so a damaged file cannot feed the log a bad entry.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
-import stat
 import struct
 import zlib
 from collections.abc import Collection
@@ -42,6 +44,7 @@ from typing import Any
 
 import msgpack
 
+from p2p import disk
 from p2p.envelope import (
     PROOF_KINDS,
     Entry,
@@ -257,7 +260,7 @@ class Store:
     def __init__(self, table: TableSpec, directory: Path) -> None:
         self.table = table
         self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        disk.make_dirs(self.directory, 0o700)
         self.entries: list[Entry] = []
         self.proofs: list[SequencerProof] = []
         self.own_events: list[Event] = []
@@ -269,6 +272,7 @@ class Store:
         self.problem: str | None = None
         self._fds: dict[str, int] = {}
         self._dirty: set[str] = set()
+        self._created = False  # a file made by this open (its folder to be synced)
         self._lock = self._take_lock()
         try:
             self._load()
@@ -280,9 +284,9 @@ class Store:
         """One process at a time per table store: a second one (a second
         ``nodealer join`` of the same seat) would cut the first one's
         records as torn and write over them."""
-        fd = os.open(self.directory / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(self.directory / "lock", os.O_RDWR | os.O_CREAT | disk.O_BINARY, 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            disk.lock(fd)
         except OSError:
             os.close(fd)
             raise StoreError(
@@ -299,9 +303,13 @@ class Store:
 
     def _open_file(self, name: str, records_end: int, mode: int = 0o600) -> int:
         path = self.directory / name
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, mode)
-        if stat.S_IMODE(os.fstat(fd).st_mode) != mode:
-            os.fchmod(fd, mode)  # private, even if it was created (or copied) looser
+        flags = os.O_RDWR | os.O_APPEND | disk.O_BINARY
+        try:
+            fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, mode)
+            self._created = True  # its name is durable once the folder is synced
+        except FileExistsError:
+            fd = os.open(path, flags)
+        disk.make_private(fd, path, mode)  # even if it was created (or copied) looser
         if os.fstat(fd).st_size != records_end:
             os.ftruncate(fd, records_end)  # cut a torn tail off
         self._fds[name] = fd
@@ -347,6 +355,8 @@ class Store:
         # like the rest: make it durable before anything is acknowledged or
         # (re)sent from it (protocol.md §3.6)
         self.fsync(list(self._fds.values()))
+        if self._created:  # and a file made now is in its folder after a power cut
+            disk.sync_dir(self.directory)
 
     # ---------------------------------------------------------------- writing
 
@@ -378,7 +388,7 @@ class Store:
     @staticmethod
     def fsync(fds: list[int]) -> None:
         for fd in fds:
-            os.fsync(fd)
+            disk.sync_file(fd)
 
     def remember_address(self, seat: int, host: str, port: int) -> None:
         """Note where ``seat`` listens (so a restart can redial it); no fsync."""
@@ -418,7 +428,8 @@ class Store:
             os.close(fd)
         self._fds = {}
         if self._lock >= 0:
-            os.close(self._lock)  # releases the flock
+            disk.unlock(self._lock)
+            os.close(self._lock)
             self._lock = -1
 
     @property

@@ -6,17 +6,19 @@ from __future__ import annotations
 import pytest
 import trio
 
+from engines.bomb import BombConfig
 from engines.core import to_data
 from engines.mao_events import MaoConfig
 from table.cheats import CHEATS, cheating_at
 from table.verify import verify_log
 from tui.cli import main
 
+BOMB = to_data(BombConfig(time_limit=600))  # K25 bounds a game: 12 s at time_scale 0.02
 CASES = {
     "wrong-key": ("bluff", 3, False, None),
     "duplicate-card": ("bluff", 3, True, None),
-    "lock-key": ("bomb", 3, True, None),
-    "identity-claim": ("bomb", 3, False, None),
+    "lock-key": ("bomb", 3, True, BOMB),
+    "identity-claim": ("bomb", 3, False, BOMB),
     "move-for-another": ("bluff", 3, False, None),
     "timer": ("mao", 3, False, to_data(MaoConfig(hand_size=3))),
     "keep-final": ("bluff", 2, False, None),

@@ -70,6 +70,8 @@ def test_play_headless_in_chinese_prints_no_english(tmp_path, capsys, name: str)
             "--home", str(tmp_path)]  # fmt: skip
     if name == "mao":
         argv += ["--rounds", "2"]
+    if name == "bomb":  # K25's hour at 0.02 s a second: 72 s at most, not 360
+        argv += ["--time-scale", "0.02"]
     assert main(argv) == 0
     captured = capsys.readouterr()
     lines = [x for x in (captured.out + captured.err).splitlines() if x.strip()]
@@ -96,6 +98,7 @@ def test_a_language_we_do_not_have_is_a_usage_error(capsys) -> None:
 
 def test_verify_reads_in_chinese(tmp_path, capsys) -> None:
     argv = ["play", "bomb", "--players", "3", "--headless", "--unproven", "--quiet",
+            "--time-scale", "0.02",  # K25's hour: 72 s at most, not 360
             "--home", str(tmp_path), "--log", str(tmp_path / "game.log")]  # fmt: skip
     assert main(argv) == 0
     capsys.readouterr()

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 import trio
 
-from engines.core import Reveal, Timer
+from engines.bomb import BombConfig
+from engines.core import Reveal, Timer, to_data
 from mental_poker.group import add, encode_scalar, random_scalar
 from table.machine import Table, _deal_body
 from table.session import PeerResult, TableSession, play_bot_table
@@ -153,6 +154,7 @@ async def test_timer_from_a_non_sequencer_is_named(tmp_path) -> None:
     assert_named_everywhere(peers, 2, "only the sequencer")
 
 
+BOMB = to_data(BombConfig(time_limit=600))  # K25 bounds a game: 12 s at time_scale 0.02
 ORDER_8 = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
 
 
@@ -241,6 +243,7 @@ async def test_a_lock_pass_reading_another_identity_is_named(tmp_path) -> None:
             "bomb",
             3,
             tmp_path,
+            config=BOMB,
             proven=True,
             seed=3,
             time_scale=0.02,
@@ -273,6 +276,7 @@ async def test_a_seat_keeping_the_key_the_judging_needs_is_named(tmp_path) -> No
             "bomb",
             3,
             tmp_path,
+            config=BOMB,
             proven=False,
             seed=3,
             time_scale=0.02,

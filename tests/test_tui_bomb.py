@@ -10,7 +10,7 @@ import asyncio
 
 import pytest
 
-from engines.bomb import Detonate, Pass, PlaceBomb, PlayToArea
+from engines.bomb import BombConfig, Detonate, Pass, PlaceBomb, PlayToArea
 from engines.bots.bomb import SensibleBombBot
 from engines.cards import Card
 from p2p.identity import Identity
@@ -72,6 +72,7 @@ async def _play(tmp_path) -> None:
         proven=False,
         seed=2,
         time_scale=0.02,
+        config=BombConfig(time_limit=600),  # K25 bounds the game: 12 s here
     )
     bot = SensibleBombBot(random.Random("person"))
     async with app.run_test(size=(110, 36)) as pilot:

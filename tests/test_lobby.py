@@ -24,7 +24,6 @@ from p2p.lobby import (
     LobbyHostMachine,
     LobbyJoinerMachine,
     LobbyState,
-    NicknameTaken,
     NotEnoughPlayers,
     Phase,
     Refused,
@@ -419,7 +418,7 @@ async def test_a_request_for_other_settings_is_refused_and_a_joiner_refuses_them
 
 
 @pytest.mark.trio
-async def test_a_second_request_with_a_seated_key_and_a_taken_nickname_are_refused() -> None:
+async def test_a_seated_key_is_refused_and_a_taken_nickname_is_numbered() -> None:
     out: dict = {}
     bob = Identity.generate()
     async with trio.open_nursery() as nursery:
@@ -436,15 +435,23 @@ async def test_a_second_request_with_a_seated_key_and_a_taken_nickname_are_refus
         # ... and join_lobby sees it already in the offer
         with pytest.raises(AlreadySeated, match="already holds seat 1"):
             await _join(lobby.port, "Bobby", identity=bob)
-        # the same nickname (case and width do not matter), or the host's
-        for nick in ("Bob", "BOB", "ｂｏｂ", "alice"):
-            with pytest.raises(NicknameTaken, match="is taken"):
-                await _join(lobby.port, nick)
+        # an unusable nickname is refused
         raw = await RawJoiner.open(lobby.port)
         assert "control" in await raw.refused_and_closed(await raw.request("a\x1bb"), "nickname")
         assert lobby.state.taken == 2
-        nursery.start_soon(partial(_run_join, out, 2, lobby.port, "Carol"))
-    assert out[0].nicknames == ("Alice", "Bob", "Carol") and out[1].table == out[0].table
+        # a taken one (case and width do not matter) is seated with a number
+        nursery.start_soon(partial(_run_join, out, 2, lobby.port, "ｂｏｂ"))
+    assert out[0].nicknames == ("Alice", "Bob", "ｂｏｂ 2") and out[1].table == out[0].table
+    assert out[2].nicknames == out[0].nicknames and out[2].seat == 2
+
+
+@pytest.mark.trio
+async def test_the_hosts_nickname_counts_as_taken() -> None:
+    out: dict = {}
+    async with trio.open_nursery() as nursery:
+        lobby = await _start_host(nursery, out, 2, nickname="player")
+        nursery.start_soon(partial(_run_join, out, 1, lobby.port, "Player"))
+    assert out[0].nicknames == ("player", "Player 2") == out[1].nicknames
 
 
 @pytest.mark.trio

@@ -155,8 +155,9 @@ def _game_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _nickname(given: str | None) -> str:
-    name = given or os.environ.get("USER") or os.environ.get("USERNAME") or "player"
-    return name[:32]
+    from p2p.lobby.nicknames import default_nickname  # a taken one is numbered by the host
+
+    return given[:32] if given else default_nickname()
 
 
 def _home(args: argparse.Namespace) -> Path | None:

@@ -46,7 +46,6 @@ from .messages import (
     VersionMismatch,
     WrongHost,
     _canonical_copy,
-    _nick_key,
     _refusal_error,
     _seated,
     _show,
@@ -61,6 +60,7 @@ from .messages import (
     settings_digest,
     spec_bytes,
 )
+from .nicknames import free_nickname
 
 # --------------------------------------------------------------------- host (sans-I/O)
 
@@ -341,7 +341,7 @@ class LobbyHostMachine:
     def _on_request(self, guest: _Guest, msg: dict[str, Any], now: float) -> list[HostEffect]:
         conn, nick = guest.conn, msg["nick"]
         data = request_bytes(msg["table"], msg["digest"], nick, msg["port"])
-        taken = {_nick_key(p.nickname) for p in self.players()}
+        taken = [p.nickname for p in self.players()]
         problem = None
         if msg["v"] != self.version:
             problem = VERSION, f"this table speaks protocol version {self.version}, not {msg['v']}"
@@ -359,11 +359,10 @@ class LobbyHostMachine:
             problem = CLOSED, "the table is starting"
         elif (why := nickname_problem(nick)) is not None:
             problem = NICKNAME, why
-        elif _nick_key(nick) in taken:
-            problem = NICKNAME, f"the nickname {nick!r} is taken"
         if problem is not None:
             return self._refuse([conn], *problem, now)
-        guest.nick, guest.port = nick, msg["port"]
+        # a name already at the table is seated with a number, never refused
+        guest.nick, guest.port = free_nickname(nick, taken), msg["port"]
         self.seated.append(conn)
         log.info("lobby: %s takes seat %d", guest.label(), self.taken - 1)
         return self._broadcast() + self._maybe_spec(now)

@@ -131,7 +131,8 @@ class SettingsChanged(LobbyError):
 
 
 class NicknameTaken(LobbyError):
-    """Someone at the table already has that nickname (or it is not usable)."""
+    """The host refused the nickname as unusable (one already at the table is
+    seated with a number, never refused: :mod:`p2p.lobby.nicknames`)."""
 
     code = NICKNAME
 

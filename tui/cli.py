@@ -230,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .lan import add_commands
 
     add_commands(commands, _games(), _count)
+    from .doctor import add_command as add_doctor
+
+    add_doctor(commands, _lang_option)
     games = commands.add_parser("games", help="this machine's saved games")
     games.set_defaults(handler=_list_games)
     replay = commands.add_parser(

@@ -46,8 +46,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-MDNS_GROUP = "224.0.0.251"
-MDNS_PORT = 5353
+from p2p.netroute import MDNS_GROUP, MDNS_PORT, multicast_route
+
 DOCTOR_TYPE = "_nodealer-doctor._tcp.local."
 LIBRARIES = ("trio", "zeroconf", "ifaddr", "cryptography", "PyNaCl", "msgpack", "textual")
 OK, NOTE, WARN, FAIL = "ok", "note", "warn", "fail"
@@ -120,26 +120,6 @@ def _linux_flags(name: str) -> int | None:
     return int(struct.unpack_from("H", answer, 16)[0])
 
 
-def _linux_route_device(address: str) -> str | None:
-    """The device of the longest route to ``address`` (/proc/net/route, this
-    namespace's), None if none or not Linux."""
-    target = int(ipaddress.IPv4Address(address))
-    best: tuple[int, str] | None = None
-    try:
-        rows = Path("/proc/net/route").read_text().splitlines()[1:]
-    except OSError:
-        return None
-    for row in rows:
-        cols = row.split()
-        if len(cols) < 8:
-            continue
-        dest = int.from_bytes(bytes.fromhex(cols[1]), "little")
-        mask = int.from_bytes(bytes.fromhex(cols[7]), "little")
-        if target & mask == dest and (best is None or mask.bit_count() > best[0]):
-            best = (mask.bit_count(), cols[0])
-    return None if best is None else best[1]
-
-
 def list_interfaces() -> list[Interface]:
     """This machine's IPv4 interfaces (reads the list: sends nothing)."""
     import ifaddr
@@ -158,17 +138,6 @@ def list_interfaces() -> list[Interface]:
                 loopback,
             ))  # fmt: skip
     return found
-
-
-def multicast_route() -> tuple[str | None, str | None]:
-    """(the source address the OS picks for mDNS, None) or (None, why not).
-    A UDP connect sends nothing: it only asks the routing table."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect((MDNS_GROUP, MDNS_PORT))
-            return probe.getsockname()[0], None
-        except OSError as exc:
-            return None, exc.strerror or str(exc)
 
 
 def _describe(iface: Interface) -> str:
@@ -198,9 +167,6 @@ def interfaces(chosen: str | None = None) -> tuple[list[Finding], str | None]:
     else:
         out.append(Finding("interfaces", OK, "{listed}", None, {"listed": listed}))
     source, why = multicast_route()
-    if source == "0.0.0.0" and sys.platform == "linux":  # a route with no source address
-        device = _linux_route_device(MDNS_GROUP)
-        source = next((i.address for i in found if i.name == device), source)
     by_address = {i.address: i for i in found}
     if chosen is not None and chosen not in ("0.0.0.0", ""):
         use = chosen

@@ -93,6 +93,16 @@ def test_the_python_line_names_the_libraries() -> None:
         assert name in found.fields["libraries"]
 
 
+def test_the_lan_address_is_the_one_multicast_leaves_by_else_the_first() -> None:
+    from p2p.netroute import lan_address, multicast_route
+
+    assert lan_address([]) is None
+    assert lan_address(["203.0.113.9", "198.51.100.7"]) == "203.0.113.9"  # not ours: the first
+    source, _ = multicast_route()  # a UDP connect: nothing is sent
+    if source is not None:
+        assert lan_address(["203.0.113.9", source]) == source
+
+
 def test_the_game_port_on_loopback_taken_and_free() -> None:
     import socket
 

@@ -389,9 +389,9 @@ def _announce(args: argparse.Namespace, settings: Any, lobby: Any) -> None:
     host = lobby.host
     if host in ("0.0.0.0", "::", ""):
         from p2p.discovery import local_addresses
+        from p2p.netroute import lan_address  # the one mDNS leaves by (not docker0)
 
-        found = local_addresses()
-        host = found[0][1] if found else "<this machine's address>"
+        host = lan_address([a for _, a in local_addresses()]) or "<this machine's address>"
     print(f"{settings}", flush=True)
     print(f"lobby open on {args.interface}:{lobby.port}; others join with:", flush=True)
     print("  nodealer join                       (same LAN, found by mDNS)", flush=True)
@@ -419,12 +419,13 @@ async def _advertise(
 
     if args.interface in ("0.0.0.0", "::", ""):
         from p2p.discovery import local_addresses
+        from p2p.netroute import lan_address  # the one mDNS leaves by (not docker0)
 
-        addresses = local_addresses()
-        if not addresses:
+        found = lan_address([a for _, a in local_addresses()])
+        if found is None:
             note("note: no LAN address to advertise on; use --connect")
             return
-        address = addresses[0][1]
+        address = found
     else:
         address = args.interface
     ad = TableAd(

@@ -307,9 +307,9 @@ class TableApp(App[int]):
         host = lobby.host
         if host in ("0.0.0.0", "::", ""):
             from p2p.discovery import local_addresses
+            from p2p.netroute import lan_address  # the one mDNS leaves by (not docker0)
 
-            found = local_addresses()
-            host = found[0][1] if found else "<this machine's address>"
+            host = lan_address([a for _, a in local_addresses()]) or "<this machine's address>"
         self.lobby_screen.show_where(f"{host}:{lobby.port}")
         if self.lobby_state is None:
             self._lobby_changed(lobby.state)  # the settings and the host's seat at once

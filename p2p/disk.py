@@ -26,7 +26,8 @@ platform can:
     key, the folders made for them). Windows cannot open a folder with
     ``os.open``; NTFS journals its folders itself, so there it does nothing.
 ``make_dirs``
-    ``mkdir -p`` with mode 0700 that syncs the parent of every folder it made.
+    ``mkdir -p`` with mode 0700 for every folder it makes, syncing the parent
+    of each.
 ``make_private``
     chmod 0600 of an open file: ``os.fchmod`` where it exists (POSIX; Windows
     only from Python 3.13), ``os.chmod`` of the path otherwise. On Windows
@@ -119,18 +120,25 @@ def sync_dir(path: Path) -> None:
 
 
 def make_dirs(path: Path, mode: int = 0o700) -> None:
-    """Create ``path`` and its missing parents (``path`` itself with ``mode``)
-    and sync the parent of each folder made, so that the folders are still
-    there after a power cut."""
+    """Create ``path`` and its missing parents, each with ``mode`` (private:
+    a data folder made here holds saved games), and sync the parent of each
+    folder made, so that the folders are still there after a power cut."""
     path = Path(path)
     missing: list[Path] = []
     here = path
     while not here.exists() and here.parent != here:
         missing.append(here)
         here = here.parent
-    path.mkdir(parents=True, exist_ok=True, mode=mode)
     for made in reversed(missing):
+        try:
+            made.mkdir(mode=mode)
+        except FileExistsError:
+            if not made.is_dir():
+                raise
+            continue  # another process made it
         sync_dir(made.parent)
+    if not path.is_dir():
+        path.mkdir(parents=True, exist_ok=True, mode=mode)  # raises what is in the way
 
 
 def make_private(fd: int, path: Path, mode: int = 0o600) -> None:

@@ -243,6 +243,8 @@ def test_a_new_store_syncs_the_folders_and_files_it_made(
     store.close()
     # home, tables/, tables/<id>/ made: each parent synced; then the three files' folder
     assert synced == [tmp_path, tmp_path / "home", directory.parent, directory]
+    for made in (tmp_path / "home", directory.parent, directory):
+        assert stat.S_IMODE(made.stat().st_mode) == 0o700, made  # every folder made, private
     synced.clear()
     Store.open(table, tmp_path / "home").close()
     assert synced == []  # nothing made, nothing to sync

@@ -310,11 +310,15 @@ def game_port(address: str | None, port: int = 0, seconds: float = 3.0) -> Findi
 # --------------------------------------------------------------- firewall
 
 
-def firewall(port: int = 0, system: str | None = None, root: Path = Path("/")) -> Finding:
-    """What to open, in this OS's words (``system``: platform.system()'s)."""
+def firewall(subnet: str | None = None, system: str | None = None,
+             root: Path = Path("/")) -> Finding:
+    """What to open, in this OS's words (``system``: platform.system()'s).
+    Every laptop at the table takes connections (the lobby, then the game's
+    mesh, on ports chosen free each time) and mDNS (UDP 5353): on Linux the
+    simple rule is to let the party's network in (``subnet``, e.g.
+    192.168.1.0/24), for the evening."""
     system = system or platform.system()
-    tcp = f"{port}/tcp" if port else "the --port you host with, TCP"
-    fields = {"tcp": tcp, "port": port or "PORT"}
+    fields = {"subnet": subnet or "192.168.1.0/24"}
     if system == "Windows":
         return Finding("firewall", NOTE, "Windows Defender Firewall asks the first time you "
                        "host", "allow Python on Private networks; if this network is Public, "
@@ -326,11 +330,14 @@ def firewall(port: int = 0, system: str | None = None, root: Path = Path("/")) -
     ufw = root / "etc" / "ufw" / "ufw.conf"
     with contextlib.suppress(OSError):
         if any(line.strip() == "ENABLED=yes" for line in ufw.read_text().splitlines()):
-            return Finding("firewall", WARN, "ufw is on", "sudo ufw allow 5353/udp; sudo ufw "
-                           "allow {tcp}", fields)  # fmt: skip
+            return Finding("firewall", WARN, "ufw is on: it stops the others' connections and "
+                           "mDNS", "let the party's network in: sudo ufw allow from {subnet} "
+                           "(afterwards: sudo ufw delete allow from {subnet})",
+                           fields)  # fmt: skip
     if (root / "etc" / "firewalld").is_dir():
-        return Finding("firewall", NOTE, "firewalld is installed", "if it runs: sudo "
-                       "firewall-cmd --add-service=mdns --add-port={tcp}", fields)  # fmt: skip
+        return Finding("firewall", NOTE, "firewalld is installed", "if it runs, let the "
+                       "party's network in: sudo firewall-cmd --zone=trusted "
+                       "--add-source={subnet}", fields)  # fmt: skip
     return Finding("firewall", OK, "no ufw or firewalld here", None, fields)
 
 
@@ -381,6 +388,17 @@ def _inside(path: Path, folder: Path) -> bool:
 # -------------------------------------------------------------------- all
 
 
+def _subnet(address: str | None) -> str | None:
+    """The network (e.g. 192.168.1.0/24) of this machine's ``address``."""
+    import ifaddr
+
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            if not ip.is_IPv6 and str(ip.ip) == address:
+                return str(ipaddress.ip_network(f"{address}/{ip.network_prefix}", strict=False))
+    return None
+
+
 def run_all(
     *,
     interface: str | None = None,
@@ -397,6 +415,6 @@ def run_all(
     if mdns:
         found.append(mdns_self_query(address, seconds))
     found.append(game_port(address, port, seconds))
-    found.append(firewall(port))
+    found.append(firewall(_subnet(address)))
     found.append(home_privacy(config, data))
     return found

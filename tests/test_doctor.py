@@ -59,18 +59,23 @@ def test_a_line_says_the_check_what_it_saw_and_what_to_do() -> None:
 
 
 def test_the_firewall_advice_is_the_os_own(tmp_path: Path) -> None:
-    assert doctor.firewall(4567, "Windows", tmp_path).status == NOTE
-    assert "Private networks" in doctor.firewall(4567, "Windows", tmp_path).todo
-    assert "Allow" in doctor.firewall(0, "Darwin", tmp_path).todo
-    assert doctor.firewall(4567, "Linux", tmp_path).status == OK
+    lan = "10.1.2.0/24"
+    assert doctor.firewall(lan, "Windows", tmp_path).status == NOTE
+    assert "Private networks" in doctor.firewall(lan, "Windows", tmp_path).todo
+    assert "Allow" in doctor.firewall(None, "Darwin", tmp_path).todo
+    assert doctor.firewall(lan, "Linux", tmp_path).status == OK
     (tmp_path / "etc" / "firewalld").mkdir(parents=True)
-    found = doctor.firewall(4567, "Linux", tmp_path)
-    assert found.status == NOTE and "4567/tcp" in line(found)
+    found = doctor.firewall(lan, "Linux", tmp_path)
+    assert found.status == NOTE and line(found).endswith("--zone=trusted --add-source=10.1.2.0/24")
     (tmp_path / "etc" / "ufw").mkdir()
     (tmp_path / "etc" / "ufw" / "ufw.conf").write_text("# ufw\nENABLED=yes\n")
-    found = doctor.firewall(4567, "Linux", tmp_path)
+    found = doctor.firewall(lan, "Linux", tmp_path)
     assert found.status == WARN
-    assert line(found).endswith("sudo ufw allow 5353/udp; sudo ufw allow 4567/tcp")
+    assert line(found) == (
+        "WARN firewall: ufw is on: it stops the others' connections and mDNS — what to do: let "
+        "the party's network in: sudo ufw allow from 10.1.2.0/24 (afterwards: sudo ufw delete "
+        "allow from 10.1.2.0/24)")
+    assert "192.168.1.0/24" in line(doctor.firewall(None, "Linux", tmp_path))  # an example
 
 
 def test_the_home_folder_privacy(tmp_path: Path) -> None:

@@ -123,12 +123,16 @@ register(
             "第一次开桌时 macOS 会问是否允许 Python 接受传入连接",
         "click Allow (System Settings > Network > Firewall > Options lists it)":
             "点“允许”（系统设置 > 网络 > 防火墙 > 选项 里可以看到）",
-        "ufw is on": "ufw 已开启",
-        "sudo ufw allow 5353/udp; sudo ufw allow {tcp}":
-            "sudo ufw allow 5353/udp；sudo ufw allow {tcp}",
+        "ufw is on: it stops the others' connections and mDNS":
+            "ufw 已开启：它会挡住别人的连接和 mDNS",
+        "let the party's network in: sudo ufw allow from {subnet} (afterwards: sudo ufw "
+        "delete allow from {subnet})":
+            "放行聚会的网络：sudo ufw allow from {subnet}（结束后：sudo ufw delete allow from "
+            "{subnet}）",
         "firewalld is installed": "装有 firewalld",
-        "if it runs: sudo firewall-cmd --add-service=mdns --add-port={tcp}":
-            "如果它在运行：sudo firewall-cmd --add-service=mdns --add-port={tcp}",
+        "if it runs, let the party's network in: sudo firewall-cmd --zone=trusted "
+        "--add-source={subnet}":
+            "如果它在运行，放行聚会的网络：sudo firewall-cmd --zone=trusted --add-source={subnet}",
         "no ufw or firewalld here": "这里没有 ufw 或 firewalld",
         "no identity key yet ({key}): it is made, private, the first time you play":
             "还没有身份密钥（{key}）：第一次玩时会生成，只有你能读",

@@ -290,10 +290,10 @@ class _Plan:
         if isinstance(c, ShuffleCheck):
             _, _, minus_h_sum = _generators(n, g)
             s1g, s2g, s3g, s4g, minus_e_gamma, h0_term = r[7 * n : 7 * n + 6]
-            t3 = add(s3g, g.point_sum([p for p in r[0 : 2 * n] if p != identity]))
+            t3 = g.point_sum([s3g, *(p for p in r[0 : 2 * n] if p != identity)])
             t4 = g.point_sum([p for p in r[2 * n : 4 * n] if p != identity])
             t5 = add(s4g, minus_e_gamma)
-            t_hat = [add(add(r[6 * n + i], r[4 * n + i]), r[5 * n + i]) for i in range(n)]
+            t_hat = [g.point_sum([r[6 * n + i], r[4 * n + i], r[5 * n + i]]) for i in range(n)]
             c_sum = g.point_sum(list(c.proof.c))
             t1 = add(s1g, g.mul(-self.e % g.order, add(c_sum, minus_h_sum)))
             # e·(ĉ_{n−1} − (Πu)·H₀) = e·ĉ_{n−1} − (e·Πu)·H₀, −e·ĉ_{n−1} from t̂

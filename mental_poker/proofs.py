@@ -273,7 +273,9 @@ def verify_shuffle(
     t5 = add(base_mul(proof.s4), mul(minus_e, gamma))
     prev = [h0, *chain[:-1]]
     t_hat = pmap(
-        lambda i: add(add(base_mul(proof.s_hat[i]), mul(sp[i], prev[i])), mul(minus_e, chain[i])),
+        lambda i: g.point_sum(
+            [base_mul(proof.s_hat[i]), mul(sp[i], prev[i]), mul(minus_e, chain[i])]
+        ),
         range(n),
     )
     c_sum = g.point_sum(run_chunked(lambda part: g.point_sum(list(part)), c))

@@ -31,16 +31,21 @@ checks it against a pure-Python re-implementation of the curve.
 * Scalars: 32 bytes big-endian (SEC1's order), below N; hashes and random
   bytes are read big-endian and reduced mod N.
 
-A point this process computed is handed out as :class:`_Point`, a ``bytes``
-subclass (equal to, and hashing and packing as, its 33-byte encoding) that
-carries libsecp256k1's parsed form, so that using it again costs no parse
-(a square root). Points received are plain ``bytes`` and are parsed, i.e.
-validated, by the first operation that uses them.
+Points are handed out as :class:`_Point`, a ``bytes`` subclass (equal to,
+and hashing and packing as, its 33-byte encoding) that keeps libsecp256k1's
+parsed form once it has one, so that using a point again costs no second
+parse (a square root, 5 µs; a received deck point is multiplied 2-4 times
+by a verifier). A point this process computed carries it from the start;
+one received is only shape-checked by :meth:`Secp256k1.parse_point` and
+parsed, i.e. validated, by the first operation that uses it (protocol.md
+§1.1's order of checks and blame, unchanged), which keeps the result on
+that object. Plain ``bytes`` work too (parsed at every use).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
 from coincurve import PublicKey
 
@@ -64,9 +69,9 @@ never happen, and a bound keeps the loop finite."""
 
 
 class _Point(bytes):
-    """A point computed here: its encoding, carrying the parsed ``key``."""
+    """A point's encoding, with its parsed ``key`` once known (None before)."""
 
-    key: PublicKey
+    key: PublicKey | None
 
 
 def _wrap(key: PublicKey) -> _Point:
@@ -77,14 +82,18 @@ def _wrap(key: PublicKey) -> _Point:
 
 def _parse(p: bytes) -> PublicKey:
     """The parsed form of a point (validating it), or InvalidPoint naming it."""
-    if type(p) is _Point:
+    known = type(p) is _Point
+    if known and p.key is not None:
         return p.key
     if not isinstance(p, bytes) or len(p) != POINT_BYTES or p[0] not in (2, 3):
         raise InvalidPoint(f"not a compressed secp256k1 point: {p!r:.80}", p)
     try:
-        return PublicKey(bytes(p))
+        key = PublicKey(bytes(p))
     except ValueError as exc:  # x >= p, or x³ + 7 is no square mod p
         raise InvalidPoint(f"not a point of secp256k1: {p.hex()}", p) from exc
+    if known:
+        p.key = key  # type: ignore[union-attr]  # parsed once, for every later use
+    return key
 
 
 class Secp256k1(Group):
@@ -98,6 +107,13 @@ class Secp256k1(Group):
     identity = INFINITY
     generator = G
     context_version = 3
+
+    def parse_point(self, data: object) -> bytes:
+        """Shape check only (33 bytes); the first use validates (and keeps
+        the parsed form on the returned object)."""
+        point = _Point(super().parse_point(data))
+        point.key = None
+        return point
 
     def is_valid_point(self, p: bytes) -> bool:
         tick("check")
@@ -129,11 +145,21 @@ class Secp256k1(Group):
             return q
         if q == INFINITY:
             return p
-        tick("add")
-        keys = [_parse(p), _parse(q)]
+        return self.point_sum((p, q))
+
+    def point_sum(self, points: Sequence[bytes]) -> bytes:
+        """One libsecp256k1 ``combine`` over every term (counted as one
+        addition per term after the first): it accumulates in Jacobian
+        coordinates, exact through partial sums at infinity, and refuses
+        only a total at infinity, which is then :data:`INFINITY`."""
+        terms = [p for p in points if p != INFINITY]
+        if len(terms) <= 1:
+            return terms[0] if terms else INFINITY
+        keys = [_parse(p) for p in terms]
+        tick("add", len(keys) - 1)
         try:
             return _wrap(PublicKey.combine_keys(keys))
-        except ValueError:  # libsecp256k1 refuses a sum at infinity: q = −p
+        except ValueError:  # the sum is the point at infinity
             return INFINITY
 
     def neg(self, p: bytes) -> bytes:

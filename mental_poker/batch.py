@@ -16,7 +16,7 @@ exactly, as a point, and a hash equality cannot be combined with random
 weights the way the equations ``t == f(…)`` of the commitment form can.
 Each t is a linear combination, particular to its proof, of points that are
 (apart from the generators) particular to that proof or shared with one
-neighbour under other scalars, and libsodium has no multi-scalar
+neighbour under other scalars, and neither group's library has a multi-scalar
 multiplication: no multiplication can be shared between two proofs. The
 sweep therefore computes exactly what the single verifiers compute, with
 two savings: ``t₂`` reuses ``e·ĉ_{n−1}`` from ``t̂_{n−1}`` (one

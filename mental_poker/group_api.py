@@ -47,6 +47,7 @@ per-operation costs).
 from __future__ import annotations
 
 import hashlib
+import importlib
 import secrets
 import threading
 from abc import ABC, abstractmethod
@@ -101,6 +102,18 @@ def hash_items(*items: bytes) -> bytes:
 # ---------------------------------------------------------------- the group
 
 
+def _named_group(module: str, name: str) -> Group:
+    """The group object called ``name`` in ``module`` (unpickling)."""
+    found = [
+        v
+        for v in vars(importlib.import_module(module)).values()
+        if isinstance(v, Group) and v.name == name
+    ]
+    if len(found) != 1:
+        raise ValueError(f"no group {name!r} in {module}")
+    return found[0]
+
+
 class Group(ABC):
     """A prime-order group as the deal uses it. Subclasses set the class
     attributes and implement the abstract point operations; scalar
@@ -125,6 +138,10 @@ class Group(ABC):
 
     def __repr__(self) -> str:
         return f"<group {self.name}>"
+
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        """A group is a singleton (compared with ``is``): pickled by name."""
+        return _named_group, (type(self).__module__, self.name)
 
     # ------------------------------------------------------------ scalars
 

@@ -73,6 +73,9 @@ class _Point(bytes):
 
     key: PublicKey | None
 
+    def __reduce__(self) -> tuple[type[bytes], tuple[bytes]]:
+        return bytes, (bytes(self),)  # pickled and copied as its encoding alone
+
 
 def _wrap(key: PublicKey) -> _Point:
     point = _Point(key.format(compressed=True))

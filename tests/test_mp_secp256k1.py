@@ -390,3 +390,18 @@ def test_hash_to_curve_takes_few_tries_and_uses_its_tag() -> None:
                 tries.append(ctr)
                 break
     assert len(tries) == 54 and max(tries) < 12
+
+
+def test_groups_and_points_survive_pickling_and_copies() -> None:
+    import copy
+    import pickle
+
+    p = g.base_mul(7)
+    for group in (g, ED25519):
+        assert pickle.loads(pickle.dumps(group)) is group
+        assert copy.deepcopy(group) is group
+    setup = DealSetup(Context(b"t", 0, group=g), 2, Deck.of(range(4), g))
+    back = pickle.loads(pickle.dumps(setup))
+    assert back == setup and back.context.group is g and back.deck.group is g
+    for clone in (pickle.loads(pickle.dumps(p)), copy.deepcopy(p), copy.copy(p)):
+        assert clone == p and g.mul(3, clone) == g.mul(3, p)

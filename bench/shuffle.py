@@ -1,10 +1,22 @@
 """Benchmark: the cost of a fair shuffle, measured side by side in one run.
 
-    python bench/shuffle.py [--repeat 3] [--elgamal]
+    python bench/shuffle.py [--repeat 3] [--elgamal] [--group secp256k1]
+                            [--groups-only] [--group-rounds 7]
 
 Prints
-1. the raw cost of each group operation kind in a plain loop (PyNaCl
-   bindings called directly, one thread);
+0. the card groups side by side (edwards25519 through PyNaCl, today's;
+   secp256k1 through coincurve, the v3 draft; ristretto255 through rbcl if
+   it is installed, for comparison only): each library's raw cost per
+   operation (var-mult, fixed-base mult, add, decode+check, hash-to-curve;
+   thread CPU time, best of 3), then one peer's CPU time (process time, one
+   thread) for the same proven 9-seat, 54-card deal (its own shuffle and
+   lock passes with their proofs; every message of the 8 others decoded
+   from bytes and its proofs checked one by one), the groups alternating
+   round by round; min and median per group, and the median over rounds of
+   new/old (``new_vs_old_group_peer_cpu_9p``), with each group's op counts
+   and op floor;
+1. the raw cost of each group operation kind in a plain loop (the group's
+   library called directly, one thread);
 2. a proven shuffle + lock pass of 54 cards for 2, 4 and 9 peers, every
    message encoded to bytes and decoded + checked (proofs verified, which
    validates every point they hold) by every other peer, all in this one
@@ -25,6 +37,7 @@ Prints
 Our times are given with every worker thread (the default: one per core)
 and with one thread. The operation floor is Σ over operation kinds of
 (count, taken from our own code with ``count_ops``) × (raw cost of item 1).
+Sections 1-4 run in ``--group`` (edwards25519 by default).
 The last line is one JSON object with the headline ratios.
 """
 
@@ -42,12 +55,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import nacl.bindings as sodium
+from coincurve import PublicKey
 
 from mental_poker import group
 from mental_poker.batch import verify_deal_batch
 from mental_poker.context import Context
 from mental_poker.deal import DealTable
 from mental_poker.deck import Deck
+from mental_poker.group import ED25519
+from mental_poker.group_api import Group
 from mental_poker.messages import (
     DealSetup,
     LockPass,
@@ -61,24 +77,65 @@ from mental_poker.seat import (
     make_lock,
     make_shuffle,
 )
+from mental_poker.secp256k1 import SECP256K1
 
 CARDS = 54
+GROUPS: dict[str, Group] = {"edwards25519": ED25519, "secp256k1": SECP256K1}
+try:
+    from bench.ristretto import RISTRETTO255
+
+    GROUPS["ristretto255"] = RISTRETTO255
+except ImportError:  # rbcl not installed: compared only when it is
+    pass
 
 
-def raw_costs(n: int = 2000, clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
-    """Seconds per operation, plain loop, one thread, best of 3 (``clock``:
-    wall time by default; ``time.thread_time`` prices CPU time instead)."""
+def _library_ops(g: Group) -> dict[str, Callable[[], object]]:
+    """One call of the group's library per operation kind (no interface)."""
+    if g is SECP256K1:
+        kb = SECP256K1.random_scalar().to_bytes(32, "big")
+        pk = PublicKey.from_valid_secret(kb)
+        qk = PublicKey.from_valid_secret(SECP256K1.random_scalar().to_bytes(32, "big"))
+        pb = pk.format()
+        return {
+            "var": lambda: pk.multiply(kb),
+            "base": lambda: PublicKey.from_valid_secret(kb),
+            "add": lambda: PublicKey.combine_keys([pk, qk]),
+            "check": lambda: PublicKey(pb),  # decode + check: parse the 33 bytes
+            "map": lambda: SECP256K1.hash_to_point(b"bench", b"x"),
+        }
+    if g.name == "ristretto255":
+        import rbcl
+
+        kr = g.random_scalar().to_bytes(32, "little")
+        pr = rbcl.crypto_scalarmult_ristretto255_base(kr)
+        qr = rbcl.crypto_scalarmult_ristretto255_base(g.random_scalar().to_bytes(32, "little"))
+        h = bytes(range(64))
+        return {
+            "var": lambda: rbcl.crypto_scalarmult_ristretto255(kr, pr),
+            "base": lambda: rbcl.crypto_scalarmult_ristretto255_base(kr),
+            "add": lambda: rbcl.crypto_core_ristretto255_add(pr, qr),
+            "check": lambda: rbcl.crypto_core_ristretto255_is_valid_point(pr),
+            "map": lambda: rbcl.crypto_core_ristretto255_from_hash(h),
+        }
     k = group.random_scalar().to_bytes(32, "little")
     p = sodium.crypto_scalarmult_ed25519_base_noclamp(k)
     q = sodium.crypto_scalarmult_ed25519_base_noclamp(group.random_scalar().to_bytes(32, "little"))
     seed = bytes(range(32))
-    ops: dict[str, Callable[[], object]] = {
+    return {
         "var": lambda: sodium.crypto_scalarmult_ed25519_noclamp(k, p),
         "base": lambda: sodium.crypto_scalarmult_ed25519_base_noclamp(k),
         "add": lambda: sodium.crypto_core_ed25519_add(p, q),
         "check": lambda: sodium.crypto_core_ed25519_is_valid_point(p),
         "map": lambda: sodium.crypto_core_ed25519_from_uniform(seed),
     }
+
+
+def raw_costs(
+    n: int = 2000, clock: Callable[[], float] = time.perf_counter, g: Group = ED25519
+) -> dict[str, float]:
+    """Seconds per operation, plain loop, one thread, best of 3 (``clock``:
+    wall time by default; ``time.thread_time`` prices CPU time instead)."""
+    ops = _library_ops(g)
     out = {}
     for name, fn in ops.items():
         best = float("inf")
@@ -91,12 +148,16 @@ def raw_costs(n: int = 2000, clock: Callable[[], float] = time.perf_counter) -> 
     return out
 
 
-def our_deal(seats: int, proven: bool) -> None:
+def _setup(table: bytes, seats: int, proven: bool, g: Group) -> DealSetup:
+    return DealSetup(Context(table, 0, group=g), seats, Deck.of(range(CARDS), g), proven)
+
+
+def our_deal(seats: int, proven: bool, g: Group = ED25519) -> None:
     """Shuffle + lock pass. Every peer keeps its own tracker and decodes
     every message from bytes, its own included; each proof (and with it
     every point it covers) is checked by every peer but its author
     (``own_seat``)."""
-    setup = DealSetup(Context(b"bench-table", 0), seats, Deck.of(range(CARDS)), proven)
+    setup = _setup(b"bench-table", seats, proven, g)
     secrets = [DealSecrets.generate(setup, s) for s in range(seats)]
     tables = [DealTable(setup, own_seat=s) for s in range(seats)]
     for make in (make_shuffle, make_lock):
@@ -107,11 +168,11 @@ def our_deal(seats: int, proven: bool) -> None:
                 assert verdict, verdict
 
 
-def our_passes_only(seats: int) -> None:
+def our_passes_only(seats: int, g: Group = ED25519) -> None:
     """The unproven passes with no tracker and no decoding: each seat only
-    transforms the previous deck (libsodium still validates every point it
+    transforms the previous deck (the library still validates every point it
     multiplies). This is the work mentalpoker does."""
-    setup = DealSetup(Context(b"bench-table", 0), seats, Deck.of(range(CARDS)), False)
+    setup = _setup(b"bench-table", seats, False, g)
     deck = setup.deck.points
     secrets = [DealSecrets.generate(setup, s) for s in range(seats)]
     for seat in range(seats):
@@ -120,12 +181,14 @@ def our_passes_only(seats: int) -> None:
         deck = make_lock(setup, secrets[seat], deck).locked
 
 
-def batch_figures(repeat: int, raw: dict[str, float], seats: int = 9) -> dict[str, float]:
+def batch_figures(
+    repeat: int, raw: dict[str, float], seats: int = 9, g: Group = ED25519
+) -> dict[str, float]:
     """Seat 0 of a proven ``seats``-peer deal checks the other seats'
     shuffle and lock proofs with :func:`verify_deal_batch`; one shuffle
     proof's check (seat 1's) is timed interleaved with it, with the same
     worker threads. Prints the operation counts and what they bound."""
-    setup = DealSetup(Context(b"bench-batch", 0), seats, Deck.of(range(CARDS)), True)
+    setup = _setup(b"bench-batch", seats, True, g)
     keys = [DealSecrets.generate(setup, s) for s in range(seats)]
     table = DealTable(setup)
     for make in (make_shuffle, make_lock):
@@ -193,6 +256,99 @@ def batch_figures(repeat: int, raw: dict[str, float], seats: int = 9) -> dict[st
     return out
 
 
+# ---------------------------------------------------------------- groups side by side
+
+
+def peer_deal(g: Group, seats: int = 9, peer: int = 4) -> Callable[[], None]:
+    """One peer's share of a proven ``seats``-seat deal in group ``g``: its
+    own shuffle and lock passes (with proofs, encoded to send), and every
+    other seat's message decoded from bytes and checked (each proof on
+    arrival, one by one). The others' messages are made beforehand."""
+    setup = _setup(b"bench-peer", seats, True, g)
+    keys = [DealSecrets.generate(setup, s) for s in range(seats)]
+    maker = DealTable(setup)
+    wire: list[tuple[int, Callable[..., object], bytes]] = []
+    for make in (make_shuffle, make_lock):
+        for seat in range(seats):
+            msg = make(setup, keys[seat], maker.expected_input())
+            maker.made_here(msg)  # made here: fed without checking its proof
+            assert maker.feed(msg)
+            wire.append((seat, make, encode_message(msg)))
+
+    def run() -> None:
+        table = DealTable(setup, own_seat=peer)
+        for seat, make, data in wire:
+            if seat == peer:
+                msg = make(setup, keys[peer], table.expected_input())
+                encode_message(msg)
+            else:
+                msg = decode_message_bytes(data, setup)
+            verdict = table.feed(msg)
+            assert verdict, verdict
+
+    return run
+
+
+def _cpu(fn: Callable[[], None]) -> float:
+    t0 = time.process_time()
+    fn()
+    return time.process_time() - t0
+
+
+def groups_side_by_side(rounds: int) -> dict[str, float]:
+    """Section 0 (see the module docstring)."""
+    print("library cost per operation, µs (thread CPU, plain loop, best of 3):")
+    heads = ("var-mult", "base", "add", "decode+check", "map")
+    print(f"  {'group':14s} " + " ".join(f"{h:>{max(8, len(h))}s}" for h in heads))
+    costs = {}
+    for name, g in GROUPS.items():
+        costs[name] = c = raw_costs(1000, time.thread_time, g)
+        print(
+            f"  {name:14s} {c['var'] * 1e6:8.1f} {c['base'] * 1e6:8.1f} {c['add'] * 1e6:8.1f} "
+            f"{c['check'] * 1e6:12.1f} {c['map'] * 1e6:8.1f}"
+        )
+    saved = group.workers()
+    group.set_workers(1)
+    try:
+        runs = {name: peer_deal(g) for name, g in GROUPS.items()}
+        ops = {}
+        for name, run in runs.items():
+            run()  # warm-up (generators, card points)
+            ops[name] = counted(run)
+        cpu: dict[str, list[float]] = {name: [] for name in runs}
+        for i in range(rounds):
+            order = list(runs) if i % 2 == 0 else list(reversed(runs))
+            for name in order:
+                cpu[name].append(_cpu(runs[name]))
+    finally:
+        group.set_workers(saved)
+    print(
+        f"\none peer of a proven 9-seat deal, 54 cards, CPU s (process time, 1 thread, "
+        f"{rounds} rounds alternating; load average {_load()}):"
+    )
+    out: dict[str, float] = {}
+    old = cpu["edwards25519"]
+    for name, times in cpu.items():
+        floor = sum(ops[name][k] * costs[name][k] for k in ops[name])
+        ratios = [t / o for t, o in zip(times, old, strict=True)]
+        counts = " ".join(f"{k}={ops[name][k]}" for k in sorted(ops[name]))
+        print(
+            f"  {name:14s} min {min(times):.3f}  median {statistics.median(times):.3f}  "
+            f"vs edwards25519 median x{statistics.median(ratios):.3f} "
+            f"(min x{min(ratios):.3f}); op floor {floor:.3f} s "
+            f"(median x{statistics.median(times) / floor:.2f}); ops {counts}"
+        )
+        key = name.replace("edwards25519", "ed25519")
+        out[f"peer_cpu_9p_{key}_min_s"] = round(min(times), 4)
+        out[f"peer_cpu_9p_{key}_median_s"] = round(statistics.median(times), 4)
+        for op in ("var", "add", "check"):
+            out[f"{key}_{op}_us"] = round(costs[name][op] * 1e6, 2)
+        if name != "edwards25519":
+            out[f"{key}_vs_ed25519_peer_cpu_9p"] = round(statistics.median(ratios), 3)
+    out["new_vs_old_group_peer_cpu_9p"] = out["secp256k1_vs_ed25519_peer_cpu_9p"]
+    return out
+
+
 def _load() -> float | None:
     try:
         return float(Path("/proc/loadavg").read_text().split()[0])
@@ -239,12 +395,26 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--elgamal", action="store_true", help="also time DealerEG (slow)")
+    parser.add_argument(
+        "--group",
+        choices=["edwards25519", "secp256k1"],
+        default="edwards25519",
+        help="the group of sections 1-4",
+    )
+    parser.add_argument("--group-rounds", type=int, default=7, help="rounds of section 0")
+    parser.add_argument("--groups-only", action="store_true", help="section 0 only")
     args = parser.parse_args(argv)
+    g = GROUPS[args.group]
     cores = group.workers()
     print(f"{cores} worker threads; load average before the run: {_load()}")
+    print(f"groups: {', '.join(GROUPS)}\n")
+    sides = groups_side_by_side(args.group_rounds)
+    if args.groups_only:
+        print(json.dumps({**sides, "load_average_1min": _load()}))
+        return 0
 
-    raw = raw_costs()
-    print("raw cost per operation (plain loop, PyNaCl bindings, 1 thread):")
+    raw = raw_costs(g=g)
+    print(f"\n{g.name}: raw cost per operation (plain loop, its library, 1 thread):")
     for name, cost in raw.items():
         print(f"  {name:6s} {cost * 1e6:7.1f} µs")
 
@@ -253,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
         label = "proven" if proven else "unproven"
         print(f"\nour {label} shuffle + lock pass, {CARDS} cards, every peer checks every message:")
         for seats in (2, 4, 9):
-            run = lambda seats=seats, proven=proven: our_deal(seats, proven)  # noqa: E731
+            run = lambda seats=seats, proven=proven: our_deal(seats, proven, g)  # noqa: E731
             group.set_workers(1)
             run()  # warm-up: generators and card points are computed once per process
             ops = counted(run)
@@ -261,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
             # timed run, so that load from other processes affects both alike.
             serials, floors = [], []
             for _ in range(args.repeat):
-                sample = raw_costs(300)
+                sample = raw_costs(300, g=g)
                 serials.append(timed(run, 1))
                 floors.append(sum(ops[k] * sample[k] for k in ops))
             serial, floor = statistics.median(serials), statistics.median(floors)
@@ -282,7 +452,7 @@ def main(argv: list[str] | None = None) -> int:
             )
 
     print("\nbatch: seat 0 of a proven 9-peer deal checks the 8 others' proofs in one sweep:")
-    batch = batch_figures(args.repeat, raw)
+    batch = batch_figures(args.repeat, raw, g=g)
 
     print("\nmentalpoker 0.5.0, unproven shuffle + deal, 4 players, 52 cards (no checks at all):")
     theirs: dict[str, float] = {}
@@ -301,10 +471,10 @@ def main(argv: list[str] | None = None) -> int:
         assert mp_run is not None
         rounds: dict[str, list[float]] = {"proven": [], "unproven": [], "theirs": [], "bare": []}
         for _ in range(args.repeat):
-            rounds["proven"].append(timed(lambda: our_deal(4, True), 1))
+            rounds["proven"].append(timed(lambda: our_deal(4, True, g), 1))
             rounds["theirs"].append(timed(mp_run, 1))
-            rounds["unproven"].append(timed(lambda: our_deal(4, False), 1))
-            rounds["bare"].append(timed(lambda: our_passes_only(4), 1))
+            rounds["unproven"].append(timed(lambda: our_deal(4, False, g), 1))
+            rounds["bare"].append(timed(lambda: our_passes_only(4, g), 1))
         h2h = {k: statistics.median(v) for k, v in rounds.items()}
         labels = {
             "proven": "ours proven, every proof checked by every other peer",
@@ -322,8 +492,9 @@ def main(argv: list[str] | None = None) -> int:
         ours4 = dict(ours4, parallel=h2h["proven"])
         ours4u = dict(ours4u, parallel=h2h["unproven"])
         theirs["ec"] = h2h["theirs"]
-    summary: dict[str, float | int | None] = {
+    summary: dict[str, float | int | str | None] = {
         "cores": cores,
+        "group": g.name,
         "ours_proven_4p_s": round(ours4["parallel"], 4),
         "ours_proven_4p_1thread_s": round(ours4["serial"], 4),
         "ours_unproven_4p_s": round(ours4u["parallel"], 4),
@@ -344,6 +515,7 @@ def main(argv: list[str] | None = None) -> int:
     if "ec" in theirs:
         summary.update(summary_extra)
     summary.update(batch)
+    summary.update(sides)
     summary["load_average_1min"] = _load()
     print(json.dumps(summary))
     return 0

@@ -16,7 +16,7 @@ exactly, as a point, and a hash equality cannot be combined with random
 weights the way the equations ``t == f(…)`` of the commitment form can.
 Each t is a linear combination, particular to its proof, of points that are
 (apart from the generators) particular to that proof or shared with one
-neighbour under other scalars, and libsodium has no multi-scalar
+neighbour under other scalars, and neither group's library has a multi-scalar
 multiplication: no multiplication can be shared between two proofs. The
 sweep therefore computes exactly what the single verifiers compute, with
 two savings: ``t₂`` reuses ``e·ĉ_{n−1}`` from ``t̂_{n−1}`` (one
@@ -47,19 +47,9 @@ import msgpack
 
 from .context import Context
 from .errors import InvalidPoint, MentalPokerError, ProofError, Verdict
-from .group import (
-    IDENTITY,
-    L,
-    _mark_worker,
-    add,
-    base_mul,
-    mul,
-    pmap,
-    point_sum,
-    sub,
-    workers,
-)
+from .group_api import Group
 from .messages import LockPass, ShufflePass
+from .parallel import _mark_worker, pmap, workers
 from .proofs import (
     LockProof,
     ShuffleProof,
@@ -118,9 +108,7 @@ def statement_key(check: Check) -> bytes:
     h.update(b"shuffle" if isinstance(check, ShuffleCheck) else b"lock")
     for item in check.ctx.items():
         h.update(len(item).to_bytes(4, "big") + item)
-    outputs = (
-        (check.ys,) if isinstance(check, ShuffleCheck) else (check.locked, check.stripped)
-    )
+    outputs = (check.ys,) if isinstance(check, ShuffleCheck) else (check.locked, check.stripped)
     for deck in (check.xs, *outputs):
         h.update(len(deck).to_bytes(4, "big"))
         h.update(b"".join(deck))
@@ -226,7 +214,7 @@ class Failure:
 def _well_formed(check: Check) -> bool:
     """The shape checks the single verifiers make before any arithmetic."""
     n = len(check.xs)
-    if n == 0 or check.gamma == IDENTITY:
+    if n == 0 or check.gamma == check.ctx.group.identity:
         return False
     if isinstance(check, ShuffleCheck):
         p = check.proof
@@ -238,10 +226,11 @@ class _Plan:
     """The multiplications one proof needs (``(scalar, point)``; point None
     for the base point), and how to assemble its commitments from them."""
 
-    __slots__ = ("check", "e", "extra", "mults", "prefix", "start")
+    __slots__ = ("check", "e", "extra", "group", "mults", "prefix", "start")
 
     def __init__(self, check: Check) -> None:
         self.check = check
+        self.group: Group = check.ctx.group
         self.start = 0
         self.extra: object = None
         if isinstance(check, ShuffleCheck):
@@ -250,30 +239,32 @@ class _Plan:
             self._lock(check)
 
     def _shuffle(self, c: ShuffleCheck) -> None:
-        n, p = len(c.xs), c.proof
-        h0, hs, _ = _generators(n)
+        n, p, g = len(c.xs), c.proof, self.group
+        q = g.order
+        h0, hs, _ = _generators(n, g)
         e, sp = p.e, p.s_prime
+        minus_e = -e % q
         self.prefix = _shuffle_prefix(c.ctx, c.xs, c.ys, c.gamma, p.c)
-        u = _shuffle_weights(self.prefix, n)
+        u = _shuffle_weights(self.prefix, n, g)
         prod_u = 1
         for uj in u:
-            prod_u = prod_u * uj % L
+            prod_u = prod_u * uj % q
         prev = [h0, *p.chain[:-1]]
         m: list[tuple[int, bytes | None]] = []
         m += zip(sp, hs, strict=True)  # t3: s′ᵢ·Hᵢ          [0, n)
-        m += (((-e * uj) % L, cj) for uj, cj in zip(u, p.c, strict=True))  # −e·uⱼ·cⱼ [n, 2n)
+        m += (((-e * uj) % q, cj) for uj, cj in zip(u, p.c, strict=True))  # −e·uⱼ·cⱼ [n, 2n)
         m += zip(sp, c.ys, strict=True)  # t4: s′ᵢ·Yᵢ        [2n, 3n)
-        m += (((-p.s4 * uj) % L, xj) for uj, xj in zip(u, c.xs, strict=True))  # [3n, 4n)
+        m += (((-p.s4 * uj) % q, xj) for uj, xj in zip(u, c.xs, strict=True))  # [3n, 4n)
         m += zip(sp, prev, strict=True)  # t̂: s′ᵢ·ĉᵢ₋₁     [4n, 5n)
-        m += ((e, ci) for ci in p.chain)  # e·ĉᵢ             [5n, 6n)
+        m += ((minus_e, ci) for ci in p.chain)  # −e·ĉᵢ      [5n, 6n)
         m += ((k, None) for k in p.s_hat)  # ŝᵢ·G             [6n, 7n)
         m += [
             (p.s1, None),
             (p.s2, None),
             (p.s3, None),
             (p.s4, None),
-            (e, c.gamma),
-            (e * prod_u % L, h0),
+            (minus_e, c.gamma),
+            (e * prod_u % q, h0),
         ]  # [7n, 7n+6)
         self.mults = m
         self.e = e
@@ -281,42 +272,44 @@ class _Plan:
     def _lock(self, c: LockCheck) -> None:
         p = c.proof
         self.prefix = _lock_prefix(c.ctx, c.gamma, c.xs, c.locked, c.stripped)
+        minus_e = -p.e % self.group.order
         m: list[tuple[int, bytes | None]] = []
-        m += ((p.e, li) for li in c.locked)  # E_i = e·L_i       [0, n)
+        m += ((minus_e, li) for li in c.locked)  # −E_i = −e·L_i  [0, n)
         m += ((p.z, yi) for yi in c.stripped)  # z·Y_i           [n, 2n)
         m += zip(p.z_lock, c.xs, strict=True)  # z_i·X_i         [2n, 3n)
-        m += [(p.z, None), (p.e, c.gamma)]  # [3n, 3n+2)
+        m += [(p.z, None), (minus_e, c.gamma)]  # [3n, 3n+2)
         self.mults = m
         self.e = p.e
 
     def holds(self, r: Sequence[bytes]) -> bool:
         """Assemble the commitments from the products ``r`` (this plan's
         slice) and compare the challenge."""
-        c = self.check
+        c, g = self.check, self.group
+        add, identity = g.add, g.identity
         n = len(c.xs)
         if isinstance(c, ShuffleCheck):
-            _, _, h_sum = _generators(n)
-            s1g, s2g, s3g, s4g, e_gamma, h0_term = r[7 * n : 7 * n + 6]
-            t3 = add(s3g, point_sum([p for p in r[0 : 2 * n] if p != IDENTITY]))
-            t4 = point_sum([p for p in r[2 * n : 4 * n] if p != IDENTITY])
-            t5 = sub(s4g, e_gamma)
-            t_hat = [sub(add(r[6 * n + i], r[4 * n + i]), r[5 * n + i]) for i in range(n)]
-            c_sum = point_sum(list(c.proof.c))
-            t1 = sub(s1g, mul(self.e, sub(c_sum, h_sum)))
-            # e·(ĉ_{n−1} − (Πu)·H₀) = e·ĉ_{n−1} − (e·Πu)·H₀, e·ĉ_{n−1} from t̂
-            t2 = add(sub(s2g, r[6 * n - 1]), h0_term)
+            _, _, minus_h_sum = _generators(n, g)
+            s1g, s2g, s3g, s4g, minus_e_gamma, h0_term = r[7 * n : 7 * n + 6]
+            t3 = g.point_sum([s3g, *(p for p in r[0 : 2 * n] if p != identity)])
+            t4 = g.point_sum([p for p in r[2 * n : 4 * n] if p != identity])
+            t5 = add(s4g, minus_e_gamma)
+            t_hat = [g.point_sum([r[6 * n + i], r[4 * n + i], r[5 * n + i]]) for i in range(n)]
+            c_sum = g.point_sum(list(c.proof.c))
+            t1 = add(s1g, g.mul(-self.e % g.order, add(c_sum, minus_h_sum)))
+            # e·(ĉ_{n−1} − (Πu)·H₀) = e·ĉ_{n−1} − (e·Πu)·H₀, −e·ĉ_{n−1} from t̂
+            t2 = add(add(s2g, r[6 * n - 1]), h0_term)
             ts = [t1, t2, t3, t4, t5, *t_hat]
-            return _shuffle_challenge(self.prefix, c.proof.chain, ts) == self.e
-        big_e = r[0:n]
-        b = [sub(r[n + i], big_e[i]) for i in range(n)]
-        k = [sub(r[2 * n + i], big_e[i]) for i in range(n)]
-        a1 = sub(r[3 * n], r[3 * n + 1])
-        return _lock_challenge(self.prefix, a1, b, k) == self.e
+            return _shuffle_challenge(self.prefix, c.proof.chain, ts, g) == self.e
+        minus_big_e = r[0:n]
+        b = [add(r[n + i], minus_big_e[i]) for i in range(n)]
+        k = [add(r[2 * n + i], minus_big_e[i]) for i in range(n)]
+        a1 = add(r[3 * n], r[3 * n + 1])
+        return _lock_challenge(self.prefix, a1, b, k, g) == self.e
 
 
-def _product(pair: tuple[int, bytes | None]) -> bytes:
-    k, point = pair
-    return base_mul(k) if point is None else mul(k, point)
+def _products(g: Group, work: Sequence[tuple[int, bytes | None]]) -> list[bytes]:
+    mul, base_mul = g.mul, g.base_mul
+    return pmap(lambda pair: base_mul(pair[0]) if pair[1] is None else mul(*pair), work)
 
 
 def batch_holds(checks: Sequence[Check]) -> bool:
@@ -326,13 +319,16 @@ def batch_holds(checks: Sequence[Check]) -> bool:
     :func:`first_failure` says which and why."""
     if not all(_well_formed(c) for c in checks):
         return False
+    groups = {c.ctx.group for c in checks}
+    if len(groups) > 1:  # no product is shared across two groups
+        return all(batch_holds([c for c in checks if c.ctx.group is g]) for g in groups)
     plans = [_Plan(c) for c in checks]
     work: list[tuple[int, bytes | None]] = []
     for plan in plans:
         plan.start = len(work)
         work += plan.mults
     try:
-        products = pmap(_product, work)
+        products = _products(plans[0].group, work) if plans else []
         # every point given to a proof has been multiplied (validated) above
         verdicts = pmap(
             lambda plan: plan.holds(products[plan.start : plan.start + len(plan.mults)]), plans

@@ -1,4 +1,4 @@
-"""The context every Fiat–Shamir transcript binds.
+"""The context every Fiat–Shamir transcript binds, and the group it lives in.
 
 A proof is only valid in the context it was made for: protocol version, table
 id, deal number (a new deal for every shuffle, including a reshuffle of a
@@ -6,6 +6,11 @@ discard pile), the protocol step (``"shuffle"``, ``"lock"``, ``"identity"``,
 ``"handover"``)
 and the prover's seat. A proof replayed into another table, deal, step or seat
 hashes to another challenge and fails.
+
+The context also chooses the deal's group (``group``: edwards25519 by
+default, :data:`mental_poker.secp256k1.SECP256K1` for the v3 draft); the
+version it binds defaults to the group's (1 for edwards25519, 3 for
+secp256k1), so that a transcript of one group never reads as one of another.
 
 >>> ctx = Context(b"table-1", deal=3)
 >>> str(ctx.at("shuffle", 2))
@@ -17,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .errors import DecodeError
+from .group import ED25519
+from .group_api import Group
 
 PROTOCOL_VERSION = 1
 CTX_LABEL = b"nodealer/v1/ctx"
@@ -37,9 +44,15 @@ class Context:
     deal: int
     step: str = ""
     seat: int = 0
-    version: int = PROTOCOL_VERSION
+    version: int = 0
+    """0: the group's own version (``group.context_version``)."""
+    group: Group = ED25519
 
     def __post_init__(self) -> None:
+        if not isinstance(self.group, Group):
+            raise DecodeError(f"not a group: {self.group!r:.40}")
+        if self.version == 0 and type(self.version) is int:
+            object.__setattr__(self, "version", self.group.context_version)
         if not isinstance(self.table_id, bytes) or not 1 <= len(self.table_id) <= MAX_TABLE_ID:
             raise DecodeError(f"table id must be 1..{MAX_TABLE_ID} bytes")
         for name in ("deal", "seat", "version"):

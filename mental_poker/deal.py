@@ -51,7 +51,7 @@ tracker agrees. A verdict naming a seat rejects the message and changes
 nothing. A verdict with no seat (possible only in an unproven deal) means
 the message itself was correct and stays applied, but opening a position
 exposed an earlier cheat (a non-card, or a card already read publicly);
-the audit names its author. :class:`~mental_poker.seat.DealSecrets` is one seat's secret state; the
+the audit names its author. :class:`~mental_poker.keys.DealSecrets` is one seat's secret state; the
 ``make_*`` functions of :mod:`mental_poker.seat` turn it into the seat's
 messages; the messages and their codec are :mod:`mental_poker.messages`. Everything on the wire
 is plain msgpack-able data (``to_wire``/``decode_message``); see protocol.md §1.
@@ -64,7 +64,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from .batch import Check, LockCheck, ShuffleCheck, batch_holds, verify_single
 from .errors import (
@@ -76,15 +75,8 @@ from .errors import (
     ProtocolError,
     Verdict,
 )
-from .group import (
-    IDENTITY,
-    L,
-    base_mul,
-    inverse,
-    is_valid_point,
-    mul,
-    pmap,
-)
+from .group_api import Group
+from .keys import DealSecrets
 from .messages import (
     Complaint,
     DealSetup,
@@ -97,20 +89,17 @@ from .messages import (
     Relock,
     ShufflePass,
 )
+from .parallel import pmap
 from .proofs import (
     verify_handover,
     verify_member,
 )
-
-if TYPE_CHECKING:
-    from .seat import DealSecrets
 
 # ---------------------------------------------------------------- the tracker
 
 
 def _pass_key(check: Check) -> tuple[str, int]:
     return ("shuffle" if isinstance(check, ShuffleCheck) else "lock", check.seat)
-
 
 
 @dataclass(slots=True)
@@ -198,6 +187,11 @@ class DealTable:
 
     # ------------------------------------------------------------ queries
 
+    @property
+    def group(self) -> Group:
+        """The deal's group (its context's)."""
+        return self.setup.context.group
+
     def expected_input(self) -> tuple[bytes, ...]:
         """The deck the next seat must transform in the current pass."""
         if self.phase == "shuffle":
@@ -263,8 +257,8 @@ class DealTable:
         product = 1
         for layer in self.layers[position]:
             if layer.key is not None and not layer.removed:
-                product = product * layer.key % L
-        return mul(inverse(product), self.current[position])
+                product = product * layer.key % self.group.order
+        return self.group.mul(self.group.inverse(product), self.current[position])
 
     def complement(self, excluded: Iterable[int]) -> tuple[int, ...]:
         """The deal's cards not in ``excluded`` (the set for Bomb K12 B)."""
@@ -286,17 +280,18 @@ class DealTable:
         if any(layer.seat != seat for layer in out):
             raise NotDecryptable(f"position {position} still needs another seat's key")
         own = secrets.keys_for(position)
+        g = self.group
         product = 1
         for layer in self.layers[position]:
             if layer.removed:
                 continue
             key = layer.key
             if key is None:
-                key = next((k for k in own if mul(k, layer.before) == layer.after), None)
+                key = next((k for k in own if g.mul(k, layer.before) == layer.after), None)
                 if key is None:
                     raise ProtocolError(f"own secrets do not open position {position}")
-            product = product * key % L
-        card = self._read(position, mul(inverse(product), self.current[position]), private=True)
+            product = product * key % g.order
+        card = self._read(position, g.mul(g.inverse(product), self.current[position]), private=True)
         self.known[position] = card
         return card
 
@@ -426,7 +421,7 @@ class DealTable:
     def _check_distinct(self, seat: int, deck: Sequence[bytes], what: str) -> None:
         if len(set(deck)) != len(deck):
             raise CheatDetected(Verdict.cheat(seat, f"{what} holds the same point twice"))
-        if IDENTITY in deck:  # decoding refuses it; this guards direct callers
+        if self.group.identity in deck:  # decoding refuses it; this guards direct callers
             raise CheatDetected(Verdict.cheat(seat, f"{what} holds the identity"))
 
     def _feed_shuffle(self, msg: ShufflePass) -> Verdict:
@@ -434,7 +429,7 @@ class DealTable:
         self._check_distinct(msg.seat, msg.deck, "shuffled deck")
         if len(msg.deck) != self.setup.size or (msg.proof is None) == self.setup.proven:
             return Verdict.cheat(msg.seat, "shuffle pass does not match the deal setup")
-        if msg.gamma == IDENTITY:
+        if msg.gamma == self.group.identity:
             return Verdict.cheat(msg.seat, "Γ is the identity")
         check = None
         if msg.proof is not None and msg.seat != self.own_seat and not self._made(msg):
@@ -468,7 +463,7 @@ class DealTable:
             # (reads, relocks, handovers). In a proven deal the lock proof
             # has already checked it; here it is checked at once, so that
             # an honest seat never meets an invalid point after the passes.
-            valid = pmap(is_valid_point, msg.stripped)
+            valid = pmap(self.group.is_valid_point, msg.stripped)
             if not all(valid):
                 i = valid.index(False)
                 seat = self.authors.get(msg.stripped[i], msg.seat)  # its first sender
@@ -510,6 +505,7 @@ class DealTable:
         key, out earlier, would let everyone read the card from the values
         under it, though another seat now holds it."""
         self._require_play()
+        mul = self.group.mul
         unique = list(dict.fromkeys(keys))
         owned = sum(layer.seat == seat for stack in self.layers for layer in stack)
         if len(unique) > owned:
@@ -558,6 +554,7 @@ class DealTable:
         deal or already public elsewhere), NotDecryptable if a key is still
         missing."""
         self._require_play(position)
+        g = self.group
         try:
             matched = self._match_keys(message.seat, message.keys)
             opened = {id(layer): key for (_, key), layer in matched}
@@ -568,10 +565,10 @@ class DealTable:
                 key = layer.key if layer.key is not None else opened.get(id(layer))
                 if key is None:
                     raise NotDecryptable(f"position {position} still has a closed layer")
-                product = product * key % L
+                product = product * key % g.order
             if position in self.public:
                 return self.public[position]
-            return self._read(position, mul(inverse(product), self.current[position]))
+            return self._read(position, g.mul(g.inverse(product), self.current[position]))
         except InvalidPoint as exc:
             raise CheatDetected(self._invalid(exc, message.seat)) from exc
 
@@ -642,7 +639,7 @@ class DealTable:
         if not 0 <= msg.position < self.setup.size:
             return Verdict.cheat(msg.seat, f"complaint about position {msg.position}: no such")
         point = self.expected_input()[msg.position]
-        if is_valid_point(point):
+        if self.group.is_valid_point(point):
             return Verdict.cheat(
                 msg.seat, f"false complaint: point {msg.position} of its input deck is valid"
             )
@@ -656,7 +653,7 @@ class DealTable:
         self._require_play()
         if msg.seat in self.shuffle_keys:
             return Verdict.cheat(msg.seat, "second final reveal")
-        if base_mul(msg.shuffle_key) != self.shuffles[msg.seat].gamma:
+        if self.group.base_mul(msg.shuffle_key) != self.shuffles[msg.seat].gamma:
             return Verdict.cheat(msg.seat, "revealed shuffle key does not match its Γ")
         matched = self._match_keys(msg.seat, msg.keys, final=True)
         opened = {id(layer) for _, layer in matched}
@@ -686,6 +683,7 @@ class DealTable:
             return self._invalid(exc, None)
 
     def _audit(self) -> Verdict:
+        g, mul = self.group, self.group.mul
         missing = self.missing_final()
         if missing:
             return Verdict.cheat(missing[0], "has not made its final reveal")
@@ -703,7 +701,7 @@ class DealTable:
         deck_in: Sequence[bytes] = self.setup.deck.points
         for shuffle in self.shuffles:
             if ("shuffle", shuffle.seat) not in self.proof_checked:
-                s_inv = inverse(self.shuffle_keys[shuffle.seat])
+                s_inv = g.inverse(self.shuffle_keys[shuffle.seat])
                 undone = pmap(lambda y, s_inv=s_inv: mul(s_inv, y), shuffle.deck)
                 if sorted(undone) != sorted(deck_in):
                     return Verdict.cheat(
@@ -718,7 +716,7 @@ class DealTable:
             if list(redone) != list(lock.locked):
                 return Verdict.cheat(lock.seat, "stripped deck is not its locked deck unkeyed")
         for handover in self.handovers:
-            if mul(handover.layer.key, handover.after) != handover.before:
+            if g.mul(handover.layer.key, handover.after) != handover.before:
                 return Verdict.cheat(handover.seat, "handover took off another key than its own")
         size = self.setup.size
         faces: list[int | None] = [self.public.get(p) for p in range(size)]

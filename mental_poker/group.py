@@ -1,4 +1,5 @@
-"""The card group: the prime-order subgroup of edwards25519, through libsodium.
+"""The card group of protocol v1/v2: the prime-order subgroup of edwards25519,
+through libsodium.
 
 Theory of operation
 -------------------
@@ -36,35 +37,26 @@ bias is below 2**-250). Functions that draw randomness accept an ``rng``
 (``n -> n random bytes``) so that test vectors can be reproduced with
 :class:`SeededRng`; production code always uses the default.
 
-Heavy loops (one libsodium call per card) go through :func:`pmap` /
-:func:`msm`, which split the work into one contiguous chunk per worker
-thread. libsodium runs with the GIL released, so on two cores this gives
-close to 2x (measured on 2 idle cores, n = 54: shuffle proof made in 29 ->
-17 ms, checked in 34 -> 20 ms; when other processes already load both cores
-there is no gain). They are plain blocking functions: call them from
-``trio.to_thread.run_sync`` in an event-loop program.
-
-:func:`count_ops` counts the group operations performed inside a ``with``
-block (used by ``bench/shuffle.py`` to compare measured time with the sum of
-per-operation costs).
+The module-level functions are this group's operations; :data:`ED25519`
+is the same as a :class:`~mental_poker.group_api.Group` object (what the deal
+and its proofs take from their context). The worker threads
+(:mod:`mental_poker.parallel`), the op counter and the transcript hash
+(:mod:`mental_poker.group_api`) and the seeded test stream
+(:mod:`mental_poker.rand`) are re-exported here under their old names.
 """
 
 from __future__ import annotations
 
-import hashlib
-import multiprocessing
 import secrets
-import threading
-from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-from typing import TypeVar
+from collections.abc import Callable, Sequence
 
 import nacl.bindings as _sodium
 import nacl.exceptions
 
 from .errors import DecodeError, InvalidPoint, NonCanonicalScalar
+from .group_api import Group, count_ops, hash_items, tick
+from .parallel import MAX_WORKERS, _mark_worker, pmap, run_chunked, set_workers, workers
+from .rand import Rng, SeededRng, random_permutation
 
 L = 2**252 + 27742317777372353535851937790883648493
 """Order of the prime-order subgroup of edwards25519."""
@@ -75,36 +67,6 @@ IDENTITY = b"\x01" + bytes(31)
 """Encoding of the neutral element (never valid on the wire)."""
 G = _sodium.crypto_scalarmult_ed25519_base_noclamp((1).to_bytes(32, "little"))
 """The standard base point of edwards25519."""
-
-Rng = Callable[[int], bytes]
-
-T = TypeVar("T")
-R = TypeVar("R")
-
-# ---------------------------------------------------------------- op counting
-
-_count_lock = threading.Lock()
-_counter: Counter[str] | None = None
-
-
-def _tick(kind: str, n: int = 1) -> None:
-    if _counter is not None:
-        with _count_lock:
-            _counter[kind] += n
-
-
-@contextmanager
-def count_ops() -> Iterator[Counter[str]]:
-    """Count group operations inside the block: ``var`` (variable-base
-    mult), ``base`` (fixed-base mult), ``add`` (add or sub), ``check``
-    (point validation), ``map`` (hash-to-curve)."""
-    global _counter
-    previous, _counter = _counter, Counter()
-    try:
-        yield _counter
-    finally:
-        _counter = previous
-
 
 # ---------------------------------------------------------------- scalars
 
@@ -150,21 +112,12 @@ def hash_to_scalar(*items: bytes) -> int:
     return int.from_bytes(hash_items(*items), "little") % L
 
 
-def hash_items(*items: bytes) -> bytes:
-    """SHA-512 of ``len(item) as u32 big-endian || item`` for every item."""
-    h = hashlib.sha512()
-    for item in items:
-        h.update(len(item).to_bytes(4, "big"))
-        h.update(item)
-    return h.digest()
-
-
 # ---------------------------------------------------------------- points
 
 
 def is_valid_point(p: bytes) -> bool:
     """Canonical, on the curve, in the prime-order subgroup, not small order."""
-    _tick("check")
+    tick("check")
     return _sodium.crypto_core_ed25519_is_valid_point(p)
 
 
@@ -210,7 +163,7 @@ def mul(k: int, p: bytes) -> bytes:
         if not is_valid_point(p):
             raise InvalidPoint(f"not a valid prime-order point: {p.hex()}", p)
         return IDENTITY
-    _tick("var")
+    tick("var")
     try:
         return _sodium.crypto_scalarmult_ed25519_noclamp(k.to_bytes(32, "little"), p)
     except nacl.exceptions.RuntimeError as exc:  # libsodium rejected the point
@@ -222,7 +175,7 @@ def base_mul(k: int) -> bytes:
     k %= L
     if k == 0:
         return IDENTITY
-    _tick("base")
+    tick("base")
     return _sodium.crypto_scalarmult_ed25519_base_noclamp(k.to_bytes(32, "little"))
 
 
@@ -240,13 +193,13 @@ def _on_curve(op: Callable[[bytes, bytes], bytes], p: bytes, q: bytes) -> bytes:
 
 def add(p: bytes, q: bytes) -> bytes:
     """``p + q``. Only checks that both are on the curve (see module docstring)."""
-    _tick("add")
+    tick("add")
     return _on_curve(_sodium.crypto_core_ed25519_add, p, q)
 
 
 def sub(p: bytes, q: bytes) -> bytes:
     """``p − q``. Only checks that both are on the curve (see module docstring)."""
-    _tick("add")
+    tick("add")
     return _on_curve(_sodium.crypto_core_ed25519_sub, p, q)
 
 
@@ -255,90 +208,14 @@ def hash_to_point(domain: bytes, *items: bytes) -> bytes:
     over the first 32 bytes of the length-prefixed SHA-512 of the domain
     label and items. Nobody knows a discrete-log relation between two such
     points. Raises if the result is not a valid point (the identity)."""
-    _tick("map")
+    tick("map")
     point = _sodium.crypto_core_ed25519_from_uniform(hash_items(domain, *items)[:32])
     if not _sodium.crypto_core_ed25519_is_valid_point(point):  # pragma: no cover - 2**-250
         raise InvalidPoint("hash-to-curve produced the identity")
     return point
 
 
-# ---------------------------------------------------------------- parallelism
-
-_MIN_PARALLEL = 8
-"""Below this many items a loop stays on the calling thread (a hand-off costs
-about as much as a few group operations)."""
-
-MAX_WORKERS = 8
-"""The most threads heavy loops use by default (one per core up to this)."""
-
-_workers = max(1, min(multiprocessing.cpu_count(), MAX_WORKERS))
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-_on_worker = threading.local()
-"""``_on_worker.active`` is set on the pool's threads: a loop started there
-runs inline (a worker waiting on the pool it belongs to could deadlock)."""
-
-
-def _mark_worker() -> None:
-    _on_worker.active = True
-
-
-def set_workers(n: int) -> None:
-    """Number of threads used by heavy loops (1 = all on the calling thread)."""
-    global _workers, _pool
-    if n < 1:
-        raise ValueError("need at least one worker")
-    with _pool_lock:
-        _workers = n
-        if _pool is not None:
-            _pool.shutdown(wait=True)
-            _pool = None
-
-
-def workers() -> int:
-    return _workers
-
-
-def _get_pool() -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(
-                _workers - 1, thread_name_prefix="mental-poker", initializer=_mark_worker
-            )
-        return _pool
-
-
-def _chunks(items: Sequence[T], n: int) -> list[Sequence[T]]:
-    size, extra = divmod(len(items), n)
-    out, start = [], 0
-    for i in range(n):
-        end = start + size + (1 if i < extra else 0)
-        out.append(items[start:end])
-        start = end
-    return out
-
-
-def run_chunked(fn: Callable[[Sequence[T]], R], items: Sequence[T]) -> list[R]:
-    """Apply ``fn`` to one contiguous chunk of ``items`` per worker, the first
-    chunk on the calling thread; results in chunk order. Inside a worker
-    (a nested loop) everything stays on that thread."""
-    n = _workers
-    if n <= 1 or len(items) < _MIN_PARALLEL or getattr(_on_worker, "active", False):
-        return [fn(items)]
-    parts = _chunks(items, n)
-    pool = _get_pool()
-    futures = [pool.submit(fn, part) for part in parts[1:]]
-    first = fn(parts[0])
-    return [first, *(f.result() for f in futures)]
-
-
-def pmap(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
-    """``[fn(x) for x in items]``, split across the worker threads."""
-    results: list[R] = []
-    for part in run_chunked(lambda chunk: [fn(x) for x in chunk], items):
-        results.extend(part)
-    return results
+# ---------------------------------------------------------------- sums
 
 
 def point_sum(points: Sequence[bytes]) -> bytes:
@@ -362,46 +239,83 @@ def msm(pairs: Sequence[tuple[int, bytes]]) -> bytes:
     return point_sum([p for p in run_chunked(partial, pairs) if p != IDENTITY])
 
 
-# ---------------------------------------------------------------- test vectors
+def neg(p: bytes) -> bytes:
+    """``−p`` (``identity − p``). Only checks that ``p`` is on the curve."""
+    return sub(IDENTITY, p)
 
 
-class SeededRng:
-    """Deterministic byte stream (SHA-512 in counter mode over a seed) that
-    stands in for ``secrets.token_bytes`` ONLY to reproduce the test vectors
-    of protocol.md. Never use it for a real deal."""
-
-    def __init__(self, seed: bytes) -> None:
-        self._seed = bytes(seed)
-        self._counter = 0
-        self._buffer = b""
-
-    def __call__(self, n: int) -> bytes:
-        while len(self._buffer) < n:
-            block = hashlib.sha512(
-                b"nodealer/v1/test-rng" + self._seed + self._counter.to_bytes(8, "big")
-            ).digest()
-            self._counter += 1
-            self._buffer += block
-        out, self._buffer = self._buffer[:n], self._buffer[n:]
-        return out
+# ---------------------------------------------------------------- the group object
 
 
-def random_permutation(n: int, rng: Rng | None = None) -> tuple[int, ...]:
-    """A uniformly random permutation of ``range(n)`` (Fisher–Yates, with
-    unbiased draws by rejection from ``rng`` / :mod:`secrets`)."""
-    perm = list(range(n))
-    for i in range(n - 1, 0, -1):
-        j = _below(i + 1, rng)
-        perm[i], perm[j] = perm[j], perm[i]
-    return tuple(perm)
+class Edwards25519(Group):
+    """The prime-order subgroup of edwards25519 (the functions above, as
+    the :class:`~mental_poker.group_api.Group` the deal uses)."""
+
+    name = "edwards25519"
+    order = L
+    point_bytes = POINT_BYTES
+    scalar_bytes = SCALAR_BYTES
+    byteorder = "little"
+    identity = IDENTITY
+    generator = G
+    context_version = 1
+
+    random_scalar = staticmethod(random_scalar)  # type: ignore[assignment]
+    encode_scalar = staticmethod(encode_scalar)  # type: ignore[assignment]
+    decode_scalar = staticmethod(decode_scalar)  # type: ignore[assignment]
+    inverse = staticmethod(inverse)  # type: ignore[assignment]
+    hash_to_scalar = staticmethod(hash_to_scalar)  # type: ignore[assignment]
+    is_valid_point = staticmethod(is_valid_point)  # type: ignore[assignment]
+    parse_point = staticmethod(parse_point)  # type: ignore[assignment]
+    parse_points = staticmethod(parse_points)  # type: ignore[assignment]
+    decode_point = staticmethod(decode_point)  # type: ignore[assignment]
+    mul = staticmethod(mul)  # type: ignore[assignment]
+    base_mul = staticmethod(base_mul)  # type: ignore[assignment]
+    add = staticmethod(add)  # type: ignore[assignment]
+    sub = staticmethod(sub)  # type: ignore[assignment]
+    neg = staticmethod(neg)  # type: ignore[assignment]
+    hash_to_point = staticmethod(hash_to_point)  # type: ignore[assignment]
+    point_sum = staticmethod(point_sum)  # type: ignore[assignment]
+    msm = staticmethod(msm)  # type: ignore[assignment]
 
 
-def _below(bound: int, rng: Rng | None) -> int:
-    if rng is None:
-        return secrets.randbelow(bound)
-    nbytes = (bound.bit_length() + 7) // 8 + 1
-    limit = (256**nbytes // bound) * bound
-    while True:
-        x = int.from_bytes(rng(nbytes), "big")
-        if x < limit:
-            return x % bound
+ED25519: Group = Edwards25519()
+"""The card group of protocol v1/v2 (every table and log today)."""
+
+__all__ = [
+    "ED25519",
+    "IDENTITY",
+    "MAX_WORKERS",
+    "POINT_BYTES",
+    "SCALAR_BYTES",
+    "Edwards25519",
+    "G",
+    "L",
+    "Rng",
+    "SeededRng",
+    "_mark_worker",
+    "add",
+    "base_mul",
+    "count_ops",
+    "decode_point",
+    "decode_scalar",
+    "encode_scalar",
+    "hash_items",
+    "hash_to_point",
+    "hash_to_scalar",
+    "inverse",
+    "is_valid_point",
+    "msm",
+    "mul",
+    "neg",
+    "parse_point",
+    "parse_points",
+    "pmap",
+    "point_sum",
+    "random_permutation",
+    "random_scalar",
+    "run_chunked",
+    "set_workers",
+    "sub",
+    "workers",
+]

@@ -7,7 +7,7 @@ use) and the msgpack bytes."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import msgpack
@@ -17,12 +17,8 @@ from .deck import Deck, check_card_index
 from .errors import (
     DecodeError,
 )
-from .group import (
-    decode_point,
-    decode_scalar,
-    encode_scalar,
-    parse_points,
-)
+from .group import ED25519
+from .group_api import Group
 from .proofs import (
     HandoverProof,
     LockProof,
@@ -53,7 +49,7 @@ class DealSetup:
     """What every seat agrees on before a deal: the context (table id and
     deal number), the number of seats, the cards to shuffle (in this order:
     position i of the input is ``deck.cards[i]``) and whether the passes
-    carry proofs."""
+    carry proofs. The group is the context's (the deck must be in it)."""
 
     context: Context
     seats: int
@@ -64,6 +60,8 @@ class DealSetup:
         _int(self.seats, 2, MAX_SEATS, "seats")
         if self.context.step or self.context.seat:
             raise DecodeError("a deal context has no step or seat")
+        if self.deck.group is not self.context.group:
+            raise DecodeError("the deck is not in the deal's group")
 
     @property
     def size(self) -> int:
@@ -79,19 +77,22 @@ class DealSetup:
         }
 
     @classmethod
-    def from_wire(cls, obj: object) -> DealSetup:
+    def from_wire(cls, obj: object, group: Group = ED25519) -> DealSetup:
+        """The setup sent on the wire, for a table in ``group`` (the
+        protocol version decides it, not the setup)."""
         if not isinstance(obj, dict) or set(obj) != {"table", "deal", "seats", "cards", "proven"}:
             raise DecodeError("deal setup: expected table, deal, seats, cards, proven")
         if not isinstance(obj["cards"], list) or not isinstance(obj["proven"], bool):
             raise DecodeError("deal setup: cards is a list, proven a bool")
-        ctx = Context(obj["table"], _int(obj["deal"], 0, 2**63 - 1, "deal"))
-        return cls(ctx, obj["seats"], Deck.of(obj["cards"]), obj["proven"])
+        ctx = Context(obj["table"], _int(obj["deal"], 0, 2**63 - 1, "deal"), group=group)
+        return cls(ctx, obj["seats"], Deck.of(obj["cards"], group), obj["proven"])
 
 
 # ---------------------------------------------------------------- messages
 
 
 def _keys(value: object, setup: DealSetup, what: str) -> tuple[tuple[int, int], ...]:
+    decode_scalar = setup.context.group.decode_scalar
     if not isinstance(value, list | tuple) or len(value) > MAX_KEYS:
         raise DecodeError(f"{what}: expected a list of [position, key] pairs")
     out = []
@@ -153,8 +154,10 @@ class KeyReveal:
 
     seat: int
     keys: tuple[tuple[int, int], ...]
+    group: Group = field(default=ED25519, repr=False, compare=False)
 
     def to_wire(self) -> dict:
+        encode_scalar = self.group.encode_scalar
         return {
             "type": "keys",
             "seat": self.seat,
@@ -223,8 +226,10 @@ class FinalReveal:
     seat: int
     shuffle_key: int
     keys: tuple[tuple[int, int], ...]
+    group: Group = field(default=ED25519, repr=False, compare=False)
 
     def to_wire(self) -> dict:
+        encode_scalar = self.group.encode_scalar
         return {
             "type": "final",
             "seat": self.seat,
@@ -275,25 +280,25 @@ def decode_message(obj: object, setup: DealSetup) -> Message:
         raise DecodeError("not a mental-poker message (unknown or missing type)")
     _check_fields(obj, _FIELDS[kind], f"{kind} message")
     seat = _int(obj["seat"], 0, setup.seats - 1, "seat")
-    n = setup.size
+    n, g = setup.size, setup.context.group
     if kind == "shuffle":
-        proof = _optional_proof(obj["proof"], setup, lambda p: ShuffleProof.from_wire(p, n))
+        proof = _optional_proof(obj["proof"], setup, lambda p: ShuffleProof.from_wire(p, n, g))
         return ShufflePass(
-            seat, parse_points(obj["deck"], n, "deck"), decode_point(obj["gamma"]), proof
+            seat, g.parse_points(obj["deck"], n, "deck"), g.decode_point(obj["gamma"]), proof
         )
     if kind == "lock":
-        proof = _optional_proof(obj["proof"], setup, lambda p: LockProof.from_wire(p, n))
-        stripped = parse_points(obj["stripped"], n, "stripped deck")
-        return LockPass(seat, stripped, proof, parse_points(obj["locked"], n, "locked deck"))
+        proof = _optional_proof(obj["proof"], setup, lambda p: LockProof.from_wire(p, n, g))
+        stripped = g.parse_points(obj["stripped"], n, "stripped deck")
+        return LockPass(seat, stripped, proof, g.parse_points(obj["locked"], n, "locked deck"))
     if kind == "keys":
-        return KeyReveal(seat, _keys(obj["keys"], setup, "key reveal"))
+        return KeyReveal(seat, _keys(obj["keys"], setup, "key reveal"), g)
     if kind == "relock":
         position = _int(obj["position"], 0, n - 1, "position")
-        return Relock(seat, position, decode_point(obj["point"]))
+        return Relock(seat, position, g.decode_point(obj["point"]))
     if kind == "handover":
         position = _int(obj["position"], 0, n - 1, "position")
-        proof = HandoverProof.from_wire(obj["proof"])
-        return Handover(seat, position, decode_point(obj["point"]), proof)
+        proof = HandoverProof.from_wire(obj["proof"], g)
+        return Handover(seat, position, g.decode_point(obj["point"]), proof)
     if kind == "identity":
         position = _int(obj["position"], 0, n - 1, "position")
         members = obj["members"]
@@ -302,12 +307,12 @@ def decode_message(obj: object, setup: DealSetup) -> Message:
         members_t = tuple(check_card_index(m) for m in members)
         if list(members_t) != sorted(set(members_t)):
             raise DecodeError("identity claim: members must be ascending and distinct")
-        proof = MemberProof.from_wire(obj["proof"], len(members_t))
+        proof = MemberProof.from_wire(obj["proof"], len(members_t), g)
         return IdentityClaim(seat, position, members_t, proof)
     if kind == "complaint":
         return Complaint(seat, _int(obj["position"], 0, n - 1, "position"))
-    shuffle_key = decode_scalar(obj["shuffle_key"], nonzero=True)
-    return FinalReveal(seat, shuffle_key, _keys(obj["keys"], setup, "final reveal"))
+    shuffle_key = g.decode_scalar(obj["shuffle_key"], nonzero=True)
+    return FinalReveal(seat, shuffle_key, _keys(obj["keys"], setup, "final reveal"), g)
 
 
 def _optional_proof(value: object, setup: DealSetup, decode: Callable[[object], P]) -> P | None:

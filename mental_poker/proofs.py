@@ -37,8 +37,15 @@ e and the responses), with a smaller proof and n+5 fewer points to validate.
 Every hash starts with a domain label and the :class:`Context` items
 (version, table, deal, step, seat), then the whole statement (n, Γ, every
 input and output point, every commitment). Soundness: the shuffle proof's
-error is about (n+2)/L per challenge, the others 1/L; L ≈ 2**252, so each is above 128 bits even
-against 2**100 hash queries.
+error is about (n+2)/q per challenge, the others 1/q, for the group order
+q (edwards25519: L ≈ 2**252; secp256k1: N ≈ 2**256), so each is above 128
+bits even against 2**100 hash queries.
+
+Every function works in the group of its context (``ctx.group``,
+:mod:`mental_poker.group_api`); a proof object keeps that group for its wire
+form (scalar encoding). A difference ``a − e·W`` is computed as
+``a + (−e mod order)·W``: the same point, and no negation needed (secp256k1
+through coincurve has none).
 
 Verifiers raise :class:`ProofError` with the failing check named. They need
 no validated points: every point given to a verifier is multiplied in it
@@ -51,32 +58,15 @@ identity verifiers multiply the layer's ``before`` V before its ``after`` W
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
 from .context import Context, u64
 from .errors import DecodeError, ProofError
-from .group import (
-    IDENTITY,
-    G,
-    L,
-    Rng,
-    add,
-    base_mul,
-    decode_scalar,
-    encode_scalar,
-    hash_items,
-    hash_to_point,
-    hash_to_scalar,
-    msm,
-    mul,
-    parse_points,
-    pmap,
-    point_sum,
-    random_scalar,
-    run_chunked,
-    sub,
-)
+from .group import ED25519, G
+from .group_api import Group, hash_items
+from .parallel import pmap, run_chunked
+from .rand import Rng
 
 SHUFFLE_LABEL = b"nodealer/v1/shuffle-proof"
 LOCK_LABEL = b"nodealer/v1/lock-proof"
@@ -89,10 +79,10 @@ MAX_CARDS = 54 * 16
 # ---------------------------------------------------------------- wire helpers
 
 
-def _scalars(value: object, n: int, what: str) -> tuple[int, ...]:
+def _scalars(g: Group, value: object, n: int, what: str) -> tuple[int, ...]:
     if not isinstance(value, list | tuple) or len(value) != n:
         raise DecodeError(f"{what}: expected a list of {n} scalars")
-    return tuple(decode_scalar(s) for s in value)
+    return tuple(g.decode_scalar(s) for s in value)
 
 
 def _fields(obj: object, keys: tuple[str, ...], what: str) -> dict:
@@ -105,15 +95,16 @@ def _fields(obj: object, keys: tuple[str, ...], what: str) -> dict:
 
 
 @cache
-def generator(i: int) -> bytes:
+def generator(i: int, group: Group = ED25519) -> bytes:
     """Independent generator number i (0 = H₀, 1…n = position generators)."""
-    return hash_to_point(GENERATOR_LABEL, u64(i))
+    return group.hash_to_point(GENERATOR_LABEL, u64(i))
 
 
 @lru_cache(maxsize=16)
-def _generators(n: int) -> tuple[bytes, tuple[bytes, ...], bytes]:
-    hs = tuple(generator(i + 1) for i in range(n))
-    return generator(0), hs, point_sum(list(hs))
+def _generators(n: int, g: Group = ED25519) -> tuple[bytes, tuple[bytes, ...], bytes]:
+    """H₀, the n position generators, and −Σ Hᵢ (what the verifiers add)."""
+    hs = tuple(generator(i + 1, g) for i in range(n))
+    return generator(0, g), hs, g.neg(g.point_sum(list(hs)))
 
 
 # ---------------------------------------------------------------- 1. shuffle
@@ -133,30 +124,33 @@ class ShuffleProof:
     s4: int
     s_hat: tuple[int, ...]
     s_prime: tuple[int, ...]
+    group: Group = field(default=ED25519, repr=False, compare=False)
 
     KEYS = ("c", "chain", "e", "s", "s_hat", "s_prime")
 
     def to_wire(self) -> dict:
+        enc = self.group.encode_scalar
         return {
             "c": list(self.c),
             "chain": list(self.chain),
-            "e": encode_scalar(self.e),
-            "s": [encode_scalar(x) for x in (self.s1, self.s2, self.s3, self.s4)],
-            "s_hat": [encode_scalar(x) for x in self.s_hat],
-            "s_prime": [encode_scalar(x) for x in self.s_prime],
+            "e": enc(self.e),
+            "s": [enc(x) for x in (self.s1, self.s2, self.s3, self.s4)],
+            "s_hat": [enc(x) for x in self.s_hat],
+            "s_prime": [enc(x) for x in self.s_prime],
         }
 
     @classmethod
-    def from_wire(cls, obj: object, n: int) -> ShuffleProof:
+    def from_wire(cls, obj: object, n: int, group: Group = ED25519) -> ShuffleProof:
         f = _fields(obj, cls.KEYS, "shuffle proof")
-        s = _scalars(f["s"], 4, "shuffle proof s")
+        s = _scalars(group, f["s"], 4, "shuffle proof s")
         return cls(
-            parse_points(f["c"], n, "shuffle proof c"),
-            parse_points(f["chain"], n, "shuffle proof chain"),
-            decode_scalar(f["e"]),
+            group.parse_points(f["c"], n, "shuffle proof c"),
+            group.parse_points(f["chain"], n, "shuffle proof chain"),
+            group.decode_scalar(f["e"]),
             *s,
-            _scalars(f["s_hat"], n, "shuffle proof s_hat"),
-            _scalars(f["s_prime"], n, "shuffle proof s_prime"),
+            _scalars(group, f["s_hat"], n, "shuffle proof s_hat"),
+            _scalars(group, f["s_prime"], n, "shuffle proof s_prime"),
+            group,
         )
 
 
@@ -168,12 +162,14 @@ def _shuffle_prefix(
     )
 
 
-def _shuffle_challenge(prefix: bytes, chain: Sequence[bytes], ts: Sequence[bytes]) -> int:
-    return hash_to_scalar(prefix, b"e", *chain, *ts)
+def _shuffle_challenge(
+    prefix: bytes, chain: Sequence[bytes], ts: Sequence[bytes], g: Group = ED25519
+) -> int:
+    return g.hash_to_scalar(prefix, b"e", *chain, *ts)
 
 
-def _shuffle_weights(prefix: bytes, n: int) -> list[int]:
-    return [hash_to_scalar(prefix, b"u", u64(j)) for j in range(n)]
+def _shuffle_weights(prefix: bytes, n: int, g: Group = ED25519) -> list[int]:
+    return [g.hash_to_scalar(prefix, b"u", u64(j)) for j in range(n)]
 
 
 def prove_shuffle(
@@ -186,47 +182,50 @@ def prove_shuffle(
     rng: Rng | None = None,
 ) -> ShuffleProof:
     """Prove ``ys[i] == s·xs[perm[i]]`` for all i and ``gamma == s·G``."""
+    g = ctx.group
+    q, add, mul, base_mul, random_scalar = g.order, g.add, g.mul, g.base_mul, g.random_scalar
     n = len(xs)
     inv = [0] * n
     for i, j in enumerate(perm):
         inv[j] = i
-    h0, hs, _ = _generators(n)
+    h0, hs, _ = _generators(n, g)
     r = [random_scalar(rng) for _ in range(n)]
     c = pmap(lambda j: add(base_mul(r[j]), hs[inv[j]]), range(n))
     prefix = _shuffle_prefix(ctx, xs, ys, gamma, c)
-    u = _shuffle_weights(prefix, n)
+    u = _shuffle_weights(prefix, n, g)
     up = [u[perm[i]] for i in range(n)]
     r_hat = [random_scalar(rng) for _ in range(n)]
     # ĉᵢ = r̂ᵢ·G + u′ᵢ·ĉᵢ₋₁ in closed form ĉᵢ = Rᵢ·G + Uᵢ·H₀, so that the
     # points can be computed in parallel instead of along the chain.
     big_r, big_u, acc_r, acc_u = [], [], 0, 1
     for i in range(n):
-        acc_r = (r_hat[i] + up[i] * acc_r) % L
-        acc_u = acc_u * up[i] % L
+        acc_r = (r_hat[i] + up[i] * acc_r) % q
+        acc_u = acc_u * up[i] % q
         big_r.append(acc_r)
         big_u.append(acc_u)
     chain = pmap(lambda i: add(base_mul(big_r[i]), mul(big_u[i], h0)), range(n))
-    r_bar = sum(r) % L
-    r_tilde = sum(rj * uj for rj, uj in zip(r, u, strict=True)) % L
+    r_bar = sum(r) % q
+    r_tilde = sum(rj * uj for rj, uj in zip(r, u, strict=True)) % q
     w1, w2, w3, w4 = (random_scalar(rng) for _ in range(4))
     w_hat = [random_scalar(rng) for _ in range(n)]
     w_prime = [random_scalar(rng) for _ in range(n)]
     t1, t2, t5 = base_mul(w1), base_mul(w2), base_mul(w4)
-    t3 = add(base_mul(w3), msm(list(zip(w_prime, hs, strict=True))))
-    t4 = msm([((s * w_prime[inv[j]] - w4 * u[j]) % L, xs[j]) for j in range(n)])
+    t3 = add(base_mul(w3), g.msm(list(zip(w_prime, hs, strict=True))))
+    t4 = g.msm([((s * w_prime[inv[j]] - w4 * u[j]) % q, xs[j]) for j in range(n)])
     prev = [h0, *chain[:-1]]
     t_hat = pmap(lambda i: add(base_mul(w_hat[i]), mul(w_prime[i], prev[i])), range(n))
-    e = _shuffle_challenge(prefix, chain, [t1, t2, t3, t4, t5, *t_hat])
+    e = _shuffle_challenge(prefix, chain, [t1, t2, t3, t4, t5, *t_hat], g)
     return ShuffleProof(
         tuple(c),
         tuple(chain),
         e,
-        (w1 + e * r_bar) % L,
-        (w2 + e * big_r[-1]) % L,
-        (w3 + e * r_tilde) % L,
-        (w4 + e * s) % L,
-        tuple((w_hat[i] + e * r_hat[i]) % L for i in range(n)),
-        tuple((w_prime[i] + e * up[i]) % L for i in range(n)),
+        (w1 + e * r_bar) % q,
+        (w2 + e * big_r[-1]) % q,
+        (w3 + e * r_tilde) % q,
+        (w4 + e * s) % q,
+        tuple((w_hat[i] + e * r_hat[i]) % q for i in range(n)),
+        tuple((w_prime[i] + e * up[i]) % q for i in range(n)),
+        g,
     )
 
 
@@ -237,6 +236,8 @@ def verify_shuffle(
     permuted with every card multiplied by the scalar behind ``gamma``.
     Points need not be validated beforehand: each of them is multiplied
     here, and an invalid one raises InvalidPoint."""
+    g = ctx.group
+    q, add, mul, base_mul = g.order, g.add, g.mul, g.base_mul
     n = len(xs)
     if n == 0:
         raise ProofError("shuffle proof: empty deck")
@@ -244,40 +245,43 @@ def verify_shuffle(
         raise ProofError("shuffle proof: lengths differ from the deck")
     if len(proof.s_hat) != n or len(proof.s_prime) != n:
         raise ProofError("shuffle proof: response lengths differ from the deck")
-    if gamma == IDENTITY:
+    if gamma == g.identity:
         raise ProofError("shuffle proof: Γ is the identity")
-    h0, hs, h_sum = _generators(n)
+    h0, hs, minus_h_sum = _generators(n, g)
     e, c, chain, sp = proof.e, proof.c, proof.chain, proof.s_prime
+    minus_e = -e % q
     prefix = _shuffle_prefix(ctx, xs, ys, gamma, c)
-    u = _shuffle_weights(prefix, n)
+    u = _shuffle_weights(prefix, n, g)
     prod_u = 1
     for uj in u:
-        prod_u = prod_u * uj % L
+        prod_u = prod_u * uj % q
     # Terms that multiply each received point come first: that validates
-    # every point (group.py), so an invalid one raises InvalidPoint naming
-    # itself before any sum of points is formed.
+    # every point (group_api.py), so an invalid one raises InvalidPoint
+    # naming itself before any sum of points is formed.
     t3 = add(
         base_mul(proof.s3),
-        msm(
-            [*zip(sp, hs, strict=True), *(((-e * uj) % L, cj) for uj, cj in zip(u, c, strict=True))]
+        g.msm(
+            [*zip(sp, hs, strict=True), *(((-e * uj) % q, cj) for uj, cj in zip(u, c, strict=True))]
         ),
     )
-    t4 = msm(
+    t4 = g.msm(
         [
             *zip(sp, ys, strict=True),
-            *(((-proof.s4 * uj) % L, xj) for uj, xj in zip(u, xs, strict=True)),
+            *(((-proof.s4 * uj) % q, xj) for uj, xj in zip(u, xs, strict=True)),
         ]
     )
-    t5 = sub(base_mul(proof.s4), mul(e, gamma))
+    t5 = add(base_mul(proof.s4), mul(minus_e, gamma))
     prev = [h0, *chain[:-1]]
     t_hat = pmap(
-        lambda i: sub(add(base_mul(proof.s_hat[i]), mul(sp[i], prev[i])), mul(e, chain[i])),
+        lambda i: g.point_sum(
+            [base_mul(proof.s_hat[i]), mul(sp[i], prev[i]), mul(minus_e, chain[i])]
+        ),
         range(n),
     )
-    c_sum = point_sum(run_chunked(lambda part: point_sum(list(part)), c))
-    t1 = sub(base_mul(proof.s1), mul(e, sub(c_sum, h_sum)))
-    t2 = sub(base_mul(proof.s2), mul(e, sub(chain[-1], mul(prod_u, h0))))
-    if _shuffle_challenge(prefix, chain, [t1, t2, t3, t4, t5, *t_hat]) != e:
+    c_sum = g.point_sum(run_chunked(lambda part: g.point_sum(list(part)), c))
+    t1 = add(base_mul(proof.s1), mul(minus_e, add(c_sum, minus_h_sum)))
+    t2 = add(base_mul(proof.s2), mul(minus_e, add(chain[-1], mul(-prod_u % q, h0))))
+    if _shuffle_challenge(prefix, chain, [t1, t2, t3, t4, t5, *t_hat], g) != e:
         raise ProofError("shuffle proof does not verify")
 
 
@@ -294,23 +298,26 @@ class LockProof:
     e: int
     z: int
     z_lock: tuple[int, ...]
+    group: Group = field(default=ED25519, repr=False, compare=False)
 
     KEYS = ("e", "z", "z_lock")
 
     def to_wire(self) -> dict:
+        enc = self.group.encode_scalar
         return {
-            "e": encode_scalar(self.e),
-            "z": encode_scalar(self.z),
-            "z_lock": [encode_scalar(x) for x in self.z_lock],
+            "e": enc(self.e),
+            "z": enc(self.z),
+            "z_lock": [enc(x) for x in self.z_lock],
         }
 
     @classmethod
-    def from_wire(cls, obj: object, n: int) -> LockProof:
+    def from_wire(cls, obj: object, n: int, group: Group = ED25519) -> LockProof:
         f = _fields(obj, cls.KEYS, "lock proof")
         return cls(
-            decode_scalar(f["e"]),
-            decode_scalar(f["z"]),
-            _scalars(f["z_lock"], n, "lock proof z_lock"),
+            group.decode_scalar(f["e"]),
+            group.decode_scalar(f["z"]),
+            _scalars(group, f["z_lock"], n, "lock proof z_lock"),
+            group,
         )
 
 
@@ -325,9 +332,13 @@ def _lock_prefix(
 
 
 def _lock_challenge(
-    prefix: bytes, a1: bytes, strip_commits: Sequence[bytes], key_commits: Sequence[bytes]
+    prefix: bytes,
+    a1: bytes,
+    strip_commits: Sequence[bytes],
+    key_commits: Sequence[bytes],
+    g: Group = ED25519,
 ) -> int:
-    return hash_to_scalar(prefix, b"e", a1, *strip_commits, *key_commits)
+    return g.hash_to_scalar(prefix, b"e", a1, *strip_commits, *key_commits)
 
 
 def prove_lock(
@@ -341,15 +352,17 @@ def prove_lock(
 ) -> LockProof:
     """Prove ``locked[i] == keys[i]·xs[i]`` (knowledge of each lock key) and
     ``locked[i] == s·stripped[i]`` for every i, with ``Γ = s·G``."""
+    g = ctx.group
+    q, mul = g.order, g.mul
     n = len(xs)
-    gamma = base_mul(s)
+    gamma = g.base_mul(s)
     prefix = _lock_prefix(ctx, gamma, xs, locked, stripped)
-    omega = random_scalar(rng)
-    rho = [random_scalar(rng) for _ in range(n)]
+    omega = g.random_scalar(rng)
+    rho = [g.random_scalar(rng) for _ in range(n)]
     strip_commits = pmap(lambda y: mul(omega, y), stripped)
     key_commits = pmap(lambda i: mul(rho[i], xs[i]), range(n))
-    e = _lock_challenge(prefix, base_mul(omega), strip_commits, key_commits)
-    return LockProof(e, (omega + e * s) % L, tuple((rho[i] + e * keys[i]) % L for i in range(n)))
+    e = _lock_challenge(prefix, g.base_mul(omega), strip_commits, key_commits, g)
+    return LockProof(e, (omega + e * s) % q, tuple((rho[i] + e * keys[i]) % q for i in range(n)), g)
 
 
 def verify_lock(
@@ -364,22 +377,24 @@ def verify_lock(
     ``locked[i] == k[i]·xs[i]`` for every i, and ``locked[i] == s·stripped[i]``
     for the s of Γ. ``xs`` (the seat's input deck) must already be valid:
     the previous pass's proof multiplied it."""
+    g = ctx.group
+    add, mul = g.add, g.mul
     n = len(xs)
     if n == 0 or len(locked) != n or len(stripped) != n or len(proof.z_lock) != n:
         raise ProofError("lock proof: lengths differ from the deck")
-    if gamma == IDENTITY:
+    if gamma == g.identity:
         raise ProofError("lock proof: Γ is the identity")
-    e, z, zk = proof.e, proof.z, proof.z_lock
+    minus_e, z, zk = -proof.e % g.order, proof.z, proof.z_lock
 
     def recompute(i: int) -> tuple[bytes, bytes]:
         # locked[i] first: it is the point this message most depends on
-        e_locked = mul(e, locked[i])
-        return sub(mul(z, stripped[i]), e_locked), sub(mul(zk[i], xs[i]), e_locked)
+        e_locked = mul(minus_e, locked[i])
+        return add(mul(z, stripped[i]), e_locked), add(mul(zk[i], xs[i]), e_locked)
 
     pairs = pmap(recompute, range(n))
-    a1 = sub(base_mul(z), mul(e, gamma))
+    a1 = add(g.base_mul(z), mul(minus_e, gamma))
     prefix = _lock_prefix(ctx, gamma, xs, locked, stripped)
-    if _lock_challenge(prefix, a1, [p[0] for p in pairs], [p[1] for p in pairs]) != e:
+    if _lock_challenge(prefix, a1, [p[0] for p in pairs], [p[1] for p in pairs], g) != proof.e:
         raise ProofError("lock proof does not verify")
 
 
@@ -392,14 +407,15 @@ class HandoverProof:
 
     e: int
     z: int
+    group: Group = field(default=ED25519, repr=False, compare=False)
 
     def to_wire(self) -> dict:
-        return {"e": encode_scalar(self.e), "z": encode_scalar(self.z)}
+        return {"e": self.group.encode_scalar(self.e), "z": self.group.encode_scalar(self.z)}
 
     @classmethod
-    def from_wire(cls, obj: object) -> HandoverProof:
+    def from_wire(cls, obj: object, group: Group = ED25519) -> HandoverProof:
         f = _fields(obj, ("e", "z"), "handover proof")
-        return cls(decode_scalar(f["e"]), decode_scalar(f["z"]))
+        return cls(group.decode_scalar(f["e"]), group.decode_scalar(f["z"]), group)
 
 
 def _handover_prefix(ctx: Context, v: bytes, w: bytes, q: bytes, p: bytes) -> bytes:
@@ -410,19 +426,22 @@ def prove_handover(
     ctx: Context, v: bytes, w: bytes, q: bytes, p: bytes, key: int, rng: Rng | None = None
 ) -> HandoverProof:
     """Prove ``w == key·v`` and ``p == key·q`` (q: the value with the key taken off)."""
-    nonce = random_scalar(rng)
+    g = ctx.group
+    nonce = g.random_scalar(rng)
     prefix = _handover_prefix(ctx, v, w, q, p)
-    e = hash_to_scalar(prefix, b"e", mul(nonce, v), mul(nonce, q))
-    return HandoverProof(e, (nonce + e * key) % L)
+    e = g.hash_to_scalar(prefix, b"e", g.mul(nonce, v), g.mul(nonce, q))
+    return HandoverProof(e, (nonce + e * key) % g.order, g)
 
 
 def verify_handover(
     ctx: Context, v: bytes, w: bytes, q: bytes, p: bytes, proof: HandoverProof
 ) -> None:
     """Raise :class:`ProofError` unless ``log_v w == log_q p``."""
-    a1 = sub(mul(proof.z, v), mul(proof.e, w))
-    a2 = sub(mul(proof.z, q), mul(proof.e, p))
-    if hash_to_scalar(_handover_prefix(ctx, v, w, q, p), b"e", a1, a2) != proof.e:
+    g = ctx.group
+    add, mul, minus_e = g.add, g.mul, -proof.e % g.order
+    a1 = add(mul(proof.z, v), mul(minus_e, w))
+    a2 = add(mul(proof.z, q), mul(minus_e, p))
+    if g.hash_to_scalar(_handover_prefix(ctx, v, w, q, p), b"e", a1, a2) != proof.e:
         raise ProofError("handover proof does not verify")
 
 
@@ -436,18 +455,19 @@ class MemberProof:
 
     e: tuple[int, ...]
     z: tuple[int, ...]
+    group: Group = field(default=ED25519, repr=False, compare=False)
 
     def to_wire(self) -> dict:
-        return {
-            "e": [encode_scalar(x) for x in self.e],
-            "z": [encode_scalar(x) for x in self.z],
-        }
+        enc = self.group.encode_scalar
+        return {"e": [enc(x) for x in self.e], "z": [enc(x) for x in self.z]}
 
     @classmethod
-    def from_wire(cls, obj: object, size: int) -> MemberProof:
+    def from_wire(cls, obj: object, size: int, group: Group = ED25519) -> MemberProof:
         f = _fields(obj, ("e", "z"), "identity proof")
         return cls(
-            _scalars(f["e"], size, "identity proof e"), _scalars(f["z"], size, "identity proof z")
+            _scalars(group, f["e"], size, "identity proof e"),
+            _scalars(group, f["z"], size, "identity proof z"),
+            group,
         )
 
 
@@ -478,24 +498,27 @@ def prove_member(
     """Prove ``w == key·v`` and ``c_prime == key·D`` for the point D of some
     member of ``members`` (``(card index, point)``, ascending), without
     saying which (it is ``true_card``)."""
+    g = ctx.group
+    q, add, mul = g.order, g.add, g.mul
     index = [m for m, _ in members].index(true_card)
     size = len(members)
-    es = [random_scalar(rng) for _ in range(size)]
-    zs = [random_scalar(rng) for _ in range(size)]
-    nonce = random_scalar(rng)
+    es = [g.random_scalar(rng) for _ in range(size)]
+    zs = [g.random_scalar(rng) for _ in range(size)]
+    nonce = g.random_scalar(rng)
 
     def commit(j: int) -> tuple[bytes, bytes]:
         d = members[j][1]
         if j == index:
             return mul(nonce, v), mul(nonce, d)
-        return sub(mul(zs[j], v), mul(es[j], w)), sub(mul(zs[j], d), mul(es[j], c_prime))
+        minus_e = -es[j] % q
+        return add(mul(zs[j], v), mul(minus_e, w)), add(mul(zs[j], d), mul(minus_e, c_prime))
 
     commitments = pmap(commit, range(size))
     prefix = _member_prefix(ctx, [m for m, _ in members], v, w, c_prime)
-    e = hash_to_scalar(prefix, b"e", *(p for pair in commitments for p in pair))
-    es[index] = (e - sum(es[:index]) - sum(es[index + 1 :])) % L
-    zs[index] = (nonce + es[index] * key) % L
-    return MemberProof(tuple(es), tuple(zs))
+    e = g.hash_to_scalar(prefix, b"e", *(p for pair in commitments for p in pair))
+    es[index] = (e - sum(es[:index]) - sum(es[index + 1 :])) % q
+    zs[index] = (nonce + es[index] * key) % q
+    return MemberProof(tuple(es), tuple(zs), g)
 
 
 def verify_member(
@@ -508,18 +531,20 @@ def verify_member(
 ) -> None:
     """Raise :class:`ProofError` unless the proof shows ``log_v w == log_D c_prime``
     for the point D of some member."""
+    g = ctx.group
+    q, add, mul = g.order, g.add, g.mul
     size = len(members)
     if size == 0 or len(proof.e) != size or len(proof.z) != size:
         raise ProofError("identity proof: one pair per member of the set is needed")
 
     def commit(j: int) -> tuple[bytes, bytes]:
-        d, ej, zj = members[j][1], proof.e[j], proof.z[j]
-        return sub(mul(zj, v), mul(ej, w)), sub(mul(zj, d), mul(ej, c_prime))
+        d, minus_e, zj = members[j][1], -proof.e[j] % q, proof.z[j]
+        return add(mul(zj, v), mul(minus_e, w)), add(mul(zj, d), mul(minus_e, c_prime))
 
     commitments = pmap(commit, range(size))
     prefix = _member_prefix(ctx, [m for m, _ in members], v, w, c_prime)
-    e = hash_to_scalar(prefix, b"e", *(p for pair in commitments for p in pair))
-    if sum(proof.e) % L != e:
+    e = g.hash_to_scalar(prefix, b"e", *(p for pair in commitments for p in pair))
+    if sum(proof.e) % q != e:
         raise ProofError("identity proof does not verify")
 
 

@@ -22,16 +22,8 @@ from mental_poker.errors import (
     ProtocolError,
     Verdict,
 )
-from mental_poker.group import L as L_ORDER
-from mental_poker.group import (
-    add,
-    base_mul,
-    count_ops,
-    inverse,
-    is_valid_point,
-    mul,
-    random_scalar,
-)
+from mental_poker.group import ED25519, count_ops
+from mental_poker.group_api import Group
 from mental_poker.messages import (
     Complaint,
     DealSetup,
@@ -58,8 +50,59 @@ from mental_poker.seat import (
     make_relock,
     make_shuffle,
 )
+from mental_poker.secp256k1 import SECP256K1
 
 HAND = 5
+
+GROUP: Group = ED25519
+"""The group of every Table made in a test: edwards25519, or each group in
+turn for a test marked ``@each_group`` (the group operations below follow)."""
+
+
+@pytest.fixture(params=[ED25519, SECP256K1], ids=lambda g: g.name)
+def _group(request: pytest.FixtureRequest):
+    global GROUP
+    GROUP = request.param
+    yield request.param
+    GROUP = ED25519
+
+
+each_group = pytest.mark.usefixtures("_group")
+"""Run the test once per group (the whole deal and the cheats that apply to any group)."""
+
+
+def mul(k: int, p: bytes) -> bytes:
+    return GROUP.mul(k, p)
+
+
+def base_mul(k: int) -> bytes:
+    return GROUP.base_mul(k)
+
+
+def add(p: bytes, q: bytes) -> bytes:
+    return GROUP.add(p, q)
+
+
+def inverse(k: int) -> int:
+    return GROUP.inverse(k)
+
+
+def random_scalar() -> int:
+    return GROUP.random_scalar()
+
+
+def is_valid_point(p: bytes) -> bool:
+    return GROUP.is_valid_point(p)
+
+
+def off_curve(p: bytes) -> bytes:
+    """A secp256k1 encoding of p's shape that is no point (x³ + 7 no square)."""
+    x = int.from_bytes(p[1:], "big")
+    for dx in range(1, 100):
+        bad = p[:1] + ((x + dx) % 2**256).to_bytes(32, "big")
+        if not SECP256K1.is_valid_point(bad):
+            return bad
+    raise AssertionError("no off-curve x near this one")
 
 
 class Table:
@@ -67,7 +110,8 @@ class Table:
     goes through bytes and is checked by every peer."""
 
     def __init__(self, seats: int, deck: Deck, *, proven: bool = True, deal: int = 0) -> None:
-        self.setup = DealSetup(Context(b"test-table", deal), seats, deck, proven)
+        deck = Deck.of(deck.cards, GROUP)  # the same cards in the group under test
+        self.setup = DealSetup(Context(b"test-table", deal, group=GROUP), seats, deck, proven)
         self.secrets = [DealSecrets.generate(self.setup, s) for s in range(seats)]
         self.tables = [DealTable(self.setup) for _ in range(seats)]
 
@@ -114,6 +158,7 @@ def hands_of(seats: int) -> dict[int, list[int]]:
 # ---------------------------------------------------------------- honest deals
 
 
+@each_group
 @pytest.mark.parametrize(
     ("seats", "copies"),
     [(2, 1), (3, 1), (4, 1), pytest.param(10, 2, marks=pytest.mark.slow)],
@@ -166,6 +211,7 @@ def test_whole_deal_among_peers(seats: int, copies: int) -> None:
     assert sorted(got) == discard
 
 
+@each_group
 def test_identity_claims_for_bomb() -> None:
     game = Table(3, Deck.standard())
     game.passes()
@@ -260,6 +306,7 @@ def _tagged(out: list, xs: tuple, s: int, perm: tuple) -> None:
     out[3] = mul(random_scalar(), xs[perm[3]])  # a different key for one card
 
 
+@each_group
 @pytest.mark.parametrize("tamper", [_duplicate, _made_up, _other_ciphertext, _tagged])
 def test_cheating_shuffle_is_rejected_and_named(tamper) -> None:
     game = started()
@@ -268,6 +315,7 @@ def test_cheating_shuffle_is_rejected_and_named(tamper) -> None:
     game.send_ok(honest)  # the deal can go on once the seat sends an honest pass
 
 
+@each_group
 def test_tagging_in_the_lock_pass_is_rejected_and_named() -> None:
     game = Table(3, Deck.standard())
     for seat in range(3):
@@ -316,10 +364,11 @@ def _read_with_own_shuffle_key(game: Table, seat: int, i: int) -> int | None:
     for layer in table.layers[i]:
         if layer.seat != seat:
             assert layer.key is not None
-            product = product * layer.key % L_ORDER
+            product = product * layer.key % GROUP.order
     return table.setup.deck.index_of(mul(inverse(product), table.ciphertext(i)))
 
 
+@each_group
 def test_the_lock_attack_works_where_nothing_proves_the_lock_keys() -> None:
     """The attack is real: in an unproven deal seat 0 reads card j, dealt
     to nobody, from the others' key reveals for its own position i (the
@@ -341,6 +390,7 @@ def test_the_lock_attack_works_where_nothing_proves_the_lock_keys() -> None:
     assert all(not v.ok and v.seat == 0 and "position 1" in v.reason for v in verdicts)
 
 
+@each_group
 @pytest.mark.parametrize(("cheater", "i", "j"), [(0, 1, 4), (1, 2, 7), (0, 0, 1)])
 def test_a_lock_pass_reading_another_position_is_refused_and_named(
     cheater: int, i: int, j: int
@@ -361,6 +411,7 @@ def test_a_lock_pass_reading_another_position_is_refused_and_named(
     assert all(game.finish())
 
 
+@each_group
 def test_out_of_turn_and_replayed_passes_are_rejected() -> None:
     game = started()
     assert_cheater(game, make_shuffle(game.setup, game.secrets[2], game.public.expected_input()), 2)
@@ -372,22 +423,24 @@ def test_out_of_turn_and_replayed_passes_are_rejected() -> None:
     assert_cheater(game, make_key_reveal(game.secrets[1], [0]), 1)  # no reveals before the lock
 
 
+@each_group
 def test_wrong_per_card_key_is_rejected_and_named() -> None:
     game = Table(3, Deck.standard())
     game.passes()
     honest = make_key_reveal(game.secrets[2], [4, 5])
-    bad = KeyReveal(2, ((4, honest.keys[0][1]), (5, random_scalar())))
+    bad = KeyReveal(2, ((4, honest.keys[0][1]), (5, random_scalar())), GROUP)
     verdicts = game.send(bad)
     assert all(not v.ok and v.seat == 2 and "position 5" in v.reason for v in verdicts)
     assert game.public.layers[4][2].key is None  # the good key was not applied either
-    stolen = KeyReveal(1, ((4, game.secrets[2].lock_keys[4]),))  # another seat's key
+    stolen = KeyReveal(1, ((4, game.secrets[2].lock_keys[4]),), GROUP)  # another seat's key
     assert all(not v.ok and v.seat == 1 for v in game.send(stolen))
-    bad_final = FinalReveal(0, random_scalar(), make_final_reveal(game.secrets[0]).keys)
+    bad_final = FinalReveal(0, random_scalar(), make_final_reveal(game.secrets[0]).keys, GROUP)
     assert all(not v.ok and v.seat == 0 for v in game.send(bad_final))
     partial = replace(make_final_reveal(game.secrets[0]), keys=honest.keys[:0])
     assert all(not v.ok and v.seat == 0 for v in game.send(partial))
 
 
+@each_group
 def test_false_identity_claims_are_rejected_and_named() -> None:
     game = Table(3, Deck.standard())
     game.passes()
@@ -407,6 +460,7 @@ def test_false_identity_claims_are_rejected_and_named() -> None:
     game.send_ok(honest)
 
 
+@each_group
 @pytest.mark.parametrize("tamper", [_made_up, _other_ciphertext, _tagged])
 def test_unproven_deal_cheat_is_named_by_the_final_audit(tamper) -> None:
     game = started(proven=False)
@@ -425,6 +479,7 @@ def test_unproven_duplicate_is_still_caught_at_once() -> None:
     assert_cheater(game, cheat_shuffle(game, 1, _duplicate), seat=1)
 
 
+@each_group
 def test_audit_names_a_seat_that_withholds_its_final_reveal() -> None:
     game = Table(2, Deck.of(range(10)))
     game.passes()
@@ -440,9 +495,11 @@ ORDER_8 = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b138028
 
 
 def _torsioned(out: list, xs: tuple, s: int, perm: tuple) -> None:
-    out[2] = add(out[2], ORDER_8)
+    # secp256k1 has no torsion (cofactor 1): its invalid points are off the curve
+    out[2] = add(out[2], ORDER_8) if GROUP is ED25519 else off_curve(out[2])
 
 
+@each_group
 def test_invalid_point_in_a_proven_shuffle_is_rejected_and_named() -> None:
     game = started()
     bad = cheat_shuffle(game, 1, _torsioned)
@@ -450,6 +507,7 @@ def test_invalid_point_in_a_proven_shuffle_is_rejected_and_named() -> None:
     assert_cheater(game, bad, seat=1)  # the proof's multiplications refuse the point
 
 
+@each_group
 def test_invalid_point_in_an_unproven_pass_draws_a_complaint_naming_its_author() -> None:
     game = started(proven=False)
     game.send_ok(cheat_shuffle(game, 1, _torsioned))  # decks are only parsed ...
@@ -792,6 +850,7 @@ def _duplicating_shuffle(game: Table, seat: int, twin: int) -> tuple[ShufflePass
     return ShufflePass(seat, tuple(out), base_mul(s), None), twin, other
 
 
+@each_group
 def test_feed_verdicts_do_not_depend_on_a_peers_private_decryption() -> None:
     """Every tracker must reach the same verdicts from the same messages: a
     seat's own decryption of its hand must not change what it says about a
@@ -824,6 +883,7 @@ def test_feed_verdicts_do_not_depend_on_a_peers_private_decryption() -> None:
     assert all(not v.ok and v.seat == 1 for v in (t.audit() for t in game.tables))
 
 
+@each_group
 def test_relock_after_own_final_reveal_is_rejected_and_named() -> None:
     """A layer added after its owner's final reveal could never be opened:
     the audit could then name nobody. The relock itself is refused."""
@@ -839,6 +899,7 @@ def test_relock_after_own_final_reveal_is_rejected_and_named() -> None:
     assert all(t.audit() for t in game.tables)
 
 
+@each_group
 def test_audit_names_the_owner_of_a_layer_never_opened() -> None:
     game = Table(2, Deck.of(range(6)))
     game.passes()
@@ -908,6 +969,7 @@ def test_key_flood_is_refused_before_any_group_operation() -> None:
     assert game.public.layers[2][1].key == honest.keys[0][1]
 
 
+@each_group
 def test_relock_to_a_point_its_seat_cannot_open_is_pinned_on_that_seat() -> None:
     """A relock carries no proof. A point that is not key·current (here: a
     copy of another position's value, and a made-up point) cannot gain its
@@ -923,7 +985,7 @@ def test_relock_to_a_point_its_seat_cannot_open_is_pinned_on_that_seat() -> None
         game.send_ok(make_key_reveal(game.secrets[0], [4]))  # the old holder hands it over
         with pytest.raises(ProtocolError):  # seat 2 itself cannot read it
             game.tables[2].decrypt(4, 2, game.secrets[2])
-        attempt = KeyReveal(2, ((4, game.secrets[2].lock_keys[4]), (4, random_scalar())))
+        attempt = KeyReveal(2, ((4, game.secrets[2].lock_keys[4]), (4, random_scalar())), GROUP)
         assert all(not v.ok and v.seat == 2 for v in game.send(attempt))
         game.send_ok(make_final_reveal(game.secrets[0]))
         game.send_ok(make_final_reveal(game.secrets[1]))
@@ -978,6 +1040,7 @@ def test_a_card_dealt_to_the_last_locking_seat_stays_hidden(seats: int) -> None:
     assert _observer_reads(game.public, 0) == {cards[0]}
 
 
+@each_group
 def test_a_handed_over_card_stays_hidden_from_the_other_seats() -> None:
     """Bluff pick-up: the old holder used to reveal its key after the new
     holder relocked, which opened every layer under the relock point to all."""
@@ -999,6 +1062,7 @@ def test_a_handed_over_card_stays_hidden_from_the_other_seats() -> None:
     assert all(game.finish())
 
 
+@each_group
 def test_bad_handovers_are_rejected_and_named() -> None:
     game = Table(3, Deck.of(range(12)))
     game.passes()
@@ -1023,6 +1087,7 @@ def test_bad_handovers_are_rejected_and_named() -> None:
     assert all(game.finish())
 
 
+@each_group
 def test_a_handed_over_layer_keeps_its_key_until_the_final_reveal() -> None:
     """Review of issue 9: the old holder revealing the key of the layer it
     handed over would let everyone read, from the lock pass's values, the
@@ -1034,7 +1099,7 @@ def test_a_handed_over_layer_keeps_its_key_until_the_final_reveal() -> None:
     relock, game.secrets[1] = make_relock(game.public, game.secrets[1], 5)
     game.send_ok(relock)
     game.send_ok(make_handover(game.public, game.secrets[0], 5))
-    leak = KeyReveal(0, ((5, game.secrets[0].lock_keys[5]),))
+    leak = KeyReveal(0, ((5, game.secrets[0].lock_keys[5]),), GROUP)
     assert all(not v.ok and v.seat == 0 for v in game.send(leak))
     assert make_key_reveal(game.secrets[0], [5], game.public).keys == ()
     assert all(game.finish())  # the final reveal still opens it for the audit

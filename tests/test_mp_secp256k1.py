@@ -1,0 +1,407 @@
+"""The secp256k1 card group of the protocol v3 draft (protocol-v3-draft.md):
+coincurve checked against a pure-Python re-implementation of the curve
+written from the draft's text, the draft's test vectors, decode-time
+validation, the point at infinity, and a proven deal over the group."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import replace
+
+import pytest
+
+from mental_poker import group as ed25519_module
+from mental_poker.batch import verify_deal_batch
+from mental_poker.context import Context
+from mental_poker.deal import DealTable
+from mental_poker.deck import Deck, card_point
+from mental_poker.errors import DecodeError, InvalidPoint, NonCanonicalScalar, ProofError
+from mental_poker.group import ED25519
+from mental_poker.group_api import hash_items
+from mental_poker.messages import DealSetup, decode_message_bytes, encode_message
+from mental_poker.proofs import (
+    HandoverProof,
+    ShuffleProof,
+    generator,
+    prove_handover,
+    verify_handover,
+)
+from mental_poker.rand import SeededRng
+from mental_poker.seat import DealSecrets, make_final_reveal, make_lock, make_shuffle
+from mental_poker.secp256k1 import H2C_TAG, INFINITY, SECP256K1
+
+g = SECP256K1
+
+# ---------------------------------------------------------------- the reference
+# secp256k1 in plain modular arithmetic, from the draft's text (SEC 2 §2.4.1):
+# affine points (x, y), None for the point at infinity.
+
+P = 2**256 - 2**32 - 977
+N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+GX = 0x79BE667EF9DCBBAC55A06295CE870B07029BFCDB2DCE28D959F2815B16F81798
+GY = 0x483ADA7726A3C4655DA4FBFC0E1108A8FD17B448A68554199C47D08FFB10D4B8
+
+Point = tuple[int, int] | None
+
+
+def ref_decode(data: bytes) -> Point:
+    """The draft's validity rule: 33 bytes, prefix 02/03, x < p, x³+7 a square."""
+    if len(data) != 33 or data[0] not in (2, 3):
+        raise ValueError("not a compressed point")
+    x = int.from_bytes(data[1:], "big")
+    if x >= P:
+        raise ValueError("x not canonical")
+    y2 = (x**3 + 7) % P
+    y = pow(y2, (P + 1) // 4, P)  # p ≡ 3 (mod 4)
+    if y * y % P != y2:
+        raise ValueError("not on the curve")
+    if y % 2 != data[0] % 2:
+        y = P - y
+    return (x, y)
+
+
+def ref_encode(point: Point) -> bytes:
+    if point is None:
+        return b"\x00"
+    x, y = point
+    return bytes([2 + y % 2]) + x.to_bytes(32, "big")
+
+
+def ref_add(a: Point, b: Point) -> Point:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    (x1, y1), (x2, y2) = a, b
+    if x1 == x2 and (y1 + y2) % P == 0:
+        return None
+    if a == b:
+        lam = 3 * x1 * x1 * pow(2 * y1, -1, P) % P
+    else:
+        lam = (y2 - y1) * pow(x2 - x1, -1, P) % P
+    x3 = (lam * lam - x1 - x2) % P
+    return (x3, (lam * (x1 - x3) - y1) % P)
+
+
+def ref_mul(k: int, a: Point) -> Point:
+    out: Point = None
+    k %= N
+    while k:
+        if k & 1:
+            out = ref_add(out, a)
+        a = ref_add(a, a)
+        k >>= 1
+    return out
+
+
+def ref_hash_to_point(label: bytes, *items: bytes) -> bytes:
+    h = hashlib.sha512(b"".join(len(x).to_bytes(4, "big") + x for x in (label, *items))).digest()
+    for ctr in range(256):
+        x = hashlib.sha256(b"nodealer/v3/secp256k1/try-and-increment" + h + ctr.to_bytes(4, "big"))
+        candidate = b"\x02" + x.digest()
+        try:
+            return ref_encode(ref_decode(candidate))
+        except ValueError:
+            continue
+    raise AssertionError("no point in 256 tries")
+
+
+G_REF = (GX, GY)
+
+
+def test_the_reference_is_the_curve() -> None:
+    assert (GY * GY - GX**3 - 7) % P == 0
+    assert ref_mul(N, G_REF) is None and ref_mul(N + 1, G_REF) == G_REF
+    assert ref_encode(G_REF) == g.generator
+
+
+# ---------------------------------------------------------------- vectors
+
+VECTORS = {
+    "D_0": "02ca6053c182b94cd16aacead26fc9b6fe4c6cb42cfd2f2857966a0631768bfa66",
+    "D_53": "02bdf2d3f957840da01b6bb76c55c477ab83dea21015dc6143df519ed32d383e30",
+    "D_54": "0225ea8c04227aa5d19149385e87432ffa06f5f9c8edf52bbfb570c9b416c8af6a",
+    "gen(0)": "02b675f30dba8ef90706c9ee7a92f3dc4da310770794211cca762aa704b4536222",
+    "gen(1)": "026a1ee9ff1491d7a2ea6ab8390347f2b33a465ef94aea9eab5e91415a5397657c",
+    "k": "a425498b7237e445a98352c949052c7636b332d9384c14ff4d14a3d6d91c032f",
+    "k^-1": "60fbb5af9cd6e97fa004a48833c53c7291a7def5d9d0903387add5ee31b8d824",
+    "k·D_0": "038838b7e37901be4ced9c9a75141bf7f86069f09b6c1249cd81ebfb63faebae44",
+    "k·G": "03f6881f42e5cc562b7698a35cf98dff8d4285500d8c22752b645f9d1928ccb4b5",
+    "HashS(ctx)": "0205c273b5141413bb1f9fa1aede0cf282bc65d3c6afecdda7fee4f3528b3acc",
+}
+"""protocol-v3-draft.md, test vectors (the same table)."""
+
+
+def test_encoding_vectors_from_the_reference_and_from_coincurve() -> None:
+    card = b"nodealer/v1/card"
+    gen = b"nodealer/v1/generator"
+    for name, (label, item, ours) in {
+        "D_0": (card, (0).to_bytes(4, "big"), card_point(0, g)),
+        "D_53": (card, (53).to_bytes(4, "big"), card_point(53, g)),
+        "D_54": (card, (54).to_bytes(4, "big"), card_point(54, g)),
+        "gen(0)": (gen, (0).to_bytes(8, "big"), generator(0, g)),
+        "gen(1)": (gen, (1).to_bytes(8, "big"), generator(1, g)),
+    }.items():
+        assert ref_hash_to_point(label, item).hex() == VECTORS[name], name
+        assert ours.hex() == VECTORS[name], name
+
+
+def test_scalar_and_cipher_vectors() -> None:
+    k = g.random_scalar(SeededRng(b"key"))
+    # 64 bytes read big-endian, mod n
+    assert k == int.from_bytes(SeededRng(b"key")(64), "big") % N
+    assert g.encode_scalar(k).hex() == VECTORS["k"]
+    assert g.encode_scalar(g.inverse(k)).hex() == VECTORS["k^-1"]
+    d0 = ref_decode(bytes.fromhex(VECTORS["D_0"]))
+    assert ref_encode(ref_mul(k, d0)).hex() == VECTORS["k·D_0"]
+    assert g.mul(k, card_point(0, g)).hex() == VECTORS["k·D_0"]
+    assert ref_encode(ref_mul(k, G_REF)).hex() == VECTORS["k·G"] == g.base_mul(k).hex()
+    ctx = Context(b"vector-table", 1, group=g).at("shuffle", 1)
+    assert ctx.version == 3 and str(ctx).startswith("v3/")
+    digest = hashlib.sha512(b"".join(len(x).to_bytes(4, "big") + x for x in ctx.items()))
+    assert (int.from_bytes(digest.digest(), "big") % N).to_bytes(32, "big").hex() == (
+        VECTORS["HashS(ctx)"]
+    )
+    assert g.encode_scalar(g.hash_to_scalar(*ctx.items())).hex() == VECTORS["HashS(ctx)"]
+
+
+def test_whole_deal_vector() -> None:
+    setup = DealSetup(Context(b"vector-table", 1, group=g), 2, Deck.of([0, 1, 52], g))
+    table = DealTable(setup)
+    rngs = [SeededRng(b"seat" + bytes([s])) for s in range(2)]
+    keys = [DealSecrets.generate(setup, s, rngs[s]) for s in range(2)]
+    assert [x.permutation for x in keys] == [(2, 1, 0), (1, 2, 0)]
+    expected = [
+        "053900634843bb1e259a1ef3c930caa07f5ea198dc3ab87325b329e8c0311b79",
+        "e62b7113fc1f89f1ecb60b0841d27bcf2c855ae34dab17179ebbfbbc511b52f2",
+        "ead16ba21f8c827365898d47d2b39a846d79a484bbe909cd5c78b4c94d0d77b6",
+        "d816730902117b856c340b70600b9aa82b450fdb04387a5156acba2774e077bd",
+    ]
+    got = []
+    for make in (make_shuffle, make_lock):
+        for seat in range(2):
+            message = make(setup, keys[seat], table.expected_input(), rngs[seat])
+            got.append(hashlib.sha256(encode_message(message)).hexdigest())
+            assert table.feed(decode_message_bytes(encode_message(message), setup))
+    assert got == expected
+    assert table.ciphertext(2).hex() == (
+        "0364141b7d0557442e20f60a2139b59e7a151c8a935dcddbf35fbff6f14ad2382e"
+    )
+    for seat in range(2):
+        assert table.feed(make_final_reveal(keys[seat]))
+    assert [table.public_card(p) for p in range(3)] == [1, 0, 52]
+    assert table.audit()
+
+
+# ---------------------------------------------------------------- coincurve vs the reference
+
+
+def test_operations_agree_with_the_reference() -> None:
+    for _ in range(12):
+        a, b, k = (secrets.randbelow(N - 1) + 1 for _ in range(3))
+        pa, pb = ref_mul(a, G_REF), ref_mul(b, G_REF)
+        ea, eb = g.base_mul(a), g.base_mul(b)
+        assert ea == ref_encode(pa) and eb == ref_encode(pb)
+        assert g.mul(k, ea) == ref_encode(ref_mul(k, pa))
+        assert g.mul(k, bytes(ea)) == g.mul(k, ea)  # parsed from plain bytes, the same
+        assert g.add(ea, eb) == ref_encode(ref_add(pa, pb))
+        assert g.add(ea, ea) == ref_encode(ref_add(pa, pa))  # doubling
+        assert g.neg(ea) == ref_encode(ref_mul(N - 1, pa))
+        assert g.sub(ea, eb) == ref_encode(ref_add(pa, ref_mul(N - 1, pb)))
+        assert g.is_valid_point(ea) and ref_decode(ea) == pa
+
+
+def test_decode_refuses_every_encoding_but_the_canonical_compressed_one() -> None:
+    p = g.base_mul(secrets.randbelow(N - 1) + 1)
+    x, y = ref_decode(p)  # type: ignore[misc]
+    assert g.decode_point(p) == p
+    # the smallest x on the curve, and x + p (< 2²⁵⁶): the same point, not canonically
+    small = next(x for x in range(1, 100) if _on_curve(x))
+    canonical = b"\x02" + small.to_bytes(32, "big")
+    assert g.is_valid_point(canonical)
+    off = next(b"\x02" + v.to_bytes(32, "big") for v in range(1, 100) if not _on_curve(v))
+    bad = [
+        b"\x02" + (small + P).to_bytes(32, "big"),  # x ≥ p
+        off,  # x³ + 7 no square
+        b"\x04" + x.to_bytes(32, "big") + y.to_bytes(32, "big"),  # uncompressed, valid point
+        b"\x06" + p[1:],  # hybrid prefix
+        b"\x00" + p[1:],
+        b"\x05" + p[1:],
+        p[:32],
+        p + b"\x00",
+        INFINITY,  # the point at infinity: computed values only
+        b"\x02" + bytes(32),  # x = 0: 7 is no square mod p
+    ]
+    for data in bad:
+        with pytest.raises(ValueError):
+            ref_decode(data)
+        assert not g.is_valid_point(data), data.hex()
+        with pytest.raises(InvalidPoint):
+            g.decode_point(data)
+    for data in (None, 5, list(p), p.hex()):
+        with pytest.raises(InvalidPoint):
+            g.decode_point(data)
+
+
+def _on_curve(x: int) -> bool:
+    y2 = (x**3 + 7) % P
+    return pow(y2, (P - 1) // 2, P) == 1
+
+
+def test_a_multiplication_validates_what_parsing_let_through() -> None:
+    off = next(b"\x03" + v.to_bytes(32, "big") for v in range(1, 100) if not _on_curve(v))
+    assert g.parse_point(off) == off  # decks and proofs: parsed only (33 bytes) ...
+    for k in (0, 1, 7, N - 1):  # ... and refused by the first multiplication, even by 0
+        with pytest.raises(InvalidPoint) as caught:
+            g.mul(k, off)
+        assert caught.value.point == off
+    with pytest.raises(InvalidPoint):
+        g.parse_point(INFINITY)
+    with pytest.raises(InvalidPoint):
+        g.parse_point(bytes(32))  # an edwards25519-sized point
+
+
+def test_scalars_are_big_endian_below_n() -> None:
+    k = g.random_scalar()
+    assert 1 <= k < N and g.decode_scalar(g.encode_scalar(k)) == k
+    assert g.encode_scalar(1) == bytes(31) + b"\x01"
+    for bad in (N.to_bytes(32, "big"), (2**256 - 1).to_bytes(32, "big"), bytes(31), "x"):
+        with pytest.raises(NonCanonicalScalar):
+            g.decode_scalar(bad)
+    with pytest.raises(NonCanonicalScalar):
+        g.decode_scalar(bytes(32), nonzero=True)
+    with pytest.raises(ValueError):
+        g.encode_scalar(N)
+
+
+# ---------------------------------------------------------------- the point at infinity
+
+
+def test_the_point_at_infinity_is_exact_in_every_operation() -> None:
+    p = g.base_mul(12345)
+    assert g.mul(0, p) == INFINITY and g.mul(N, p) == INFINITY and g.base_mul(N) == INFINITY
+    assert g.add(p, g.neg(p)) == INFINITY
+    assert g.add(INFINITY, p) == p and g.add(p, INFINITY) == p
+    assert g.mul(5, INFINITY) == INFINITY and g.neg(INFINITY) == INFINITY
+    assert g.point_sum([]) == INFINITY
+    assert g.point_sum([p, g.neg(p), p]) == p  # a partial sum at infinity, then on
+
+
+def test_a_sum_through_infinity_is_the_same_for_every_worker_count() -> None:
+    """Every peer must reach the same verdict whatever its core count: a sum
+    whose partial sums cancel for one chunking and not another is exact."""
+    pts = [card_point(i, g) for i in range(12)]
+    ks = [secrets.randbelow(N - 1) + 1 for _ in pts]
+    pairs = list(zip(ks, pts, strict=True))
+    pairs += [((N - k) % N, q) for k, q in pairs[:6]]  # the first six cancel out
+    expected = ref_encode(
+        _ref_sum(ref_mul(k, ref_decode(q)) for k, q in zip(ks[6:], pts[6:], strict=True))
+    )
+    before = ed25519_module.workers()
+    try:
+        for n in (1, 2, 3, 5):
+            ed25519_module.set_workers(n)
+            assert g.msm(pairs) == expected
+    finally:
+        ed25519_module.set_workers(before)
+
+
+def _ref_sum(points) -> Point:
+    out: Point = None
+    for p in points:
+        out = ref_add(out, p)
+    return out
+
+
+def test_infinity_enters_a_transcript_as_one_zero_byte() -> None:
+    """A handover whose nonce is 0 commits to the point at infinity twice; the
+    verifier recomputes exactly that (hashed as 00) and accepts: infinity is
+    a value like any other, never an error that could split the peers."""
+    ctx = Context(b"t", 0, group=g).at("handover", 1)
+    key = g.random_scalar()
+    v, q = card_point(3, g), card_point(4, g)
+    w, p = g.mul(key, v), g.mul(key, q)
+    prefix = hash_items(b"nodealer/v1/handover-proof", *ctx.items(), v, w, q, p)
+    e = g.hash_to_scalar(prefix, b"e", b"\x00", b"\x00")
+    verify_handover(ctx, v, w, q, p, HandoverProof(e, e * key % N, g))
+    with pytest.raises(ProofError):
+        verify_handover(ctx, v, w, q, p, HandoverProof(e, (e * key + 1) % N, g))
+    verify_handover(ctx, v, w, q, p, prove_handover(ctx, v, w, q, p, key))
+
+
+# ---------------------------------------------------------------- a deal over secp256k1
+
+
+def _dealt(seats: int = 3) -> tuple[DealSetup, list[DealSecrets], list[DealTable]]:
+    setup = DealSetup(Context(b"secp-table", 0, group=g), seats, Deck.standard(group=g))
+    keys = [DealSecrets.generate(setup, s) for s in range(seats)]
+    tables = [DealTable(setup) for _ in range(seats)]
+    for make in (make_shuffle, make_lock):
+        for seat in range(seats):
+            data = encode_message(make(setup, keys[seat], tables[seat].expected_input()))
+            for table in tables:
+                assert table.feed(decode_message_bytes(data, setup))
+    return setup, keys, tables
+
+
+def test_the_wire_carries_33_byte_points_and_big_endian_scalars() -> None:
+    setup, keys, tables = _dealt(2)
+    shuffle = tables[0].shuffles[1]
+    wire = shuffle.to_wire()
+    assert all(len(p) == 33 for p in (*wire["deck"], wire["gamma"], *wire["proof"]["c"]))
+    assert wire["proof"]["e"] == shuffle.proof.e.to_bytes(32, "big")
+    # an edwards25519-sized point in a secp256k1 deal is a decode error
+    with pytest.raises(DecodeError):
+        decode_message_bytes(encode_message(replace(shuffle, gamma=shuffle.gamma[1:])), setup)
+    secrets_back = DealSecrets.from_bytes(keys[0].to_bytes(), g)
+    assert secrets_back == keys[0] and secrets_back.group is g
+    with pytest.raises(DecodeError):  # the deck must be in the deal's group
+        DealSetup(Context(b"t", 0, group=g), 2, Deck.standard())
+    assert DealSetup.from_wire(setup.to_wire(), g) == setup
+
+
+def test_the_batch_over_secp256k1_names_the_first_bad_proof() -> None:
+    setup, _, tables = _dealt(3)
+    table = tables[0]
+    deck = setup.deck.points
+    assert verify_deal_batch(setup.context, deck, table.shuffles, table.locks)
+    proof = table.shuffles[2].proof
+    assert isinstance(proof, ShuffleProof)
+    bad = replace(table.shuffles[2], proof=replace(proof, s1=(proof.s1 + 1) % N))
+    shuffles = [*table.shuffles[:2], bad]
+    verdict = verify_deal_batch(setup.context, deck, shuffles, table.locks)
+    assert not verdict and verdict.seat == 2
+    # a proof made in one group is no proof in the other
+    ed_setup = DealSetup(Context(b"secp-table", 0), 3, Deck.standard())
+    assert ed_setup.context.group is ED25519
+    with pytest.raises(DecodeError):
+        decode_message_bytes(encode_message(table.shuffles[1]), ed_setup)
+
+
+def test_hash_to_curve_takes_few_tries_and_uses_its_tag() -> None:
+    tries = []
+    for i in range(54):
+        h = hash_items(b"nodealer/v1/card", i.to_bytes(4, "big"))
+        for ctr in range(256):
+            x = hashlib.sha256(H2C_TAG + h + ctr.to_bytes(4, "big")).digest()
+            if g.is_valid_point(b"\x02" + x):
+                assert card_point(i, g) == b"\x02" + x
+                tries.append(ctr)
+                break
+    assert len(tries) == 54 and max(tries) < 12
+
+
+def test_groups_and_points_survive_pickling_and_copies() -> None:
+    import copy
+    import pickle
+
+    p = g.base_mul(7)
+    for group in (g, ED25519):
+        assert pickle.loads(pickle.dumps(group)) is group
+        assert copy.deepcopy(group) is group
+    setup = DealSetup(Context(b"t", 0, group=g), 2, Deck.of(range(4), g))
+    back = pickle.loads(pickle.dumps(setup))
+    assert back == setup and back.context.group is g and back.deck.group is g
+    for clone in (pickle.loads(pickle.dumps(p)), copy.deepcopy(p), copy.copy(p)):
+        assert clone == p and g.mul(3, clone) == g.mul(3, p)

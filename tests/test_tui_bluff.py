@@ -304,8 +304,10 @@ async def _starter() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         app.show(table.snap())
         await pilot.pause()
-        first = int(re.search(r"(\d+) s left", _text(app, "#status")).group(1))
+        status = _text(app, "#status")
+        first = int(re.search(r"(\d+) s left", status).group(1))
         assert 9 <= first <= 10  # B3's 10 s, in real seconds
+        assert "your turn" not in status and "who starts" in status  # nobody's turn yet
         await pilot.pause(1.6)
         later = int(re.search(r"(\d+) s left", _text(app, "#status")).group(1))
         assert later < first

@@ -77,6 +77,7 @@ register(
         "Bluff · you are seat {seat} · {turn} · {phase}": (
             "吹牛 · 你是座位{seat} · {turn} · {phase}"
         ),
+        "Bluff · you are seat {seat} · {phase}": "吹牛 · 你是座位{seat} · {phase}",
         "   you may: ": "   你可以：",
         "seat {seat}: {n} cards": "座位{seat}：{n} 张",
         "pile: {n} cards": "牌堆：{n} 张",
@@ -210,7 +211,7 @@ class BluffScreen(TableScreen):
         self._game: Any = None
         self.chosen: Claim | None = None  # the claim the person chose (None: follows the picks)
         self.news: str = ""  # the latest line that matters (a challenge's result, …)
-        self._claim_key: tuple[int, int] | None = None  # (pile plays, claimant) on screen
+        self._claim_key: tuple[int, PileEntry] | None = None  # (plays on the pile, the last)
         self._claim_since = 0.0  # when that claim showed (time.monotonic)
         self._starter_until: float | None = None  # when the A♠ window closes
         self._news_args: tuple[str, dict[str, Any]] | None = None
@@ -293,10 +294,12 @@ class BluffScreen(TableScreen):
         view = self.view
         may = set(view["may"])
         phase = _word(_PHASES, str(view["phase"]), lang)
-        status = Text(
-            t("Bluff · you are seat {seat} · {turn} · {phase}", lang, seat=self.seat,
-              turn=self._turn_words(view), phase=phase), style="bold"
-        )  # fmt: skip
+        if view["phase"] in ("play", "last_claim"):  # a turn only means something then
+            said = t("Bluff · you are seat {seat} · {turn} · {phase}", lang, seat=self.seat,
+                     turn=self._turn_words(view), phase=phase)  # fmt: skip
+        else:
+            said = t("Bluff · you are seat {seat} · {phase}", lang, seat=self.seat, phase=phase)
+        status = Text(said, style="bold")
         if may:
             moves = sorted(_word(_MOVES, m, lang) for m in may)
             joined = ("、" if lang == "zh" else ", ").join(moves)
@@ -366,7 +369,7 @@ class BluffScreen(TableScreen):
                  "now": self._claim()}), severity="warning", timeout=6)  # fmt: skip
 
     def _watch_claim(self, new: BluffState) -> None:
-        key = None if new.last is None else (len(new.pile), new.last.seat)
+        key = None if new.last is None else (len(new.pile), new.last)
         if key != self._claim_key:
             self._claim_key, self._claim_since = key, time.monotonic()
 

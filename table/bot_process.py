@@ -86,6 +86,8 @@ class PeerPlan:
     share: bool = True
     """the seats of this process feed one table (:class:`~table.session.SharedFeed`):
     each proof checked once per process, not once per seat"""
+    pace: Any = None
+    """a :class:`table.pace.Pace`: the bots wait for the people at the table"""
     workers: int | None = None
     """group threads of this process (:func:`mental_poker.group.set_workers`);
     None: one per core. :func:`workers_for` gives the share of a machine"""
@@ -351,6 +353,7 @@ async def _child(plan: PeerPlan, out: trio.lowlevel.FdStream, inp: trio.lowlevel
                     final_wait=plan.final_wait,
                     duty_wait=plan.duty_wait,
                     **({} if shared is None else {"shared": shared}),
+                    **({} if plan.pace is None else {"pace": plan.pace}),
                 )
                 result = await session.run()
                 home = Path(plan.homes[plan.seats.index(seat)])

@@ -88,6 +88,7 @@ from p2p.identity import Identity
 from p2p.node import LogItem, Node, Rewound
 
 from .machine import Seat, Table, TableSetup
+from .pace import Pace, Pacer, people_kinds, takes_turn
 from .progress import deal_line
 from .replay import Fault, Replay, setup_body
 
@@ -106,6 +107,10 @@ class SessionError(Exception):
 
 class MoveRefused(SessionError):
     """A move the player may not make now; nothing was sent."""
+
+
+class TableMovedOn(MoveRefused):
+    """The table changed after the person chose a move; nothing was sent."""
 
 
 @dataclass(frozen=True)
@@ -213,7 +218,8 @@ class TableSession:
     the game is over and our own final reveals are made, how long the log
     may stand still before a seat that never makes its own is named.
     ``shared``: a :class:`SharedFeed` this session feeds together with the
-    other seats of this process."""
+    other seats of this process. ``pace``: a bot seat waits for the people
+    at the table (:mod:`table.pace`); None: it moves as soon as it may."""
 
     def __init__(
         self,
@@ -228,6 +234,7 @@ class TableSession:
         final_wait: float = FINAL_WAIT,
         duty_wait: float = DUTY_WAIT,
         shared: SharedFeed | None = None,
+        pace: Pace | None = None,
     ) -> None:
         me = node.table.seat_of(node.identity.public)
         if me is None:
@@ -245,6 +252,7 @@ class TableSession:
         self.final_wait = final_wait
         self.duty_wait = duty_wait
         self.replay = Replay(node.table)
+        self._pacer = None if pace is None else Pacer(pace)
         self._shared = shared
         if shared is not None:
             if shared.replay is None:
@@ -308,11 +316,15 @@ class TableSession:
             return frozenset()
         return table.game.legal_kinds(state, self.me)
 
-    async def submit_move(self, event: Event) -> None:
-        """Sign and send a move of this seat (raises :class:`MoveRefused`)."""
+    async def submit_move(self, event: Event, *, seen: int | None = None) -> None:
+        """Sign and send a move of this seat (raises :class:`MoveRefused`).
+        ``seen``: the table (its body count) the person chose the move on;
+        refused (:class:`TableMovedOn`) if the table has moved on since."""
         table, snap = self.replay.table, self._snapshot
         if table is None or snap.state is None:
             raise MoveRefused("the game has not been set up yet")
+        if seen is not None and seen != snap.count:
+            raise TableMovedOn("the table moved on before your move went out: look again")
         if self.replay.stopped:
             raise MoveRefused("the game was stopped: a seat cheated")
         if event.SYSTEM or event.author != self.me:
@@ -685,7 +697,10 @@ class TableSession:
         if await self._time_out_timer(table):
             return
         if self.player is not None:
-            event = await trio.to_thread.run_sync(self._ask_player, table, seat)
+            if self._pacer is not None:
+                event = await self._paced_move(table, seat, self._pacer)
+            else:
+                event = await trio.to_thread.run_sync(self._ask_player, table, seat)
             if event is not None:
                 # what the player must still know after a crash (a Mao
                 # author's rule and salt) is on disk before the move is signed
@@ -695,6 +710,23 @@ class TableSession:
     def _ask_player(self, table: Table, seat: Seat) -> Event | None:
         assert self.player is not None
         return self.player.act(table.game, table.state, self.me, seat.knowledge())
+
+    async def _paced_move(self, table: Table, seat: Seat, pacer: Pacer) -> Event | None:
+        """The bot's move once the pace lets it be made (:mod:`table.pace`):
+        asked once per table, held until a person could have read the table."""
+        game, state, seats = table.game, table.state, table.setup.seats
+        people = pacer.pace.people
+        if pacer.look(table.count, trio.current_time(), people_kinds(game, state, seats, people)):
+
+            def ask() -> tuple[Event | None, bool]:
+                event = self._ask_player(table, seat)
+                taking = event is not None and takes_turn(game, state, seats, people, event)
+                return event, taking
+
+            event, taking = await trio.to_thread.run_sync(ask)
+            timers = self._timer_deadlines().values()
+            pacer.hold(event, takes_turn=taking, timer=min(timers, default=None))
+        return pacer.ready(trio.current_time())
 
     async def _publish(self, body: dict[str, Any]) -> None:
         """Sign one body into the log (a hook: tests make cheating peers here)."""
@@ -773,6 +805,9 @@ class TableSession:
                 wake = min(wake, min(deadlines.values()))
             else:
                 wake = min(wake, now + 0.25)  # a failover may make us the sequencer
+        held = None if self._pacer is None else self._pacer.wake_at()
+        if held is not None:
+            wake = min(wake, held)
         overdue = [d for k, d in self._overdue_deadlines().items() if k not in self._complained]
         if overdue:
             wake = min(wake, min(overdue))
@@ -952,6 +987,7 @@ async def play_bot_table(
     person: int | None = None,
     on_session: Callable[[int, TableSession], None] | None = None,
     processes: int | None = None,
+    pace: Pace | None = None,
 ) -> list[PeerResult]:
     """A whole game between ``seats`` real peers on this machine: each its
     own identity and store under ``home/peer<seat>``, a real TCP mesh on
@@ -966,6 +1002,7 @@ async def play_bot_table(
     ``processes`` child processes (:mod:`table.bot_process`; default one per
     core, 0: every seat in this process), so that the table uses every core.
     ``on_update`` hears every seat, ``on_session`` the seats of this process.
+    ``pace``: the bot seats wait for the people (:mod:`table.pace`).
     A ``make_session`` other than :class:`TableSession` or a factory of
     :func:`table.cheats.cheating_at`, or a game registered outside
     ``engines``, cannot cross into a child: the whole table then plays in
@@ -1032,6 +1069,7 @@ async def play_bot_table(
                     cheat=cheat,
                     connect=first.listen_address,
                     updates=on_update is not None,
+                    pace=pace,
                     workers=workers_for(len(children_seats) + 1),
                 )
                 child = PeerProcess(plan, on_update=on_update, on_result=got)
@@ -1051,6 +1089,7 @@ async def play_bot_table(
                     on_update=updates,
                     final_wait=final_wait,
                     duty_wait=duty_wait,
+                    **({} if pace is None or s == person else {"pace": pace}),
                 )
                 if on_session is not None:
                     on_session(s, session)
@@ -1095,6 +1134,7 @@ __all__ = [
     "SessionResult",
     "SharedFeed",
     "Snapshot",
+    "TableMovedOn",
     "TableSession",
     "Update",
     "play_bot_table",

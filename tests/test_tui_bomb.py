@@ -37,7 +37,7 @@ def _keys(app: PlayApp, bot: SensibleBombBot) -> list[str]:
     snap = session.snapshot
     event = bot.act(session.table.game, snap.state, 0, snap.known)  # type: ignore[union-attr]
     if isinstance(event, PlayToArea):
-        hand = [p for p, _ in screen.view["hand"]]
+        hand = [p for p, _ in screen._hand_widget().cards]  # as shown: sorted
         keys: list[str] = []
         cursor = screen.cursor
         for position in event.positions:

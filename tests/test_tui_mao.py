@@ -97,7 +97,7 @@ def _turn_keys(app: PlayApp, brain: SensibleBot) -> tuple[list[str], Any]:
         lambda card: brain._extra(state, 0, card, mine),
     )
     if isinstance(event, PlayCard):
-        hand = [p for p, _ in screen._hand()]
+        hand = [p for p, _ in screen._hand_widget().cards]  # as shown: sorted
         target = hand.index(event.position)
         keys = _words(screen, event.says)
         keys += ["right"] * ((target - screen.cursor) % len(hand)) + ["enter"]

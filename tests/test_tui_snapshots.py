@@ -76,7 +76,7 @@ class ScreenApp(App[None]):
     def action_theme(self) -> None:
         switch_theme(self)
 
-    def submit(self, event: Any) -> None:  # the table screens hand moves here
+    def submit(self, event: Any, seen: int | None = None) -> None:  # table screens hand moves here
         self.submitted = event
 
 

@@ -25,7 +25,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from engines.core import to_data
-from table.session import MoveRefused, TableSession, Update, play_bot_table
+from table.session import MoveRefused, TableMovedOn, TableSession, Update, play_bot_table
 from table.verify import verify_log
 
 from .guest import TrioGuest, start_trio_guest
@@ -35,6 +35,7 @@ from .screens.common import SPEAKING, relabel, show_help, switch_language, switc
 from .screens.mao import MaoScreen
 from .screens.over import GameOverScreen
 from .story import progress_parts, story, update_line
+from .words import t
 
 SCREENS = {"bluff": BluffScreen, "bomb": BombScreen, "mao": MaoScreen}
 """The games a person can play on a screen so far."""
@@ -64,9 +65,11 @@ class PlayApp(App[int]):
         config: Any = None,
         processes: int | None = None,
         rounds: int | None = None,
+        pace: Any = None,
     ) -> None:
         super().__init__()
         self.lang = lang
+        self.pace = pace  # a table.pace.Pace: the bots wait for you (None: they do not)
         # the engine's config (e.g. ``MaoConfig(hand_size=3)``, or its wire
         # form) and how many child processes play the bots (None: one per
         # core, 0: every seat in this process)
@@ -109,6 +112,7 @@ class PlayApp(App[int]):
                 rounds=self.rounds,
                 own=self.own,
                 person=0,
+                pace=self.pace,
                 on_session=self._got_session,
                 on_update=self._updated,
             )
@@ -152,20 +156,22 @@ class PlayApp(App[int]):
         verdict = report.lines()[-1]
         self.push_screen(GameOverScreen(str(outcome), verdict, str(mine.log_path), won))
 
-    async def _submit_in_trio(self, event: Any) -> None:
+    async def _submit_in_trio(self, event: Any, seen: int | None = None) -> None:
         assert self.session is not None
         try:
-            await self.session.submit_move(event)
-        except MoveRefused as exc:
-            self.notify(str(exc), severity="warning", timeout=4)
+            await self.session.submit_move(event, seen=seen)
+        except MoveRefused as exc:  # the table moving on is said in the person's language
+            said = t(str(exc), self.lang) if isinstance(exc, TableMovedOn) else str(exc)
+            self.notify(said, severity="warning", timeout=4)
 
     # -------------------------------------------------------------- screen side
-    def submit(self, event: Any) -> None:
-        """A move of the person's seat, from a key press (asyncio side)."""
+    def submit(self, event: Any, seen: int | None = None) -> None:
+        """A move of the person's seat, from a key press (asyncio side);
+        ``seen``: the table it was chosen on (refused if it moved on)."""
         if self.guest is None or self._nursery is None or self.session is None:
             self.notify("the table is not ready yet", severity="warning")
             return
-        self.guest.call_soon(self._nursery.start_soon, self._submit_in_trio, event)
+        self.guest.call_soon(self._nursery.start_soon, self._submit_in_trio, event, seen)
 
     def action_rules(self) -> None:
         show_help(self, self.game)

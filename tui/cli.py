@@ -125,6 +125,8 @@ def _lang_option(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from table.pace import PACES
+
     parser = argparse.ArgumentParser(
         prog="nodealer",
         description="Fair card games for a LAN party with no server and no dealer.",
@@ -206,13 +208,21 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--time-scale",
         type=_positive,
-        default=0.1,
-        help="real seconds per game second for timers (default 0.1)",
+        default=None,
+        help="real seconds per game second for timers (default: 1 with the screen, "
+        "real seconds as at a LAN table; 0.1 headless)",
     )
     play.add_argument(
         "--home",
         default=None,
         help="your data folder (default: NODEALER_HOME, else ~/.local/share/nodealer)",
+    )
+    play.add_argument(
+        "--pace",
+        choices=PACES,
+        default="human",
+        help="with the screen: human (bots wait 4 s and never take your turn within "
+        "12 s), quick (bots at once, your turn still yours for 12 s), off",
     )
     play.add_argument("--keep", action="store_true", help="keep the bots' identities and logs")
     play.add_argument(
@@ -442,6 +452,7 @@ def _play(args: argparse.Namespace) -> int:
 
     from engines.core import game
     from p2p.identity import Identity, config_dir, data_dir
+    from table.pace import pace_named
     from table.session import Update, play_bot_table
     from table.verify import verify_log
 
@@ -487,9 +498,10 @@ def _play(args: argparse.Namespace) -> int:
             own=(identity, home),
             proven=not args.unproven,
             seed=args.seed,
-            time_scale=args.time_scale,
+            time_scale=1.0 if args.time_scale is None else args.time_scale,
             lang=args.lang,
             rounds=args.rounds,
+            pace=pace_named(args.pace, {0}),
         )
         try:
             app.run()
@@ -541,7 +553,7 @@ def _play(args: argparse.Namespace) -> int:
                 bots_home,
                 proven=not args.unproven,
                 seed=args.seed,
-                time_scale=args.time_scale,
+                time_scale=0.1 if args.time_scale is None else args.time_scale,
                 on_update=show,
                 own=(identity, home),
                 rounds=args.rounds,

@@ -45,7 +45,7 @@ from table.seating import (
     join_table,
     resume_table,
 )
-from table.session import MoveRefused, Snapshot, TableSession, Update
+from table.session import MoveRefused, Snapshot, TableMovedOn, TableSession, Update
 from table.verify import verify_log
 
 from .guest import TrioGuest, start_trio_guest
@@ -405,19 +405,21 @@ class TableApp(App[int]):
     def _refused(self, reason: str) -> None:
         self.notify(reason, severity="warning", timeout=4)
 
-    def submit(self, event: Any) -> None:
-        """A move of the person's seat, from a key press."""
+    def submit(self, event: Any, seen: int | None = None) -> None:
+        """A move of the person's seat, from a key press; ``seen``: the
+        table it was chosen on (refused if it moved on)."""
         if self.session is not None and self.guest is not None and self._nursery is not None:
-            self.guest.call_soon(self._nursery.start_soon, self._submit_in_trio, event)
+            self.guest.call_soon(self._nursery.start_soon, self._submit_in_trio, event, seen)
         else:
             self.notify(t("the table is not ready yet", self.lang), severity="warning")
 
-    async def _submit_in_trio(self, event: Any) -> None:
+    async def _submit_in_trio(self, event: Any, seen: int | None = None) -> None:
         assert self.session is not None
         try:
-            await self.session.submit_move(event)
-        except MoveRefused as exc:
-            self.notify(str(exc), severity="warning", timeout=4)
+            await self.session.submit_move(event, seen=seen)
+        except MoveRefused as exc:  # the table moving on is said in the person's language
+            said = t(str(exc), self.lang) if isinstance(exc, TableMovedOn) else str(exc)
+            self.notify(said, severity="warning", timeout=4)
 
     def start_table(self) -> None:
         """The host's ``s``: start with the seats taken now."""

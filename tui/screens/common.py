@@ -39,6 +39,11 @@ register(
         "Focus Next": "下一项",
         "Focus Previous": "上一项",
         "Copy selected text": "复制选中的文字",
+        # the hand's order and the bell, on every table screen
+        "sort by rank/suit": "按点数/花色排序",
+        "bell on/off": "提示音 开/关",
+        "bell on: it rings when your turn or a window opens": "提示音已开：轮到你或有时机时会响",
+        "bell off (ctrl+g turns it on)": "提示音已关（ctrl+g 打开）",
     }
 )
 
@@ -119,11 +124,39 @@ def screen_keys(screen: DOMNode, lang: str) -> list[tuple[str, str]]:
     return out
 
 
+def bell_on(app: App[Any]) -> bool:
+    """Whether the bell rings: on by default in a terminal (off when the
+    app runs headless, as in tests), until :func:`toggle_bell`."""
+    return bool(getattr(app, "bell_on", not app.is_headless))
+
+
+def toggle_bell(app: App[Any]) -> bool:
+    """Bell on ↔ off; whether it is on now."""
+    app.bell_on = not bell_on(app)  # type: ignore[attr-defined]
+    return app.bell_on  # type: ignore[attr-defined]
+
+
+def ring_bell(node: DOMNode) -> bool:
+    """The terminal bell, for "your turn" or "a window opens" (unless the
+    person turned it off, ctrl+g); whether it rang."""
+    app = node.app
+    if not bell_on(app):
+        return False
+    app.bell()
+    return True
+
+
 class TableScreen(Screen[None]):
     """What every game's table screen shares: the seat it shows, that seat's
     view of the table, the hand with its cursor and picks (:class:`Hand`),
-    the story, the language, and moves handed to the app (``submit``)."""
+    the story, the language, and moves handed to the app (``submit``).
+    ``r`` sorts the hand by rank or by suit, ``ctrl+g`` turns the bell off
+    or on (see :func:`ring_bell`)."""
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "sort_hand", "sort by rank/suit", show=False),
+        Binding("ctrl+g", "bell", "bell on/off", show=False),
+    ]
     HAND = "#hand"
     STORY = "#story"
 
@@ -153,11 +186,25 @@ class TableScreen(Screen[None]):
     def cursor(self) -> int:
         return self._hand_widget().cursor
 
-    def _submit(self, event: Any) -> None:
-        self.app.submit(event)  # type: ignore[attr-defined]
+    def _submit(self, event: Any, seen: int | None = None) -> None:
+        """Hand ``event`` to the app; ``seen``: the table it was chosen on
+        (its body count), refused if the table has moved on since."""
+        if seen is None:
+            self.app.submit(event)  # type: ignore[attr-defined]
+        else:
+            self.app.submit(event, seen=seen)  # type: ignore[attr-defined]
 
     def action_cursor(self, step: int) -> None:
         self._hand_widget().move(step)
+
+    def action_sort_hand(self) -> None:
+        self._hand_widget().toggle_order()
+
+    def action_bell(self) -> None:
+        on = toggle_bell(self.app)
+        text = ("bell on: it rings when your turn or a window opens" if on
+                else "bell off (ctrl+g turns it on)")  # fmt: skip
+        self.notify(t(text, self.lang), timeout=3)
 
 
 SPEAKING: list[BindingType] = [

@@ -101,7 +101,7 @@ def test_verify_reads_in_chinese(tmp_path, capsys) -> None:
     capsys.readouterr()
     assert main(["verify", "--lang", "zh", str(tmp_path / "game.log")]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[-1].startswith("干净：赢家：")
+    assert lines[-1].startswith("干净：") and " 赢；" in lines[-1]
     for line in lines:
         if not line.startswith("日志："):
             assert not _english_left(line), line

@@ -88,11 +88,11 @@ class SeatNames:
         return nick
 
     def who(self, seat: int, lang: str = "en") -> str:
-        """"you" for the reading seat, else the seat's name."""
+        """The name, or "you" for the reading seat."""
         return _YOU.get(lang, "you") if seat == self.me else self.name(seat, lang)
 
     def whose(self, seat: int, lang: str = "en") -> str:
-        """"your" for the reading seat, else "bob's" (zh: "bob 的")."""
+        """The possessive: "bob's", or "your" for the reading seat (zh: "bob 的")."""
         if seat == self.me:
             return _YOUR.get(lang, "your")
         return f"{self.name(seat, lang)} 的" if lang == "zh" else f"{self.name(seat, lang)}'s"

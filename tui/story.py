@@ -99,7 +99,7 @@ _SEAT = re.compile(r"\bseat (\d+)('s)?")
 
 
 def _base(verb: str) -> str:
-    """"plays" → "play", "passes" → "pass" (for "you")."""
+    """A verb for "you": "plays" → "play", "passes" → "pass"."""
     if verb.endswith(("sses", "shes", "ches", "xes")):
         return verb[:-2]
     return verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb

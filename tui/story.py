@@ -482,15 +482,21 @@ def _numbers(listed: str | None) -> list[int]:
     return [int(s) for s in (listed or "").split(",") if s.strip()]
 
 
-def outcome_text(text: str, lang: str = "en", names: SeatNames | None = None) -> str:
+def outcome_text(
+    text: str, lang: str = "en", names: SeatNames | None = None, past: bool = False
+) -> str:
     """An engine outcome (``str(Outcome)``) for a person: who won and lost,
-    by name ("you" for the reading seat), and why, in words.
+    by name ("you" for the reading seat), and why, in words (``past``: "you
+    won", for a list of old games).
 
     >>> outcome_text("winners [1], losers [0, 2]: K20: the assassination failed",
     ...              names=SeatNames(("ann", "bob", "carol"), me=0))
     'bob wins; you and carol lose: the assassination failed'
     >>> outcome_text("winners [0], losers [1]: K20: the assassination failed", "zh")
     '座位0 赢；座位1 输：刺杀失败'
+    >>> outcome_text("winners [0], losers [1]: B12: no cards left to play", past=True,
+    ...              names=SeatNames(("ann", "bob"), me=0))
+    'you won; bob lost: no cards were left to play'
     """
     m = _OUTCOME.match(text)
     if not m:
@@ -505,10 +511,14 @@ def outcome_text(text: str, lang: str = "en", names: SeatNames | None = None) ->
         return out + (f"；作弊：{names.listed(cheats, 'zh')}" if cheats else "")
 
     def verb(seats: list[int], word: str) -> str:
+        if past:
+            return {"win": "won", "lose": "lost"}[word]
         plural = len(seats) != 1 or seats[0] == names.me
         return word if plural else word + "s"
 
-    out = f"{names.listed(won)} {verb(won, 'win')}" if won else "nobody wins"
+    out = f"{names.listed(won)} {verb(won, 'win')}" if won else (
+        "nobody won" if past else "nobody wins"
+    )
     out += f"; {names.listed(lost)} {verb(lost, 'lose')}" if lost else ""
     out += f": {reason}"
     return out + (f"; caught cheating: {names.listed(cheats)}" if cheats else "")
@@ -517,17 +527,25 @@ def outcome_text(text: str, lang: str = "en", names: SeatNames | None = None) ->
 _FAULT = re.compile(r"^(?:seat (\d+) \(([^)]*)\)|unknown seat)(?: at entry #(\d+))?: (.*)$")
 
 
-def fault_text(text: str, lang: str = "en") -> str:
-    """A named cheat (``str(Fault)``): who, where; the reason stays as the
-    checks wrote it (protocol terms, in English).
+def fault_text(text: str, lang: str = "en", names: SeatNames | None = None) -> str:
+    """A named cheat (``str(Fault)``): who (by name when known, with the
+    fingerprint: this is evidence), where; the reason stays as the checks
+    wrote it (protocol terms, in English).
 
     >>> fault_text("seat 1 (ABCD) at entry #7: wrong key", "zh")
     '座位1（ABCD），第 7 条记录：wrong key'
+    >>> fault_text("seat 1 (ABCD) at entry #7: wrong key", names=SeatNames(("ann", "bob")))
+    'bob (ABCD) at entry #7: wrong key'
     """
     m = _FAULT.match(text)
-    if lang != "zh" or not m:
+    if not m:
         return text
-    who = f"座位{m.group(1)}（{m.group(2)}）" if m.group(1) else "未知座位"
+    if lang != "zh":
+        if names is None or m.group(1) is None:
+            return text
+        return names.name(int(m.group(1))) + text[text.index(" (") :]
+    seat = f"座位{m.group(1)}" if names is None or not m.group(1) else names.name(int(m.group(1)))
+    who = f"{seat}（{m.group(2)}）" if m.group(1) else "未知座位"
     where = f"，第 {m.group(3)} 条记录" if m.group(3) else ""
     return f"{who}{where}：{m.group(4)}"
 

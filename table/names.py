@@ -87,6 +87,10 @@ class SeatNames:
             return f"{nick} ({tag or seat})"
         return nick
 
+    def known(self, seat: int) -> bool:
+        """Whether the seat has a name (else it reads "seat N")."""
+        return 0 <= seat < len(self.nicknames) and bool(self.nicknames[seat])
+
     def who(self, seat: int, lang: str = "en") -> str:
         """The name, or "you" for the reading seat."""
         return _YOU.get(lang, "you") if seat == self.me else self.name(seat, lang)

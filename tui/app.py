@@ -200,19 +200,19 @@ class ReplayApp(App[int]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("f3", "theme", "theme")]
 
-    def __init__(self, path: Path, lang: str = "en") -> None:
+    def __init__(self, path: Path, lang: str = "en", me: str | None = None) -> None:
         super().__init__()
-        self.path, self.lang = path, lang
+        self.path, self.lang, self.me = path, lang, me  # me: this machine's fingerprint
 
     def action_theme(self) -> None:
         switch_theme(self)
 
     async def on_mount(self) -> None:
-        from .replay import load
+        from .replay import load, title
         from .screens.replay import ReplayScreen
 
-        steps, verdict = load(self.path, self.lang)
-        self.sub_title = str(self.path)
+        steps, verdict = load(self.path, self.lang, self.me)
+        self.sub_title = title(self.path, self.lang, self.me)  # not the file's path
         await self.push_screen(ReplayScreen(steps, verdict))
 
 

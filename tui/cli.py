@@ -275,10 +275,11 @@ def _replay(args: argparse.Namespace) -> int:
     if not path.is_file():
         print(f"nodealer replay: {path} is not a saved log file", file=sys.stderr)
         return EXIT_PROBLEM
+    me = _own_fingerprint()
     if args.text or not sys.stdout.isatty():
         from .replay import load
 
-        steps, verdict = load(path, args.lang)
+        steps, verdict = load(path, args.lang, me)
         for line in verdict:
             print(line)
         for step in steps:
@@ -286,8 +287,20 @@ def _replay(args: argparse.Namespace) -> int:
         return 0
     from .app import ReplayApp
 
-    ReplayApp(path, args.lang).run()
+    ReplayApp(path, args.lang, me).run()
     return 0
+
+
+def _own_fingerprint() -> str | None:
+    """This machine's fingerprint, if it has a key (never made just to look)."""
+    from p2p.identity import KEY_FILE, Identity, config_dir
+
+    if not (config_dir() / KEY_FILE).is_file():
+        return None
+    try:
+        return Identity.load_or_create(config_dir()).public.fingerprint
+    except Exception:  # a damaged key: games and replays still read, without "you"
+        return None
 
 
 def _home(parser: argparse.ArgumentParser) -> int:
@@ -337,14 +350,9 @@ def choice_argv(choice: str) -> list[str]:
 
 
 def _list_games(args: argparse.Namespace) -> int:
-    from p2p.identity import KEY_FILE, Identity, config_dir
-
     from .games import saved_games
 
-    me = None
-    if (config_dir() / KEY_FILE).is_file():  # never make a key just to list games
-        me = Identity.load_or_create(config_dir()).public.fingerprint
-    found = saved_games(me=me)
+    found = saved_games(me=_own_fingerprint())
     if not found:
         print(t("no saved games yet (nodealer play, host or join saves them)", args.lang))
     for saved in found:

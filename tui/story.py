@@ -134,7 +134,6 @@ def _named_zh(line: str, names: SeatNames | None) -> str:
 
 
 _CARD = re.compile(r"(?:10|[2-9AJQK])[♠♥♦♣]|[RB]J")
-_TRANSFER = re.compile(r"^transferred \[([0-9 ]*)\] to seat (\d+)$")
 _ROUND_ENDS = (  # a round's last event: the next line starts a new round
     re.compile(r"^time up: detonation$"),  # K16: nobody detonated
     re.compile(r"^seat \d+ adds (?:a secret rule|no rule)"),  # M29: the round winner's rule
@@ -159,9 +158,12 @@ class StoryTeller:
     >>> teller.tell("time up: detonation")
     ['time up: nobody detonated', '── round 2 ──']
     >>> teller = StoryTeller(SeatNames(("ann", "bob", "carol"), me=0))
-    >>> _ = teller.tell("seat 2 places 2, claims 2 × 7"), teller.tell("seat 0 challenges: 吹牛!")
-    >>> teller.tell("transferred [1 5 9] to seat 0")
-    ['carol was honest: you take 3 cards', '── new pile ──']
+    >>> _ = teller.tell("seat 1 places 1, claims 1 × 6")
+    >>> _ = teller.tell("seat 2 places 2, claims 2 × 7")
+    >>> teller.tell("seat 0 challenges: 吹牛!")
+    ['you challenge: Bluff!']
+    >>> teller.tell("reveal #3=7♠ #9=7♥")
+    ['cards shown: 7♠ 7♥', 'carol was honest: you take 3 cards', '── new pile ──']
     """
 
     def __init__(self, names: SeatNames | None = None) -> None:
@@ -171,7 +173,9 @@ class StoryTeller:
 
     def _reset(self) -> None:
         self._echo: list[str] | None = None  # cards a play named: their reveal is not news
-        self._placer: int | None = None
+        self._placer: int | None = None  # Bluff: the latest claim's seat, count and rank
+        self._claim: tuple[int, str] = (0, "")
+        self._pile = 0  # Bluff: cards on the pile
         self._challenger: int | None = None
         self.round = 1
 
@@ -186,23 +190,24 @@ class StoryTeller:
         return [line for event in self.events for line in self._lines(event, lang)]
 
     def _lines(self, event: str, lang: str) -> list[str]:
-        moved = _TRANSFER.match(event)
-        if moved and self._challenger is not None and self._placer is not None:
-            return self._verdict(int(moved.group(2)), len(moved.group(1).split()), lang)
         line = story(event, lang, self.names)
         if line is None:
             return []
-        english = story(event)  # the facts, whatever the language
-        cards = _CARD.findall(english or "")
-        if english and english.startswith("cards shown: "):
+        english = story(event) or ""  # the facts, whatever the language
+        cards = _CARD.findall(english)
+        if english.startswith("cards shown: "):
             if self._echo is not None and sorted(cards) == sorted(self._echo):
                 self._echo = None
                 return []
-        self._echo = cards if re.match(r"^seat \d+ (plays|shows) ", english or "") else None
-        placed = re.match(r"^seat (\d+) places ", event)
+            if self._challenger is not None and self._placer is not None:
+                return [line, *self._verdict(cards, lang)]
+        self._echo = cards if re.match(r"^seat \d+ (plays|shows) ", english) else None
+        placed = re.match(r"^seat (\d+) places (\d+), claims (\d+) × (\S+)$", english)
         if placed:
             self._placer, self._challenger = int(placed.group(1)), None
-        challenged = re.match(r"^seat (\d+) challenges", event)
+            self._claim = (int(placed.group(3)), placed.group(4))
+            self._pile += int(placed.group(2))
+        challenged = re.match(r"^seat (\d+) challenges", english)
         if challenged:
             self._challenger = int(challenged.group(1))
         out = [line]
@@ -211,23 +216,26 @@ class StoryTeller:
             out.append(separator("round", lang, self.round))
         return out
 
-    def _verdict(self, taker: int, count: int, lang: str) -> list[str]:
+    def _verdict(self, shown: list[str], lang: str) -> list[str]:
         """B7/B8: the challenged claim was true (the challenger takes the
-        pile) or a bluff (its player takes it)."""
+        pile) or a bluff (its player takes it), from the cards turned up."""
         names = self.names or SeatNames.numbered(0)
-        placer, honest = self._placer, taker == self._challenger
-        assert placer is not None
+        placer, challenger, (count, rank) = self._placer, self._challenger, self._claim
+        assert placer is not None and challenger is not None
+        matching = sum(1 for card in shown if card[:-1] == rank or card in ("RJ", "BJ"))
+        honest = matching >= count
+        taker, pile = (challenger if honest else placer), self._pile
         self._placer = self._challenger = None
-        self._echo = None
+        self._pile, self._echo = 0, None
         who, taking = names.who(placer, lang), names.who(taker, lang)
         if lang == "zh":
             said = "没有吹牛" if honest else "吹牛了"
-            line = f"{who} {said}：{taking} 收走 {count} 张牌"
+            line = f"{who} {said}：{taking} 收走 {pile} 张牌"
         else:
             you = placer == names.me
             said = ("were" if you else "was") + " honest" if honest else "bluffed"
             takes = "take" if taker == names.me else "takes"
-            line = f"{who} {said}: {taking} {takes} {count} card{'s' if count != 1 else ''}"
+            line = f"{who} {said}: {taking} {takes} {pile} card{'s' if pile != 1 else ''}"
         return [line, separator("pile", lang)]
 
 
@@ -710,7 +718,7 @@ def verify_line(line: str, lang: str = "en", names: SeatNames | None = None) -> 
     said = _verify_line(line, lang, names)
     named = _named_zh(said, names) if lang == "zh" else _seats_named(said, names)
     seat = re.match(r"^  (?:seat |座位)(\d+)", line)
-    if seat and names is not None:  # the seat list: number and name both
+    if seat and names is not None and names.known(int(seat.group(1))):  # number and name
         number = int(seat.group(1))
         who = names.name(number, lang)
         said_seat = f"座位{number}（{who}）" if lang == "zh" else f"seat {number} ({who})"

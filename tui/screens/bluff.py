@@ -21,7 +21,7 @@ from textual.widgets import Footer, Header, RichLog, Static
 from engines.bluff import Accept, Challenge, Claim, PlayFaceDown, Show
 
 from ..widgets.cards import Hand
-from ..words import register, t
+from ..words import register, t, turn_text
 from .common import HELP_FIRST, TableScreen, lang_of, relabel
 
 register(
@@ -42,6 +42,11 @@ register(
         ),
         "   you may: ": "   你可以：",
         "seat {seat}: {n} cards": "座位{seat}：{n} 张",
+        "{who}: {n} cards": "{who}：{n} 张",
+        "Bluff · {name} · {turn}": "吹牛 · {name} · {turn}",
+        "   last: {who} placed {placed}, claims {claim}": (
+            "   上一手：{who} 扣下 {placed} 张，声称 {claim}"
+        ),
         "pile: {n} cards": "牌堆：{n} 张",
         "   last: seat {seat} placed {placed}, claims {claim}": (
             "   上一手：座位{seat} 扣下 {placed} 张，声称 {claim}"
@@ -122,16 +127,9 @@ class BluffScreen(TableScreen):
             return
         view = self.view
         may = set(view["may"])
-        turn = (
-            t("your turn", lang)
-            if view["turn"] == self.seat
-            else t("seat {seat}'s turn", lang, seat=view["turn"])
-        )
-        phase = _word(str(view["phase"]), lang)
-        status = Text(
-            t("Bluff · you are seat {seat} · {turn} · {phase}", lang, seat=self.seat, turn=turn,
-              phase=phase), style="bold"
-        )  # fmt: skip
+        turn = turn_text("bluff", str(view["phase"]), view["turn"], self.names, bool(may), lang)
+        status = Text(t("Bluff · {name} · {turn}", lang, name=self.names.name(self.seat, lang),
+                        turn=turn), style="bold")  # fmt: skip
         if may:
             status += Text(
                 t("   you may: ", lang) + ", ".join(sorted(_word(m, lang) for m in may)),
@@ -140,7 +138,7 @@ class BluffScreen(TableScreen):
         self.query_one("#status", Static).update(status)
         counts = view["counts"]
         others = "   ".join(
-            t("seat {seat}: {n} cards", lang, seat=s, n=n)
+            t("{who}: {n} cards", lang, who=self.names.name(s, lang), n=n)
             for s, n in enumerate(counts)
             if s != self.seat
         )
@@ -148,8 +146,9 @@ class BluffScreen(TableScreen):
         last = view["last"]
         pile = t("pile: {n} cards", lang, n=view["pile"])
         if last is not None:
-            pile += t("   last: seat {seat} placed {placed}, claims {claim}", lang,
-                      seat=last["seat"], placed=last["placed"], claim=last["claim"])  # fmt: skip
+            pile += t("   last: {who} placed {placed}, claims {claim}", lang,
+                      who=self.names.who(last["seat"], lang), placed=last["placed"],
+                      claim=last["claim"])  # fmt: skip
         self.query_one("#pile", Static).update(pile)
         self._hand_widget().hold(self._hand())
         self._show_claim()

@@ -25,8 +25,8 @@ register(
         "unproven": "不带证明",
         "ok": "通过",
         "seat {seat}": "座位{seat}",
-        "{game}: {seats} players on 127.0.0.1 ({mode} deals); you are seat 0": (
-            "{game}：{seats} 名玩家，在 127.0.0.1 上（{mode}的发牌）；你是座位0"
+        "{game}: {seats} players on 127.0.0.1 ({mode} deals); you are {name}": (
+            "{game}：{seats} 名玩家，在 127.0.0.1 上（{mode}的发牌）；你是 {name}"
         ),
         "{game}: {seats} bot seats, {mode} mental-poker deals": (
             "{game}：{seats} 个机器人座位，{mode}的心理扑克发牌"
@@ -440,6 +440,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
 
+    from table.names import names_of_log
     from table.verify import verify_log
 
     from .games import UnknownGame, find_log
@@ -456,8 +457,13 @@ def _verify(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
         return report.exit_code
+    names = names_of_log(path)
+    me = _own_fingerprint()
+    if report.spec is not None and me is not None:
+        names = names.seen_by(next((s for s, k in enumerate(report.spec.seats)
+                                    if k.fingerprint == me), None))  # fmt: skip
     for line in report.lines():
-        print(verify_line(line, args.lang))
+        print(verify_line(line, args.lang, names))
     if report.exit_code == 2:
         print(f"nodealer verify: {report.problem or 'nothing to verify'}", file=sys.stderr)
     return report.exit_code
@@ -572,8 +578,9 @@ def _play(args: argparse.Namespace) -> int:
             print(update_line(update.kind, update.text, lang, names), flush=True)
 
     mode = t("proven" if not args.unproven else "unproven", lang)
-    print(t("{game}: {seats} players on 127.0.0.1 ({mode} deals); you are seat 0", lang,
-            game=game_name(args.game, lang), seats=seats, mode=mode))  # fmt: skip
+    print(t("{game}: {seats} players on 127.0.0.1 ({mode} deals); you are {name}", lang,
+            game=game_name(args.game, lang), seats=seats, mode=mode,
+            name=names.name(0, lang)))  # fmt: skip
     cheater = 1 if cheat is None else cheat.seat
     start = time.perf_counter()
     try:

@@ -8,11 +8,12 @@ import datetime
 from dataclasses import dataclass
 from pathlib import Path
 
+from engines.core import Outcome
 from p2p.identity import data_dir
 from table.names import SeatNames, names_of_log
 from table.verify import Report, verify_log
 
-from .story import fault_text, game_name, outcome_text
+from .story import fault_text, game_name, outcome_text, reason_text
 from .words import register, t
 
 register(
@@ -47,9 +48,9 @@ class SavedGame:
     def line(self, lang: str = "en") -> str:
         """One line of ``nodealer games``: when, what, who, how it ended.
 
-        ``9aa1caf97c1c  2026-12-04 21:07  bluff with you, bob and carol  you won; bob and carol
-        lost: …`` (a game that ended cleanly; else what was caught, or why it
-        cannot be verified)
+        ``9aa1caf97c1c  2026-12-04 21:07  bluff with you, bob and carol  you won — bob
+        and carol lost: …`` (a game that ended cleanly; else what was caught,
+        or why it cannot be verified)
         """
         when = datetime.datetime.fromtimestamp(self.path.stat().st_mtime)
         report, names = self.report, self.names
@@ -59,11 +60,28 @@ class SavedGame:
         outcome = report.outcome
         if report.exit_code == 0 and outcome is not None:
             said = outcome_text(str(outcome), lang, names, past=True)
+            if names.me is not None and names.me in (*outcome.winners, *outcome.losers):
+                said = _yours(outcome, names, lang)
         elif report.exit_code == 1:
             said = t("CHEATING: {fault}", lang, fault=fault_text(str(report.faults[0]), lang))
         else:
             said = t("unfinished: {problem}", lang, problem=report.problem)
         return f"{self.table_id[:12]}  {when:%Y-%m-%d %H:%M}  {who}  {said}"
+
+
+def _yours(outcome: Outcome, names: SeatNames, lang: str) -> str:
+    """How a game ended for this machine's seat: "you won — bob and carol
+    lost: …" or "you lost — carol won: …"."""
+    won = names.me in outcome.winners
+    others = [s for s in (outcome.losers if won else outcome.winners) if s != names.me]
+    reason = reason_text(outcome.reason, lang, names)
+    if lang == "zh":
+        head = "你赢了" if won else "你输了"
+        rest = f"{names.listed(others, 'zh')} {'输' if won else '赢'}：" if others else ""
+        return f"{head} — {rest}{reason}"
+    head = "you won" if won else "you lost"
+    rest = f"{names.listed(others)} {'lost' if won else 'won'}: " if others else ""
+    return f"{head} — {rest}{reason}"
 
 
 def saved_logs(home: Path | None = None) -> list[Path]:

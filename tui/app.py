@@ -32,7 +32,14 @@ from table.verify import verify_log
 from .guest import TrioGuest, start_trio_guest
 from .screens.bluff import BluffScreen
 from .screens.bomb import BombScreen
-from .screens.common import SPEAKING, relabel, show_help, switch_language, switch_theme
+from .screens.common import (
+    SPEAKING,
+    game_title,
+    relabel,
+    show_help,
+    switch_language,
+    switch_theme,
+)
 from .screens.mao import MaoScreen
 from .screens.over import GameOverScreen
 from .story import StoryTeller, progress_parts, update_line
@@ -93,7 +100,9 @@ class PlayApp(App[int]):
 
     async def on_mount(self) -> None:
         relabel(self, self.lang)
-        self.sub_title = f"{self.game}: {self.names.listed(range(self.players))}"
+        players = self.names.listed(range(self.players), self.lang)
+        colon = "：" if self.lang == "zh" else ": "
+        self.sub_title = game_title(self.game, self.lang) + colon + players
         await self.push_screen(self.table_screen)
         self.guest = start_trio_guest(self._table_main)
         self.run_worker(self._wait_for_trio(), exclusive=True)

@@ -23,7 +23,10 @@ API (stable; screens call it):
 - ``SeatNames.numbered(n, me)``: "seat 0" … (no names known).
 - ``SeatNames.for_play(person, seats, fingerprints)``: the person and bots.
 - ``names_of_log(path, me=None)``: the names a saved log's store holds.
-- ``default_name()``: this user's name as a nickname ($USER, else "player").
+- ``default_name()``: this user's name: the one last chosen
+  (``remember_name``), else the login name, else "player".
+- ``remember_name(name)``: keep the name a person chose (``play --name``,
+  the home screen, the host form) for the next games.
 
 >>> names = SeatNames(("ann", "bob", "Bob"), ("AAAA-1111", "BBBB-2222", "CCCC-3333"), me=0)
 >>> names.name(1), names.name(2), names.who(0), names.who(1, "zh")
@@ -169,13 +172,39 @@ def names_of_log(path: Path, me: int | None = None) -> SeatNames:
     return SeatNames.numbered(spec.n if spec is not None else 0, me)
 
 
-def default_name() -> str:
-    """This user's name as a nickname: the login name when it is a usable
-    one, else "player"."""
+NAME_FILE = "name"
+"""Beside the identity key: the name this user last chose (UTF-8 text)."""
+
+
+def default_name(directory: Path | None = None) -> str:
+    """This user's name: the one last chosen (:func:`remember_name`), else
+    the login name when it is a usable nickname, else "player"."""
+    from p2p.identity import config_dir
     from p2p.lobby.messages import nickname_problem
 
+    path = (config_dir() if directory is None else Path(directory)) / NAME_FILE
+    try:
+        chosen = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):  # none chosen yet, or unreadable: not fatal
+        chosen = ""
+    if chosen and nickname_problem(chosen) is None:
+        return chosen
     try:
         login = getpass.getuser()
     except Exception:  # no login name on this system
         login = ""
     return login if login and nickname_problem(login) is None else "player"
+
+
+def remember_name(name: str, directory: Path | None = None) -> None:
+    """Keep ``name`` (a valid nickname) as this user's name for the next
+    games; raises ValueError with the reason for a name that cannot be one."""
+    from p2p.identity import config_dir
+    from p2p.lobby.messages import nickname_problem
+
+    problem = nickname_problem(name)
+    if problem is not None:
+        raise ValueError(problem)
+    folder = config_dir() if directory is None else Path(directory)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    (folder / NAME_FILE).write_text(name + "\n", encoding="utf-8")

@@ -214,3 +214,13 @@ def test_a_closed_pipe_ends_replay_quietly() -> None:
     code = proc.wait(timeout=300)
     assert "Broken pipe" not in err and "Traceback" not in err, err
     assert code == 141
+
+
+def test_a_chosen_name_is_kept_for_the_next_games(tmp_path) -> None:
+    from table.names import default_name, remember_name
+
+    remember_name("ann", tmp_path)
+    assert default_name(tmp_path) == "ann"
+    with pytest.raises(ValueError, match="nickname"):
+        remember_name("   ", tmp_path)
+    assert default_name(tmp_path) == "ann"

@@ -216,7 +216,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=0, help="bot seed (never the deal)")
     play.add_argument("--log", default=None, help="also write the table's log to this file")
     play.add_argument(
-        "--name", default=None, help="your name at the table (default: your login name)"
+        "--name",
+        default=None,
+        help="your name at the table, kept for the next games (default: the name last "
+        "chosen, else your login name)",
     )
     play.add_argument("--rounds", type=_count, default=None, help="Mao: end after R rounds")
     play.add_argument(
@@ -308,13 +311,14 @@ def _home(parser: argparse.ArgumentParser) -> int:
     from engines.core import games as registered
     from p2p.discovery import browse
     from p2p.identity import Identity
+    from table.names import default_name
 
     from .app import SCREENS
     from .games import saved_games
     from .table_app import LanHomeApp
 
     identity = Identity.load_or_create()
-    who = f"{os.environ.get('USER', 'player')} ({identity.public.fingerprint})"
+    who = f"{default_name()} ({identity.public.fingerprint})"
     choices = [(name, g.default_seats) for name, g in registered().items() if name in SCREENS]
     app = LanHomeApp(who, choices, saved_games(), lan=browse, hostable=list(registered()))
     choice = app.run()
@@ -478,7 +482,7 @@ def _play(args: argparse.Namespace) -> int:
 
     from engines.core import game
     from p2p.identity import Identity, config_dir, data_dir
-    from table.names import SeatNames, default_name
+    from table.names import SeatNames, default_name, remember_name
     from table.session import Update, play_bot_table
     from table.verify import verify_log
 
@@ -509,7 +513,10 @@ def _play(args: argparse.Namespace) -> int:
         if problem is not None:
             print(f"nodealer play: --name {args.name!r}: {problem}", file=sys.stderr)
             return EXIT_PROBLEM
-    names = SeatNames.for_play(args.name or default_name(), seats, me=0)
+    key_home = Path(args.home) if args.home is not None else config_dir()
+    if args.name is not None:
+        remember_name(args.name, key_home)  # the next games use it too
+    names = SeatNames.for_play(args.name or default_name(key_home), seats, me=0)
     if args.home is not None:
         home = Path(args.home)
         home.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -155,8 +155,9 @@ def _game_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _nickname(given: str | None) -> str:
-    name = given or os.environ.get("USER") or os.environ.get("USERNAME") or "player"
-    return name[:32]
+    from table.names import default_name  # the name last chosen, else the login's
+
+    return (given or default_name())[:32]
 
 
 def _home(args: argparse.Namespace) -> Path | None:

@@ -177,6 +177,8 @@ class Cheat:
     games: tuple[str, ...] = ()  # empty: every game
     proven_only: bool = False
     seat: int = 1  # the seat that cheats (the sequencer's tricks need seat 0)
+    chance: str = "a move to put into the log as the sequencer"
+    """The moment the cheat needs (said when a game ended without it)."""
 
     def fits(self, game: str) -> bool:
         return not self.games or game in self.games
@@ -185,14 +187,52 @@ class Cheat:
 CHEATS = {
     c.name: c
     for c in (
-        Cheat("wrong-key", WrongKey, "reveals a made-up key"),
-        Cheat("duplicate-card", DuplicateCard, "shuffles one card in twice"),
-        Cheat("lock-key", LockKey, "locks another position's card to read it"),
-        Cheat("identity-claim", IdentityClaim, "proves its play against another card", ("bomb",)),
-        Cheat("move-for-another", MoveForAnother, "signs a move for another seat"),
-        Cheat("timer", TimerNotSequencer, "times out a timer without being the sequencer"),
-        Cheat("keep-final", KeepFinal, "withholds its final reveal"),
-        Cheat("false-verdict", FalseVerdict, "posts a false verdict for its secret rule", ("mao",)),
+        Cheat("wrong-key", WrongKey, "reveals a made-up key", chance="a key reveal of its own"),
+        Cheat(
+            "duplicate-card",
+            DuplicateCard,
+            "shuffles one card in twice",
+            chance="a shuffle pass of its own",
+        ),
+        Cheat(
+            "lock-key",
+            LockKey,
+            "locks another position's card to read it",
+            chance="its lock pass of the first deal",
+        ),
+        Cheat(
+            "identity-claim",
+            IdentityClaim,
+            "proves its play against another card",
+            ("bomb",),
+            chance="a proof about its identity card: it must play cards of kind A or B (K12) "
+            "while holding another card",
+        ),
+        Cheat(
+            "move-for-another",
+            MoveForAnother,
+            "signs a move for another seat",
+            chance="a move of its own",
+        ),
+        Cheat(
+            "timer",
+            TimerNotSequencer,
+            "times out a timer without being the sequencer",
+            chance="a running timer while another seat is the sequencer",
+        ),
+        Cheat(
+            "keep-final",
+            KeepFinal,
+            "withholds its final reveal",
+            chance="the final reveals at the end of the game",
+        ),
+        Cheat(
+            "false-verdict",
+            FalseVerdict,
+            "posts a false verdict for its secret rule",
+            ("mao",),
+            chance="a verdict of its own secret rule: it must win a round to write one",
+        ),
     )
 }
 

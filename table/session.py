@@ -88,6 +88,7 @@ from p2p.identity import Identity
 from p2p.node import LogItem, Node, Rewound
 
 from .machine import Seat, Table, TableSetup
+from .names import NAMES_SECRET, SeatNames
 from .pace import Pace, Pacer, people_kinds, takes_turn
 from .progress import deal_line
 from .replay import Fault, Replay, setup_body
@@ -988,6 +989,7 @@ async def play_bot_table(
     on_session: Callable[[int, TableSession], None] | None = None,
     processes: int | None = None,
     pace: Pace | None = None,
+    names: SeatNames | None = None,
 ) -> list[PeerResult]:
     """A whole game between ``seats`` real peers on this machine: each its
     own identity and store under ``home/peer<seat>``, a real TCP mesh on
@@ -996,7 +998,9 @@ async def play_bot_table(
     that its log is kept with its other games). ``rounds``: Mao bots end
     the game after this many rounds (M31). ``person``: that seat has no bot;
     a person plays it through its session's ``submit_move`` (``on_session``
-    hands each session over as it starts).
+    hands each session over as it starts). ``names``: the seats' names,
+    kept in the local seats' stores (``table-names``) so that the saved game
+    reads with names later.
 
     Seat 0 (and ``person``'s seat) play in this process; the other seats in
     ``processes`` child processes (:mod:`table.bot_process`; default one per
@@ -1048,6 +1052,8 @@ async def play_bot_table(
         async with trio.open_nursery() as nursery:
             for node in nodes.values():
                 await nursery.start(node.run)
+                if names is not None:
+                    await node.put_secret(NAMES_SECRET, names.pack())
             first = nodes[local[0]]
             for node in list(nodes.values())[1:]:
                 await node.connect(*first.listen_address)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 
 import pytest
 
@@ -140,7 +141,7 @@ def test_saved_games_are_listed_and_verified_by_table_id(tmp_path, capsys, monke
     assert main(["games"]) == 0
     (line,) = capsys.readouterr().out.strip().splitlines()
     table_id = line.split()[0]
-    assert "bluff 2 seats" in line and "clean:" in line
+    assert "bluff with you and bob" in line and re.search(r"you (won|lost) — bob", line), line
     assert main(["verify", table_id[:6]]) == 0
     assert "clean:" in capsys.readouterr().out
     assert main(["verify", "ffffffffff"]) == 2

@@ -11,6 +11,7 @@ from engines.bots import Simulator, sensible_bots
 from engines.core import game
 from engines.mao_events import MaoConfig
 from engines.phrases import parse
+from table.names import BOT_NAMES, default_name
 from tui import words
 from tui.cli import main
 from tui.story import outcome_text, story, verify_line
@@ -22,6 +23,10 @@ _ALLOWED = re.compile(
     r"|\b[0-9a-f]{16}\b|\b[ABC] 类|[BKM]\d+|/\S+|\b127\.0\.0\.1\b|--\w+"
 )
 _ENGLISH = re.compile(r"[A-Za-z]{2,}")
+# players' names stay as they are in any language (the bots', and the login's)
+_NAMES = re.compile(
+    r"\b(?:" + "|".join(map(re.escape, (*BOT_NAMES, default_name()))) + r")\b(?: \([A-Z2-7]{4}\))?"
+)
 
 
 def _english_left(line: str) -> list[str]:
@@ -30,7 +35,7 @@ def _english_left(line: str) -> list[str]:
     line = re.sub(
         r"“[^”]*”|「[^」]*」", lambda m: "" if parse(m.group(0)[1:-1]) is None else m.group(0), line
     )
-    return _ENGLISH.findall(_ALLOWED.sub("", line))
+    return _ENGLISH.findall(_ALLOWED.sub("", _NAMES.sub("", line)))
 
 
 def _bot_game(name: str, seats: int, seed: int) -> tuple[list[str], str]:
@@ -104,7 +109,7 @@ def test_verify_reads_in_chinese(tmp_path, capsys) -> None:
     capsys.readouterr()
     assert main(["verify", "--lang", "zh", str(tmp_path / "game.log")]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[-1].startswith("干净：赢家：")
+    assert lines[-1].startswith("干净：") and " 赢；" in lines[-1]
     for line in lines:
         if not line.startswith("日志："):
             assert not _english_left(line), line

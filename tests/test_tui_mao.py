@@ -220,6 +220,7 @@ async def _pilot_game(tmp_path: Path, rounds: int | None, play: Callable[[_Game]
         config=CONFIG,
         processes=0,  # the bot in this process: the seeded deals reach it
         rounds=rounds,
+        name="ann",  # the bot is then "bob" in the story
     )
     async with app.run_test(size=(80, 24)) as pilot:  # a small screen draws quickest
         game = _Game(pilot, app)
@@ -292,7 +293,7 @@ async def _win_a_round_and_write_a_rule(game: _Game) -> int:
     paused = game.paused
     assert paused and "point of order (seat 0)" in paused[0] and "⏱" not in paused[0]
     feed = game.feed()
-    assert "seat 0 says “point of order”" in feed and "“point taken”" in feed
+    assert "you say “point of order”" in feed and "“point taken”" in feed
     return slot
 
 
@@ -352,7 +353,7 @@ async def _judged_round(game: _Game, slot: int) -> None:
     before = game.state.penalties
     await pilot.press("c", "1", "1")
     await game.wait(
-        lambda: "seat 0 to seat 1: “failure to say I love you”" in game.feed(),
+        lambda: "you to bob: “failure to say I love you”" in game.feed(),
         "the person's call reaches the table",
     )
     await game.wait(lambda: _settled(screen), "the call is judged")
@@ -365,9 +366,9 @@ async def _judged_round(game: _Game, slot: int) -> None:
     assert (note.target, note.phrase) == (0, "bad call")
     rule = game.state.rules[slot]
     assert judged_of(rule) and rule.status == "active"
-    assert f"rule {slot} (seat 0) on event" in game.feed()  # my session's verdicts, shown
+    assert f"rule {slot} (you): " in game.feed()  # my session's verdicts, shown
     await _propose_the_end(game)
-    assert "seat 1 votes no" in game.feed()  # the bot wants its rounds first
+    assert "bob votes no" in game.feed()  # the bot wants its rounds first
     await game.wait(
         lambda: game.state.proposal is None and game.state.phase == "play",
         "the refused proposal is closed",
@@ -384,9 +385,9 @@ async def _propose_the_end(game: _Game) -> None:
         await game.pilot.pause(0.05)
     await game.pilot.press("m", "e")
     await game.wait(
-        lambda: "seat 0 proposes to end the game" in game.feed(), "the proposal reaches the table"
+        lambda: "you propose to end the game" in game.feed(), "the proposal reaches the table"
     )
-    await game.wait(lambda: "seat 1 votes" in game.feed(), "the bot votes")
+    await game.wait(lambda: "bob votes" in game.feed(), "the bot votes")
 
 
 async def _the_end(game: _Game, slot: int) -> None:
@@ -399,7 +400,7 @@ async def _the_end(game: _Game, slot: int) -> None:
     while not (judged_of(game.state.rules[slot]) and _settled(game.screen)):
         await _next_round_move(game, doing)
     await _propose_the_end(game)
-    assert "seat 1 votes yes" in game.feed()
+    assert "bob votes yes" in game.feed()
     await game.wait(lambda: isinstance(game.app.screen, GameOverScreen), "the game ends")
     state = game.state
     assert state.phase == "over" and all(r.status == "revealed" for r in state.rules)

@@ -9,6 +9,7 @@ made."""
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 import threading
 from pathlib import Path
@@ -98,6 +99,12 @@ async def _play_to_the_end(app: TableApp) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         assert isinstance(app.screen, LobbyScreen)  # saying where it goes back to
         await _until(pilot, lambda: isinstance(app.screen, BluffScreen), "the table", 60)
+        # the story so far is rebuilt from the log the seat held, by name
+        def moves() -> list[str]:
+            return [line for line in app.table_screen.told if line.startswith(("hal ", "you "))]
+
+        await _until(pilot, lambda: bool(moves()), lambda: f"story {app.table_screen.told}", 30)
+        assert not any(re.search(r"\bseat \d", line) for line in app.table_screen.told)
         await bluff_by_keys(pilot, app)
         assert "clean:" in app.screen.verdict
         await pilot.press("q")

@@ -32,7 +32,8 @@ def test_home_offers_games_and_saved_games(tmp_path) -> None:
 
 def test_a_replay_shows_the_cards_behind_every_play() -> None:
     steps, verdict = load(VECTOR)
-    assert verdict[-1].startswith("clean:")
+    assert verdict[-1].startswith("audit: clean") and "wins" not in " ".join(verdict)
+    assert steps[-1].text.startswith("game over: ")  # the outcome comes last
     placed = [s.text for s in steps if " places " in s.text]
     assert placed and all("[" in text for text in placed)  # the faces, now known
 

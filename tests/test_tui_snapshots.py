@@ -81,15 +81,15 @@ class ScreenApp(App[None]):
 
 
 async def _table_screen(app: ScreenApp, screen: Screen[Any], name: str, seats: int, n: int) -> None:
-    from tui.story import story
+    from tui.story import StoryTeller
 
     engine, snap, lines = _table(name, seats, n)
     app.game = name
     await app.push_screen(screen)
     screen.refresh_table(snap, engine)  # type: ignore[attr-defined]
+    teller = StoryTeller()  # as the play app tells it: one line per event
     for line in lines:
-        shown = story(line, app.lang)
-        if shown:
+        for shown in teller.tell(line, app.lang):
             screen.story(shown)  # type: ignore[attr-defined]
 
 
@@ -187,14 +187,14 @@ async def _switch_languages() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         status = str(app.screen.query_one("#status", Static).render())
-        assert "you are seat 0" in status
+        assert "Bluff · seat 0 · " in status
         keys = {active.binding.description for active in _footer_bindings(app)}
         assert "challenge" in keys and "中文" in keys  # F2 names the other language
         await pilot.press("f2")
         await pilot.pause()
         assert app.lang == "zh"
         status = str(app.screen.query_one("#status", Static).render())
-        assert "你是座位0" in status and "you are" not in status
+        assert "吹牛 · 座位0 · " in status and "Bluff" not in status
         keys = {active.binding.description for active in _footer_bindings(app)}
         assert "吹牛！" in keys and "challenge" not in keys and "English" in keys
         await pilot.press("f1")  # help, in Chinese now

@@ -25,17 +25,25 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from engines.core import to_data
+from table.names import SeatNames, default_name
 from table.session import MoveRefused, TableMovedOn, TableSession, Update, play_bot_table
 from table.verify import verify_log
 
 from .guest import TrioGuest, start_trio_guest
 from .screens.bluff import BluffScreen
 from .screens.bomb import BombScreen
-from .screens.common import SPEAKING, relabel, show_help, switch_language, switch_theme
+from .screens.common import (
+    SPEAKING,
+    game_title,
+    relabel,
+    show_help,
+    switch_language,
+    switch_theme,
+)
 from .screens.mao import MaoScreen
 from .screens.over import GameOverScreen
-from .story import progress_parts, story, update_line
-from .words import t
+from .story import StoryTeller, progress_parts, update_line
+from .words import refusal_text, t
 
 SCREENS = {"bluff": BluffScreen, "bomb": BombScreen, "mao": MaoScreen}
 """The games a person can play on a screen so far."""
@@ -66,10 +74,16 @@ class PlayApp(App[int]):
         processes: int | None = None,
         rounds: int | None = None,
         pace: Any = None,
+        name: str | None = None,
     ) -> None:
         super().__init__()
         self.lang = lang
         self.pace = pace  # a table.pace.Pace: the bots wait for you (None: they do not)
+        # seat 0 is the person (``name``), the bots are named after it
+        self.names = SeatNames.for_play(name or default_name(), players, me=0)
+        self.teller = StoryTeller(self.names)
+        self.log_path: Path | None = None  # the person's saved log, once over
+        self.outcome: str | None = None  # str(Outcome), once over (None: none)
         # the engine's config (e.g. ``MaoConfig(hand_size=3)``, or its wire
         # form) and how many child processes play the bots (None: one per
         # core, 0: every seat in this process)
@@ -83,11 +97,14 @@ class PlayApp(App[int]):
         self.guest: TrioGuest[Any] | None = None
         self._nursery: trio.Nursery | None = None
         self.table_screen = SCREENS[game](seat=0)
+        self.table_screen.names = self.names
         self.exit_code = 2
 
     async def on_mount(self) -> None:
         relabel(self, self.lang)
-        self.sub_title = f"{self.game}, {self.players} players, you are seat 0"
+        players = self.names.listed(range(self.players), self.lang)
+        colon = "：" if self.lang == "zh" else ": "
+        self.sub_title = game_title(self.game, self.lang) + colon + players
         await self.push_screen(self.table_screen)
         self.guest = start_trio_guest(self._table_main)
         self.run_worker(self._wait_for_trio(), exclusive=True)
@@ -113,6 +130,7 @@ class PlayApp(App[int]):
                 own=self.own,
                 person=0,
                 pace=self.pace,
+                names=self.names,
                 on_session=self._got_session,
                 on_update=self._updated,
             )
@@ -131,16 +149,15 @@ class PlayApp(App[int]):
             self.title, self.sub_title = (step, count) if count else ("nodealer", step)
             return
         if update.kind == "event":
-            line = story(update.text, self.lang)
-            if line:
+            for line in self.teller.tell(update.text, self.lang):
                 self.table_screen.story(line)
         elif update.kind in ("fault", "over", "setup", "rewound"):
-            self.table_screen.story(update_line(update.kind, update.text, self.lang))
+            said = update_line(update.kind, update.text, self.lang, self.names)
+            self.table_screen.story(said)
             if update.kind == "fault":  # a cheater named: said, and the screen stays usable
-                self.notify(update_line(update.kind, update.text, self.lang),
-                            severity="error", timeout=10)  # fmt: skip
+                self.notify(said, severity="error", timeout=10)
         elif update.kind in ("dropped", "back"):  # a peer's connection: said, screen usable
-            line = update_line(update.kind, update.text, self.lang)
+            line = update_line(update.kind, update.text, self.lang, self.names)
             self.table_screen.story(line)
             self.notify(line, severity="warning" if update.kind == "dropped" else "information")
             return
@@ -154,14 +171,21 @@ class PlayApp(App[int]):
         outcome = mine.result.outcome
         won = None if outcome is None else 0 in outcome.winners
         verdict = report.lines()[-1]
-        self.push_screen(GameOverScreen(str(outcome), verdict, str(mine.log_path), won))
+        self.log_path = Path(mine.log_path)
+        self.outcome = None if outcome is None else str(outcome)
+        self.push_screen(
+            GameOverScreen(str(outcome), verdict, str(mine.log_path), won, names=self.names)
+        )
 
     async def _submit_in_trio(self, event: Any, seen: int | None = None) -> None:
         assert self.session is not None
         try:
             await self.session.submit_move(event, seen=seen)
         except MoveRefused as exc:  # the table moving on is said in the person's language
-            said = t(str(exc), self.lang) if isinstance(exc, TableMovedOn) else str(exc)
+            if isinstance(exc, TableMovedOn):
+                said = t(str(exc), self.lang)
+            else:
+                said = refusal_text(str(exc), self.game, self.names, self.lang)
             self.notify(said, severity="warning", timeout=4)
 
     # -------------------------------------------------------------- screen side
@@ -178,6 +202,7 @@ class PlayApp(App[int]):
 
     def action_language(self) -> None:
         switch_language(self)
+        self.table_screen.retell(self.teller.retell(self.lang))
 
     def action_theme(self) -> None:
         switch_theme(self)
@@ -191,19 +216,19 @@ class ReplayApp(App[int]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("f3", "theme", "theme")]
 
-    def __init__(self, path: Path, lang: str = "en") -> None:
+    def __init__(self, path: Path, lang: str = "en", me: str | None = None) -> None:
         super().__init__()
-        self.path, self.lang = path, lang
+        self.path, self.lang, self.me = path, lang, me  # me: this machine's fingerprint
 
     def action_theme(self) -> None:
         switch_theme(self)
 
     async def on_mount(self) -> None:
-        from .replay import load
+        from .replay import load, title
         from .screens.replay import ReplayScreen
 
-        steps, verdict = load(self.path, self.lang)
-        self.sub_title = str(self.path)
+        steps, verdict = load(self.path, self.lang, self.me)
+        self.sub_title = title(self.path, self.lang, self.me)  # not the file's path
         await self.push_screen(ReplayScreen(steps, verdict))
 
 

@@ -25,13 +25,33 @@ register(
         "unproven": "不带证明",
         "ok": "通过",
         "seat {seat}": "座位{seat}",
-        "{game}: {seats} players on 127.0.0.1 ({mode} deals); you are seat 0": (
-            "{game}：{seats} 名玩家，在 127.0.0.1 上（{mode}的发牌）；你是座位0"
+        "{game}: {seats} players on 127.0.0.1 ({mode} deals); you are {name}": (
+            "{game}：{seats} 名玩家，在 127.0.0.1 上（{mode}的发牌）；你是 {name}"
         ),
         "{game}: {seats} bot seats, {mode} mental-poker deals": (
             "{game}：{seats} 个机器人座位，{mode}的心理扑克发牌"
         ),
-        "seats: {names}": "座位：{names}",
+        "players: {names}": "玩家：{names}",
+        "your log: {path}": "你的日志：{path}",
+        "the game did not finish; saved logs are kept": "游戏没有打完；保存的日志都还在",
+        "try another --seed": "换一个 --seed 试试",
+        "try another --seed or more --rounds": "换一个 --seed 或者多打几局（--rounds）",
+        "nothing was caught: the cheat never had its chance at this table (it needs "
+        "{chance}); {more}": "什么也没抓到：这一桌没有给作弊的机会（它需要{chance}）；{more}",
+        "a key reveal of its own": "轮到自己公开密钥",
+        "a shuffle pass of its own": "轮到自己洗牌",
+        "its lock pass of the first deal": "第一次发牌时轮到自己上锁",
+        "a proof about its identity card: it must play cards of kind A or B (K12) "
+        "while holding another card": "证明一次与身份牌有关的出牌：它得按 A 类或 B 类出牌（K12），"
+        "而且手里还有别的牌",
+        "a move of its own": "轮到自己走一步",
+        "a running timer while another seat is the sequencer": "在别的座位当排序者时有计时器在走",
+        "the final reveals at the end of the game": "游戏结束时的最后公开",
+        "a verdict of its own secret rule: it must win a round to write one": (
+            "为自己的秘密规则作一次裁决：它得先赢一局才能写规则"
+        ),
+        "a move to put into the log as the sequencer": "作为排序者往日志里写一步",
+        "({who} was told to cheat: it {what})": "（{who} 被要求作弊：它{what}）",
         "outcome: {outcome}": "结果：{outcome}",
         "{entries} log entries, {seconds} s; your log: {path}": (
             "日志 {entries} 条，用时 {seconds} 秒；你的日志：{path}"
@@ -48,7 +68,6 @@ register(
         "cheating found": "发现作弊",
         "verify: {verdict}": "核查：{verdict}",
         "CHEATING: {fault}": "作弊：{fault}",
-        "(seat {seat} was told to cheat: it {what})": "（座位{seat} 被要求作弊：它{what}）",
         "reveals a made-up key": "公开了一个编造的密钥",
         "{game} is for {lo}-{hi} players, not {n}": "{game} 要 {lo}-{hi} 名玩家，不是 {n} 名",
         "--rounds is for Mao": "--rounds 只用于毛",
@@ -59,6 +78,9 @@ register(
             "（与 --headless 相同）"
         ),
         "interrupted; saved logs are kept": "已中断；保存的日志都还在",
+        "no saved games yet (nodealer play, host or join saves them)": (
+            "还没有保存的游戏（nodealer play、host 或 join 会保存）"
+        ),
         "shuffles one card in twice": "洗牌时把一张牌放进去两次",
         "locks another position's card to read it": "给别的位置的牌上锁，想偷看它",
         "proves its play against another card": "拿另一张牌来证明它的出牌",
@@ -74,12 +96,6 @@ register(
         ),
         "signs, as sequencer, two different entries for one place": (
             "作为排序者，为同一个位置签了两条不同的记录"
-        ),
-        "nothing was caught: the cheat never had its chance at this table "
-        "(a Mao rule needs its author to win a round first); "
-        "try another --seed or more --rounds": (
-            "什么也没抓到：这一桌没有给作弊的机会（毛的规则要先赢一局才能写）；"
-            "换一个 --seed 或者多打几局（--rounds）"
         ),
     }
 )
@@ -201,6 +217,12 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--headless", action="store_true", help="every seat a bot (no screen)")
     play.add_argument("--seed", type=int, default=0, help="bot seed (never the deal)")
     play.add_argument("--log", default=None, help="also write the table's log to this file")
+    play.add_argument(
+        "--name",
+        default=None,
+        help="your name at the table, kept for the next games (default: the name last "
+        "chosen, else your login name)",
+    )
     play.add_argument("--rounds", type=_count, default=None, help="Mao: end after R rounds")
     play.add_argument(
         "--unproven", action="store_true", help="skip the zero-knowledge proofs (faster)"
@@ -244,6 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_doctor(commands, _lang_option)
     games = commands.add_parser("games", help="this machine's saved games")
+    _lang_option(games)
     games.set_defaults(handler=_list_games)
     replay = commands.add_parser(
         "replay", help="step through a saved game, every card shown once the log reveals it"
@@ -268,10 +291,11 @@ def _replay(args: argparse.Namespace) -> int:
     if not path.is_file():
         print(f"nodealer replay: {path} is not a saved log file", file=sys.stderr)
         return EXIT_PROBLEM
+    me = _own_fingerprint()
     if args.text or not sys.stdout.isatty():
         from .replay import load
 
-        steps, verdict = load(path, args.lang)
+        steps, verdict = load(path, args.lang, me)
         for line in verdict:
             print(line)
         for step in steps:
@@ -279,8 +303,20 @@ def _replay(args: argparse.Namespace) -> int:
         return 0
     from .app import ReplayApp
 
-    ReplayApp(path, args.lang).run()
+    ReplayApp(path, args.lang, me).run()
     return 0
+
+
+def _own_fingerprint() -> str | None:
+    """This machine's fingerprint, if it has a key (never made just to look)."""
+    from p2p.identity import KEY_FILE, Identity, config_dir
+
+    if not (config_dir() / KEY_FILE).is_file():
+        return None
+    try:
+        return Identity.load_or_create(config_dir()).public.fingerprint
+    except Exception:  # a damaged key: games and replays still read, without "you"
+        return None
 
 
 def _home(parser: argparse.ArgumentParser) -> int:
@@ -288,13 +324,14 @@ def _home(parser: argparse.ArgumentParser) -> int:
     from engines.core import games as registered
     from p2p.discovery import browse
     from p2p.identity import Identity
+    from table.names import default_name
 
     from .app import SCREENS
     from .games import saved_games
     from .table_app import LanHomeApp
 
     identity = Identity.load_or_create()
-    who = f"{os.environ.get('USER', 'player')} ({identity.public.fingerprint})"
+    who = f"{default_name()} ({identity.public.fingerprint})"
     choices = [(name, g.default_seats) for name, g in registered().items() if name in SCREENS]
     app = LanHomeApp(who, choices, saved_games(), lan=browse, hostable=list(registered()))
     choice = app.run()
@@ -332,11 +369,11 @@ def choice_argv(choice: str) -> list[str]:
 def _list_games(args: argparse.Namespace) -> int:
     from .games import saved_games
 
-    found = saved_games()
+    found = saved_games(me=_own_fingerprint())
     if not found:
-        print("no saved games yet (nodealer play, host or join saves them)")
+        print(t("no saved games yet (nodealer play, host or join saves them)", args.lang))
     for saved in found:
-        print(saved.line())
+        print(saved.line(args.lang))
     return 0
 
 
@@ -420,6 +457,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
 
+    from table.names import names_of_log
     from table.verify import verify_log
 
     from .games import UnknownGame, find_log
@@ -436,8 +474,13 @@ def _verify(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
         return report.exit_code
+    names = names_of_log(path)
+    me = _own_fingerprint()
+    if report.spec is not None and me is not None:
+        names = names.seen_by(next((s for s, k in enumerate(report.spec.seats)
+                                    if k.fingerprint == me), None))  # fmt: skip
     for line in report.lines():
-        print(verify_line(line, args.lang))
+        print(verify_line(line, args.lang, names))
     if report.exit_code == 2:
         print(f"nodealer verify: {report.problem or 'nothing to verify'}", file=sys.stderr)
     return report.exit_code
@@ -452,11 +495,12 @@ def _play(args: argparse.Namespace) -> int:
 
     from engines.core import game
     from p2p.identity import Identity, config_dir, data_dir
+    from table.names import SeatNames, default_name, remember_name
     from table.pace import pace_named
     from table.session import Update, play_bot_table
     from table.verify import verify_log
 
-    from .story import coloured, fault_text, game_name, outcome_text, story, update_line
+    from .story import StoryTeller, coloured, fault_text, game_name, outcome_text, update_line
 
     lang = args.lang
     engine = game(args.game)
@@ -476,6 +520,17 @@ def _play(args: argparse.Namespace) -> int:
             print("nodealer play: " + t("--cheat {name} is for {games}", lang, name=cheat.name,
                                         games=", ".join(cheat.games)), file=sys.stderr)  # fmt: skip
             return EXIT_PROBLEM
+    if args.name is not None:
+        from p2p.lobby.messages import nickname_problem
+
+        problem = nickname_problem(args.name)
+        if problem is not None:
+            print(f"nodealer play: --name {args.name!r}: {problem}", file=sys.stderr)
+            return EXIT_PROBLEM
+    key_home = Path(args.home) if args.home is not None else config_dir()
+    if args.name is not None:
+        remember_name(args.name, key_home)  # the next games use it too
+    names = SeatNames.for_play(args.name or default_name(key_home), seats, me=0)
     if args.home is not None:
         home = Path(args.home)
         home.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -502,12 +557,14 @@ def _play(args: argparse.Namespace) -> int:
             lang=args.lang,
             rounds=args.rounds,
             pace=pace_named(args.pace, {0}),
+            name=names.name(0),
         )
         try:
             app.run()
         finally:
             if not args.keep:
                 shutil.rmtree(bots_home, ignore_errors=True)
+        _after_screen(app, args)
         return app.exit_code
     if not args.headless:
         note = (
@@ -518,6 +575,8 @@ def _play(args: argparse.Namespace) -> int:
 
     live = sys.stderr.isatty()
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+    teller = StoryTeller(names)
 
     def show(seat: int, update: Update) -> None:
         if seat != 0:
@@ -534,15 +593,16 @@ def _play(args: argparse.Namespace) -> int:
         if args.quiet:
             return
         if update.kind == "event":
-            line = update.text if args.verbose else story(update.text, lang)
-            if line:
+            lines = [update.text] if args.verbose else teller.tell(update.text, lang)
+            for line in lines:
                 print(f"  {coloured(line) if colour else line}", flush=True)
         elif update.kind != "stale" or args.verbose:
-            print(update_line(update.kind, update.text, lang), flush=True)
+            print(update_line(update.kind, update.text, lang, names), flush=True)
 
     mode = t("proven" if not args.unproven else "unproven", lang)
-    print(t("{game}: {seats} players on 127.0.0.1 ({mode} deals); you are seat 0", lang,
-            game=game_name(args.game, lang), seats=seats, mode=mode))  # fmt: skip
+    print(t("{game}: {seats} players on 127.0.0.1 ({mode} deals); you are {name}", lang,
+            game=game_name(args.game, lang), seats=seats, mode=mode,
+            name=names.name(0, lang)))  # fmt: skip
     cheater = 1 if cheat is None else cheat.seat
     start = time.perf_counter()
     try:
@@ -557,6 +617,7 @@ def _play(args: argparse.Namespace) -> int:
                 on_update=show,
                 own=(identity, home),
                 rounds=args.rounds,
+                names=names,
                 **(
                     {}
                     if cheat is None
@@ -570,18 +631,20 @@ def _play(args: argparse.Namespace) -> int:
         )
         elapsed = time.perf_counter() - start
         mine = peers[0]
-        names = ", ".join(f"{t('seat {seat}', lang, seat=p.seat)} {p.fingerprint}" for p in peers)
-        print(t("seats: {names}", lang, names=names))
+        said = ", ".join(f"{names.name(p.seat, lang)} ({p.fingerprint})" for p in peers)
+        print(t("players: {names}", lang, names=said))
         result = mine.result
         if result.outcome is not None:
-            print(t("outcome: {outcome}", lang, outcome=outcome_text(str(result.outcome), lang)))
+            outcome = outcome_text(str(result.outcome), lang, names)
+            print(t("outcome: {outcome}", lang, outcome=outcome))
         print(t("{entries} log entries, {seconds} s; your log: {path}", lang,
                 entries=result.entries, seconds=f"{elapsed:.1f}", path=mine.log_path))  # fmt: skip
         if args.log is not None:
             shutil.copyfile(mine.log_path, args.log)
             print(t("log copied to {path}", lang, path=args.log))
         for found in result.faults:
-            print(t("caught by the table: {fault}", lang, fault=fault_text(str(found), lang)))
+            fault = fault_text(str(found), lang, names)
+            print(t("caught by the table: {fault}", lang, fault=fault))
         # the cheater's own log may lack the evidence others hold (an
         # equivocating sequencer never sees the other branch): read an
         # honest seat's log then
@@ -594,24 +657,63 @@ def _play(args: argparse.Namespace) -> int:
             shutil.rmtree(bots_home, ignore_errors=True)
     verdict = report.lines()[-1]
     if verdict.startswith("clean: "):
-        verdict = t("clean: {outcome}", lang, outcome=outcome_text(verdict[7:], lang))
+        verdict = t("clean: {outcome}", lang, outcome=outcome_text(verdict[7:], lang, names))
     elif verdict.startswith("CHEATING: ") or verdict.startswith("outcome: "):
         verdict = t("cheating found", lang)
     print(t("verify: {verdict}", lang, verdict=verdict))
     for found in report.faults:
-        print(t("CHEATING: {fault}", lang, fault=fault_text(str(found), lang)))
+        print(t("CHEATING: {fault}", lang, fault=fault_text(str(found), lang, names)))
     if cheat is not None:
         what = cheat.what if lang == "en" else t(cheat.what, lang)
-        print(t("(seat {seat} was told to cheat: it {what})", lang, seat=cheater, what=what))
+        print(t("({who} was told to cheat: it {what})", lang, who=names.name(cheater, lang),
+                what=what))  # fmt: skip
         if report.exit_code == 0:
-            print(t("nothing was caught: the cheat never had its chance at this table "
-                    "(a Mao rule needs its author to win a round first); "
-                    "try another --seed or more --rounds", lang))  # fmt: skip
+            print(_no_chance(cheat, args.game, lang))
     return report.exit_code
+
+
+def _no_chance(cheat: Any, game: str, lang: str) -> str:
+    """Why a cheat was not caught: it never had the moment it needs."""
+    more = t("try another --seed or more --rounds" if game == "mao" else "try another --seed",
+             lang)  # fmt: skip
+    return t("nothing was caught: the cheat never had its chance at this table (it needs "
+             "{chance}); {more}", lang, chance=t(cheat.chance, lang), more=more)  # fmt: skip
+
+
+def _after_screen(app: Any, args: argparse.Namespace) -> None:
+    """After the play screen closed: the outcome and where the log is, as
+    ``host``/``join`` print them; ``--log`` gets its copy."""
+    import shutil
+
+    from .story import outcome_text
+
+    lang = args.lang
+    if app.outcome is not None:
+        said = outcome_text(app.outcome, lang, app.names)
+        print(t("outcome: {outcome}", lang, outcome=said))
+    if app.log_path is None:
+        print(t("the game did not finish; saved logs are kept", lang))
+        return
+    print(t("your log: {path}", lang, path=app.log_path))
+    if args.log is not None:
+        shutil.copyfile(app.log_path, args.log)
+        print(t("log copied to {path}", lang, path=args.log))
 
 
 EXIT_PROBLEM = 2
 EXIT_INTERRUPTED = 130
+EXIT_PIPE = 141
+"""The reader of our output went away (128 + SIGPIPE, as a shell reports it)."""
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at the null device, so that Python's flush at exit
+    does not print ``Broken pipe`` either."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file behind stdout
+        pass
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:
@@ -692,8 +794,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:  # pragma: no cover - every subparser sets one
         parser.error(f"unknown command {args.command!r}")
     try:
-        return int(handler(args) or 0)
+        code = int(handler(args) or 0)
+        sys.stdout.flush()  # here, not at exit: a closed pipe is answered below
+        return code
     except BaseException as exc:
+        if any(isinstance(leaf, BrokenPipeError) for leaf in _leaves(exc)):
+            _quiet_stdout()  # the reader went away (``| head``): nothing more to say
+            return EXIT_PIPE
         if any(isinstance(leaf, KeyboardInterrupt) for leaf in _leaves(exc)):
             said = t("interrupted; saved logs are kept", getattr(args, "lang", "en"))
             print(f"nodealer {args.command}: {said}", file=sys.stderr)

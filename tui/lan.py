@@ -155,9 +155,9 @@ def _game_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _nickname(given: str | None) -> str:
-    from p2p.lobby.nicknames import default_nickname  # a taken one is numbered by the host
+    from table.names import default_name  # the name last chosen, else the login's
 
-    return given[:32] if given else default_nickname()
+    return (given or default_name())[:32]
 
 
 def _home(args: argparse.Namespace) -> Path | None:

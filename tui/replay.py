@@ -1,7 +1,10 @@
 """A saved game, step by step (``nodealer replay LOG``): every event in
 order with the cards behind it — once the final reveals are in, every card
 of every deal is known, so a replay shows what each seat really held and
-placed — and the verifier's verdict on top.
+placed — and, at each step, the table as it was then: every hand (faces
+once the log reveals them), the pile, the Bomb game's area. How the game
+ended is the last step, not the first line (no spoiler); the verifier's
+verdict on top says only whether the log is clean.
 
 >>> [s.text for s in steps_of_events(["seat 1 places 1, claims 1 × 3"], [{}])]
 ['seat 1 places 1, claims 1 × 3']
@@ -16,18 +19,40 @@ from typing import Any
 
 from engines.cards import Card
 from p2p.store import read_log
+from table.names import SeatNames, names_of_log
 from table.replay import Replay
 from table.verify import verify_log
 
-from .story import story, verify_line
+from .story import SEPARATOR, StoryTeller, game_name, outcome_text, verify_line
+from .words import register, t
+
+register(
+    {
+        "{who}: {cards}": "{who}：{cards}",
+        "pile: {n} cards, last claim {claim} by {who}": "牌堆：{n} 张，最后声称 {claim}（{who}）",
+        "pile: {n} cards": "牌堆：{n} 张",
+        "pile: empty": "牌堆：空",
+        "area: {cards}": "桌面：{cards}",
+        "the bomb lies in front of {who}": "炸弹在 {who} 面前",
+        "discard pile: {n} cards": "弃牌堆：{n} 张",
+        "top of the pile: {card} ({n} cards)": "牌堆顶：{card}（共 {n} 张）",
+        "draw pile: {n} cards": "摸牌堆：{n} 张",
+        "game over: {outcome}": "游戏结束：{outcome}",
+        "audit: clean (every deal and every move checks out)": (
+            "审计：干净（每一次发牌、每一步都核查无误）"
+        ),
+        "{game} with {names}": "{game}，玩家：{names}",
+    }
+)
 
 
 @dataclass(frozen=True)
 class Step:
-    """One event of the game as a person reads it."""
+    """One event of the game as a person reads it, and the table after it."""
 
     number: int
     text: str
+    table: tuple[str, ...] = ()
 
 
 def _faces(table: Any) -> dict[int, Card]:
@@ -44,35 +69,103 @@ def _faces(table: Any) -> dict[int, Card]:
     return out
 
 
+def _order(card: Card | None) -> tuple[int, int]:
+    if card is None:
+        return (99, 0)
+    rank = card.rank or 14  # jokers last
+    return (rank, card.suit if card.suit is not None else 9)
+
+
+def _cards(positions: Sequence[int], faces: dict[int, Card]) -> str:
+    shown = sorted((faces.get(p) for p in positions), key=_order)
+    return " ".join("?" if c is None else str(c) for c in shown) or "—"
+
+
+def picture(
+    game: str, state: Any, faces: dict[int, Card], names: SeatNames, lang: str = "en"
+) -> tuple[str, ...]:
+    """The table in ``state`` as lines of text: each seat's hand (faces
+    known from the log, sorted), then the pile, area or discard."""
+    lines = [
+        t("{who}: {cards}", lang, who=names.name(seat, lang), cards=_cards(hand, faces))
+        for seat, hand in enumerate(getattr(state, "hands", ()))
+    ]
+    if game == "bluff":
+        pile = getattr(state, "pile", ())
+        n = sum(len(entry.positions) for entry in pile)
+        if pile:
+            last = pile[-1]
+            lines.append(t("pile: {n} cards, last claim {claim} by {who}", lang, n=n,
+                           claim=last.claim, who=names.name(last.seat, lang)))  # fmt: skip
+        else:
+            lines.append(t("pile: empty", lang))
+    elif game == "bomb":
+        area = getattr(state, "area", ())
+        if area:
+            lines.append(t("area: {cards}", lang, cards=_cards(area, faces)))
+        if getattr(state, "bomb", None) is not None:
+            lines.append(t("the bomb lies in front of {who}", lang,
+                           who=names.name(state.bomb, lang)))  # fmt: skip
+        if getattr(state, "discard", ()):
+            lines.append(t("discard pile: {n} cards", lang, n=len(state.discard)))
+    elif game == "mao":
+        pile = getattr(state, "pile", ())
+        if pile:
+            lines.append(t("top of the pile: {card} ({n} cards)", lang, card=pile[-1].card,
+                           n=len(pile)))  # fmt: skip
+        lines.append(t("draw pile: {n} cards", lang, n=len(getattr(state, "draw", ()))))
+    return tuple(lines)
+
+
 def steps_of_events(
-    texts: Sequence[str], extras: Sequence[dict[str, Any]], lang: str = "en"
+    texts: Sequence[str],
+    extras: Sequence[dict[str, Any]],
+    lang: str = "en",
+    names: SeatNames | None = None,
 ) -> list[Step]:
-    steps = []
+    """The steps a person reads: one per story line (separators left out),
+    each with the cards behind a hidden play and the table after it."""
+    teller = StoryTeller(names)
+    steps: list[Step] = []
     for text, extra in zip(texts, extras, strict=True):
-        line = story(text, lang)
-        if line is None:
-            continue
-        cards = extra.get("cards")
-        if cards:
-            line += f"   [{' '.join(str(c) for c in cards)}]"
-        steps.append(Step(len(steps) + 1, line))
+        for line in teller.tell(text, lang):
+            if line.startswith(SEPARATOR):
+                continue
+            cards = extra.get("cards")
+            if cards:
+                line += f"   [{' '.join(str(c) for c in cards)}]"
+            steps.append(Step(len(steps) + 1, line, extra.get("table", ())))
     return steps
 
 
-def load(path: Path, lang: str = "en") -> tuple[list[Step], list[str]]:
-    """The steps of a saved game and the verifier's lines about it (in ``lang``)."""
+def load(
+    path: Path, lang: str = "en", me: str | None = None
+) -> tuple[list[Step], list[str]]:
+    """The steps of a saved game and the verifier's lines about it (in
+    ``lang``; the outcome is the last step, the verdict's last line only
+    says clean or not). ``me``: this machine's fingerprint (its seat reads
+    "you")."""
     report = verify_log(path)
     saved = read_log(path)
+    seat = None
+    if me is not None and saved.table is not None:
+        seat = next((s for s, k in enumerate(saved.table.seats) if k.fingerprint == me), None)
+    names = names_of_log(path, me=seat)
+    lines = [verify_line(line, lang, names) for line in report.lines()]
+    if report.exit_code == 0 and lines:
+        lines[-1] = t("audit: clean (every deal and every move checks out)", lang)
     replay = Replay(saved.table)
     for entry in saved.entries:
         replay.feed(entry.seq, entry.term, entry.event.author, entry.event.decoded_body())
     table = replay.table
-    lines = [verify_line(line, lang) for line in report.lines()]
     if table is None:
         return [], lines
     faces = _faces(table)
     texts, extras = [], []
+    state = table.game.new(table.config, table.setup.seats)
+    game = table.game.name
     for event in table.events:
+        state = table.game.apply(state, event)
         texts.append(str(event))
         positions = getattr(event, "positions", None)
         hidden = (
@@ -80,5 +173,27 @@ def load(path: Path, lang: str = "en") -> tuple[list[Step], list[str]]:
             if positions and not getattr(event, "SYSTEM", False) and not hasattr(event, "cards")
             else ()
         )
-        extras.append({"cards": hidden if all(c is not None for c in hidden) else ()})
-    return steps_of_events(texts, extras, lang), lines
+        extras.append({
+            "cards": hidden if all(c is not None for c in hidden) else (),
+            "table": picture(game, state, faces, names, lang),
+        })  # fmt: skip
+    steps = steps_of_events(texts, extras, lang, names)
+    outcome = report.outcome
+    if outcome is not None:
+        said = t("game over: {outcome}", lang, outcome=outcome_text(str(outcome), lang, names))
+        last = steps[-1].table if steps else ()
+        steps.append(Step(len(steps) + 1, said, last))
+    return steps, lines
+
+
+def title(path: Path, lang: str = "en", me: str | None = None) -> str:
+    """What a replay's header says: the game and its players (not the
+    file's path)."""
+    saved = read_log(path)
+    seat = None
+    if me is not None and saved.table is not None:
+        seat = next((s for s, k in enumerate(saved.table.seats) if k.fingerprint == me), None)
+    names = names_of_log(path, me=seat)
+    setup = verify_log(path).setup
+    game = game_name(setup.game, lang) if setup is not None else "?"
+    return t("{game} with {names}", lang, game=game, names=names.listed(range(len(names)), lang))

@@ -28,6 +28,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from table.names import SeatNames
+
 _HIDDEN = (
     re.compile(r"^dealt \[[0-9 ]*\] to seat \d+$"),
     re.compile(r"^reshuffled new_positions="),
@@ -47,8 +49,18 @@ _KINDS = {  # K12: what each Bomb play kind is
 _BOMB_PLAY = re.compile(r"^(seat \d+ plays .*) \(([ABC])\)$")
 
 
-def story(line: str, lang: str = "en") -> str | None:
-    """The line a person reads for one event, or None to leave it out."""
+def story(line: str, lang: str = "en", names: SeatNames | None = None) -> str | None:
+    """The line a person reads for one event, or None to leave it out;
+    ``names``: seats by name ("you" for the reading seat), else "seat N".
+
+    >>> names = SeatNames(("ann", "bob"), me=0)
+    >>> story("seat 1 challenges: 吹牛!", "en", names)
+    'bob challenges: Bluff!'
+    >>> story("seat 0 places 2, claims 2 × 7", "en", names)
+    'you place 2, claims 2 × 7'
+    >>> story("seat 0: 炸掉!", "zh", names)
+    '你：炸掉！'
+    """
     if any(pattern.search(line) for pattern in _HIDDEN):
         return None
     if line.startswith("reveal #"):
@@ -58,7 +70,182 @@ def story(line: str, lang: str = "en") -> str | None:
     bomb = _BOMB_PLAY.match(line)
     if bomb:
         line = f"{bomb.group(1)} ({_KINDS[bomb.group(2)][0]})"
-    return chinese(line) if lang == "zh" else line
+    line = _plain(line)
+    if lang == "zh":
+        return _named_zh(chinese(line), names)
+    return _named_en(line, names)
+
+
+_PLAIN = (  # the engine's words → a player's (English; chinese() reads these)
+    (re.compile(r"^(seat \d+) challenges: 吹牛!$"), r"\1 challenges: Bluff!"),
+    (re.compile(r"^(seat \d+): 炸掉!$"), r"\1: detonate!"),
+    (re.compile(r"^(seat \d+ adds a secret rule) \S+$"), r"\1"),
+    (re.compile(r"^rule (\d+) \((seat \d+)\) on event \d+: "), r"rule \1 (\2): "),
+    (re.compile(r"^time up: turn [\d.]+ (seat \d+)$"), r"time up: \1 took too long"),
+    (re.compile(r"^time up: detonation$"), "time up: nobody detonated"),
+    (re.compile(r"^time up: starter$"), "time up: play starts"),
+    (re.compile(r"^time up: time-limit$"), "time up: the game's time limit is reached"),
+)
+
+
+def _plain(line: str) -> str:
+    for pattern, said in _PLAIN:
+        line = pattern.sub(said, line)
+    return line
+
+
+_SUBJECT = re.compile(r"^seat (\d+)( (\w+)|:)")
+_SEAT = re.compile(r"\bseat (\d+)('s)?")
+
+
+def _base(verb: str) -> str:
+    """A verb for "you": "plays" → "play", "passes" → "pass"."""
+    if verb.endswith(("sses", "shes", "ches", "xes")):
+        return verb[:-2]
+    return verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb
+
+
+def _named_en(line: str, names: SeatNames | None) -> str:
+    if names is None:
+        return line
+    m = _SUBJECT.match(line)
+    if m and int(m.group(1)) == names.me:
+        said = ":" if m.group(3) is None else " " + _base(m.group(3))
+        line = "you" + said + line[m.end() :]
+    return _SEAT.sub(
+        lambda m: names.whose(int(m.group(1))) if m.group(2) else names.who(int(m.group(1))),
+        line,
+    )
+
+
+_SEAT_ZH = re.compile(r"([\u4e00-\u9fff])?座位(\d+)")
+
+
+def _named_zh(line: str, names: SeatNames | None) -> str:
+    if names is None:
+        return line
+
+    def one(m: re.Match[str]) -> str:
+        who = names.who(int(m.group(2)), "zh")
+        before = m.group(1) or ""
+        return before + (" " if before and who[:1].isascii() else "") + who
+
+    return _SEAT_ZH.sub(one, line)
+
+
+_CARD = re.compile(r"(?:10|[2-9AJQK])[♠♥♦♣]|[RB]J")
+_ROUND_ENDS = (  # a round's last event: the next line starts a new round
+    re.compile(r"^time up: detonation$"),  # K16: nobody detonated
+    re.compile(r"^seat \d+ adds (?:a secret rule|no rule)"),  # M29: the round winner's rule
+)
+SEPARATOR = "──"
+"""Story lines that start with this are separators, not moves."""
+
+
+class StoryTeller:
+    """A game's story for one reading seat, event by event: one line per
+    event (a Bomb play's cards are not told again when they turn face up),
+    who was right after a Bluff challenge and who took the pile, and a
+    separator between rounds. It keeps every event it was told, so the
+    story can be told again in another language (F2) or rebuilt from a log
+    (a seat that went back to its table).
+
+    >>> teller = StoryTeller(SeatNames(("ann", "bob", "carol"), me=0))
+    >>> teller.tell("seat 1 plays 7♠ (#3) 7♥ (#4) (C)")
+    ['bob plays 7♠ 7♥ (kind C: a pair or a sequence)']
+    >>> teller.tell("reveal #3=7♠ #4=7♥")
+    []
+    >>> teller.tell("time up: detonation")
+    ['time up: nobody detonated', '── round 2 ──']
+    >>> teller = StoryTeller(SeatNames(("ann", "bob", "carol"), me=0))
+    >>> _ = teller.tell("seat 1 places 1, claims 1 × 6")
+    >>> _ = teller.tell("seat 2 places 2, claims 2 × 7")
+    >>> teller.tell("seat 0 challenges: 吹牛!")
+    ['you challenge: Bluff!']
+    >>> teller.tell("reveal #3=7♠ #9=7♥")
+    ['cards shown: 7♠ 7♥', 'carol was honest: you take 3 cards', '── new pile ──']
+    """
+
+    def __init__(self, names: SeatNames | None = None) -> None:
+        self.names = names
+        self.events: list[str] = []
+        self._reset()
+
+    def _reset(self) -> None:
+        self._echo: list[str] | None = None  # cards a play named: their reveal is not news
+        self._placer: int | None = None  # Bluff: the latest claim's seat, count and rank
+        self._claim: tuple[int, str] = (0, "")
+        self._pile = 0  # Bluff: cards on the pile
+        self._challenger: int | None = None
+        self.round = 1
+
+    def tell(self, event: str, lang: str = "en") -> list[str]:
+        """The lines a person reads for one more event (maybe none)."""
+        self.events.append(event)
+        return self._lines(event, lang)
+
+    def retell(self, lang: str = "en") -> list[str]:
+        """The whole story so far again (in ``lang``)."""
+        self._reset()
+        return [line for event in self.events for line in self._lines(event, lang)]
+
+    def _lines(self, event: str, lang: str) -> list[str]:
+        line = story(event, lang, self.names)
+        if line is None:
+            return []
+        english = story(event) or ""  # the facts, whatever the language
+        cards = _CARD.findall(english)
+        if english.startswith("cards shown: "):
+            if self._echo is not None and sorted(cards) == sorted(self._echo):
+                self._echo = None
+                return []
+            if self._challenger is not None and self._placer is not None:
+                return [line, *self._verdict(cards, lang)]
+        self._echo = cards if re.match(r"^seat \d+ (plays|shows) ", english) else None
+        placed = re.match(r"^seat (\d+) places (\d+), claims (\d+) × (\S+)$", english)
+        if placed:
+            self._placer, self._challenger = int(placed.group(1)), None
+            self._claim = (int(placed.group(3)), placed.group(4))
+            self._pile += int(placed.group(2))
+        challenged = re.match(r"^seat (\d+) challenges", english)
+        if challenged:
+            self._challenger = int(challenged.group(1))
+        out = [line]
+        if any(pattern.match(event) for pattern in _ROUND_ENDS):
+            self.round += 1
+            out.append(separator("round", lang, self.round))
+        return out
+
+    def _verdict(self, shown: list[str], lang: str) -> list[str]:
+        """B7/B8: the challenged claim was true (the challenger takes the
+        pile) or a bluff (its player takes it), from the cards turned up."""
+        names = self.names or SeatNames.numbered(0)
+        placer, challenger, (count, rank) = self._placer, self._challenger, self._claim
+        assert placer is not None and challenger is not None
+        matching = sum(1 for card in shown if card[:-1] == rank or card in ("RJ", "BJ"))
+        honest = matching >= count
+        taker, pile = (challenger if honest else placer), self._pile
+        self._placer = self._challenger = None
+        self._pile, self._echo = 0, None
+        who, taking = names.who(placer, lang), names.who(taker, lang)
+        if lang == "zh":
+            said = "没有吹牛" if honest else "吹牛了"
+            line = f"{who} {said}：{taking} 收走 {pile} 张牌"
+        else:
+            you = placer == names.me
+            said = ("were" if you else "was") + " honest" if honest else "bluffed"
+            takes = "take" if taker == names.me else "takes"
+            line = f"{who} {said}: {taking} {takes} {pile} card{'s' if pile != 1 else ''}"
+        return [line, separator("pile", lang)]
+
+
+def separator(kind: str, lang: str = "en", number: int = 0) -> str:
+    """A line between rounds ("── round 2 ──") or piles ("── new pile ──")."""
+    if kind == "round":
+        said = f"第 {number} 轮" if lang == "zh" else f"round {number}"
+    else:
+        said = "新的一叠" if lang == "zh" else "new pile"
+    return f"{SEPARATOR} {said} {SEPARATOR}"
 
 
 # ------------------------------------------------------------------ Chinese
@@ -201,7 +388,7 @@ _ZH: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
         re.compile(r"^seat (\d+) places (\d+), claims (\d+) × (\S+)$"),
         r"座位\1 扣下 \2 张，声称 \3 张 \4",
     ),
-    (re.compile(r"^seat (\d+) challenges: 吹牛!$"), r"座位\1：吹牛！"),
+    (re.compile(r"^seat (\d+) challenges: Bluff!$"), r"座位\1：吹牛！"),
     (re.compile(r"^seat (\d+) lets the claim stand$"), r"座位\1 不质疑"),
     (re.compile(r"^seat (\d+) shows (\S+)$"), r"座位\1 亮出 \2"),
     (re.compile(r"^seat (\d+) plays (.*) \(kind ([ABC]):[^)]*\)$"), _kind),
@@ -209,7 +396,7 @@ _ZH: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
         re.compile(r"^seat (\d+) places the bomb in front of seat (\d+)$"),
         r"座位\1 把炸弹放在座位\2 面前",
     ),
-    (re.compile(r"^seat (\d+): 炸掉!$"), r"座位\1：炸掉！"),
+    (re.compile(r"^seat (\d+): detonate!$"), r"座位\1：炸掉！"),
     (re.compile(r"^seat (\d+) passes$"), r"座位\1 不炸"),
     (
         re.compile(r"^seat (\d+) plays (\S+)(.*)$"),
@@ -222,13 +409,11 @@ _ZH: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
         lambda m: f"座位{m.group(1)} 罚座位{m.group(2)}：{_said(m.group(3))}",
     ),
     (
-        re.compile(r"^rule (\d+) \(seat (\d+)\) on event (\d+): (.*)$"),
-        lambda m: (
-            f"规则 {m.group(1)}（座位{m.group(2)}）判第 {m.group(3)} 件事：{_effects(m.group(4))}"
-        ),
+        re.compile(r"^rule (\d+) \(seat (\d+)\): (.*)$"),
+        lambda m: f"规则 {m.group(1)}（座位{m.group(2)}）：{_effects(m.group(3))}",
     ),
     (re.compile(r"^seat (\d+) adds no rule$"), r"座位\1 不加新规则"),
-    (re.compile(r"^seat (\d+) adds a secret rule (\S+)$"), r"座位\1 加了一条秘密规则 \2"),
+    (re.compile(r"^seat (\d+) adds a secret rule$"), r"座位\1 加了一条秘密规则"),
     (
         re.compile(r"^seat (\d+) reveals rule (\d+): (.*)$"),
         lambda m: f"座位{m.group(1)} 公开规则 {m.group(2)}：{rule_text(m.group(3))}",
@@ -240,10 +425,10 @@ _ZH: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     ),
     (re.compile(r"^seat (\d+) votes yes$"), r"座位\1 投赞成票"),
     (re.compile(r"^seat (\d+) votes no$"), r"座位\1 投反对票"),
-    (re.compile(r"^time up: detonation$"), "时间到：没人引爆"),
-    (re.compile(r"^time up: time-limit$"), "时间到：游戏时限已到"),
-    (re.compile(r"^time up: starter$"), "时间到：开始出牌"),
-    (re.compile(r"^time up: turn [\d.]+ seat (\d+)$"), r"时间到：座位\1 超时"),
+    (re.compile(r"^time up: nobody detonated$"), "时间到：没人引爆"),
+    (re.compile(r"^time up: the game's time limit is reached$"), "时间到：游戏时限已到"),
+    (re.compile(r"^time up: play starts$"), "时间到：开始出牌"),
+    (re.compile(r"^time up: seat (\d+) took too long$"), r"时间到：座位\1 超时"),
     (re.compile(r"^time up: (.*)$"), r"时间到：\1"),
 ]
 
@@ -260,71 +445,115 @@ def chinese(line: str) -> str:
 _OUTCOME = re.compile(
     r"^winners \[([\d, ]*)\], losers \[([\d, ]*)\]: (.*?)(?:; cheaters \[([\d, ]*)\])?$"
 )
-_REASONS = (
-    (re.compile(r"^B11: hand empty, last claim stood$"), "B11：手牌出完，最后的声称无人质疑"),
-    (re.compile(r"^B11/B12: hand empty, challenge failed$"), "B11/B12：手牌出完，质疑失败"),
-    (re.compile(r"^B12: no cards left to play$"), "B12：没有牌可出了"),
-    (re.compile(r"^K25: time limit reached, civilians win$"), "K25：时限已到，平民获胜"),
-    (re.compile(r"^K22: a civilian detonated and loses alone$"), "K22：平民引爆，独自落败"),
-    (re.compile(r"^K18: a captain killed an enemy captain$"), "K18：队长炸死了敌方队长"),
-    (
-        re.compile(r"^K19: a captain killed a traitor of their own alliance$"),
-        "K19：队长炸死了本方的叛徒",
-    ),
-    (re.compile(r"^K23: a civilian was killed$"), "K23：平民被炸死"),
-    (re.compile(r"^K20: the assassination failed$"), "K20：刺杀失败"),
-    (
-        re.compile(
-            r"^the table voted to end the game \(M31\) after (\d+) round\(s\); "
-            r"most rounds won: (\d+)$"
-        ),
-        r"全桌投票结束游戏（M31），共 \1 局；最多赢 \2 局",
-    ),
-    (re.compile(r"^game stopped: seat (\d+) (.*)$"), r"游戏中止：座位\1 \2"),
-)
+_REASONS = (  # (engine reason, English, Chinese): the rule ids stay in GAMES.md
+    (r"^B11: hand empty, last claim stood$",
+     "the winner's hand is empty and nobody challenged the last claim",
+     "赢家的手牌出完了，最后的声称无人质疑"),
+    (r"^B11/B12: hand empty, challenge failed$",
+     "the winner's hand is empty and the challenge of the last claim failed",
+     "赢家的手牌出完了，对最后声称的质疑失败"),
+    (r"^B12: no cards left to play$", "no cards were left to play", "没有牌可出了"),
+    (r"^K25: time limit reached, civilians win$", "the time limit was reached: the civilians win",
+     "时限已到，平民获胜"),
+    (r"^K22: a civilian detonated and loses alone$",
+     "a civilian detonated the bomb and loses alone", "平民引爆了炸弹，独自落败"),
+    (r"^K18: a captain killed an enemy captain$", "a captain blew up the enemy captain",
+     "队长炸死了敌方队长"),
+    (r"^K19: a captain killed a traitor of their own alliance$",
+     "a captain blew up a traitor of their own alliance", "队长炸死了本方的叛徒"),
+    (r"^K23: a civilian was killed$", "a civilian was blown up", "平民被炸死"),
+    (r"^K20: the assassination failed$", "the assassination failed", "刺杀失败"),
+    (r"^the table voted to end the game \(M31\) after (\d+) round\(s\); most rounds won: (\d+)$",
+     r"the table voted to end the game after \1 round(s); most rounds won: \2",
+     r"全桌投票结束游戏，共 \1 局；最多赢 \2 局"),
+    (r"^game stopped: seat (\d+) (.*)$", r"the game was stopped: seat \1 \2",
+     r"游戏中止：座位\1 \2"),
+)  # fmt: skip
+_RULE_ID = re.compile(r"\s*\((?:[BKM]\d+(?:/[BKM]\d+)*)\)|^(?:[BKM]\d+(?:/[BKM]\d+)*): ")
 
 
-def outcome_text(text: str, lang: str = "en") -> str:
-    """An engine outcome (``str(Outcome)``) for a person.
+def reason_text(reason: str, lang: str = "en", names: SeatNames | None = None) -> str:
+    """Why a game ended, in words (no rule ids).
 
-    >>> outcome_text("winners [0], losers [1]: K20: the assassination failed", "zh")
-    '赢家：座位0；输家：座位1。K20：刺杀失败'
+    >>> reason_text("K20: the assassination failed")
+    'the assassination failed'
     """
-    if lang != "zh":
-        return text
+    for pattern, english, chinese_reason in _REASONS:
+        hit = re.match(pattern, reason)
+        if hit:
+            said = hit.expand(chinese_reason if lang == "zh" else english)
+            return _named_zh(said, names) if lang == "zh" else _named_en(said, names)
+    return _RULE_ID.sub("", reason)
+
+
+def _numbers(listed: str | None) -> list[int]:
+    return [int(s) for s in (listed or "").split(",") if s.strip()]
+
+
+def outcome_text(
+    text: str, lang: str = "en", names: SeatNames | None = None, past: bool = False
+) -> str:
+    """An engine outcome (``str(Outcome)``) for a person: who won and lost,
+    by name ("you" for the reading seat), and why, in words (``past``: "you
+    won", for a list of old games).
+
+    >>> outcome_text("winners [1], losers [0, 2]: K20: the assassination failed",
+    ...              names=SeatNames(("ann", "bob", "carol"), me=0))
+    'bob wins; you and carol lose: the assassination failed'
+    >>> outcome_text("winners [0], losers [1]: K20: the assassination failed", "zh")
+    '座位0 赢；座位1 输：刺杀失败'
+    >>> outcome_text("winners [0], losers [1]: B12: no cards left to play", past=True,
+    ...              names=SeatNames(("ann", "bob"), me=0))
+    'you won; bob lost: no cards were left to play'
+    """
     m = _OUTCOME.match(text)
     if not m:
         return text
+    names = names or SeatNames.numbered(0)
+    won, lost, cheats = _numbers(m.group(1)), _numbers(m.group(2)), _numbers(m.group(4))
+    reason = reason_text(m.group(3), lang, names)
+    if lang == "zh":
+        out = f"{names.listed(won, 'zh') if won else '没有人'} 赢"
+        out += f"；{names.listed(lost, 'zh')} 输" if lost else ""
+        out += f"：{reason}"
+        return out + (f"；作弊：{names.listed(cheats, 'zh')}" if cheats else "")
 
-    def seats(listed: str) -> str:
-        return "、".join(f"座位{s.strip()}" for s in listed.split(",") if s.strip()) or "无"
+    def verb(seats: list[int], word: str) -> str:
+        if past:
+            return {"win": "won", "lose": "lost"}[word]
+        plural = len(seats) != 1 or seats[0] == names.me
+        return word if plural else word + "s"
 
-    reason = m.group(3)
-    for pattern, chinese_reason in _REASONS:
-        hit = pattern.match(reason)
-        if hit:
-            reason = hit.expand(chinese_reason)
-            break
-    out = f"赢家：{seats(m.group(1))}；输家：{seats(m.group(2))}。{reason}"
-    if m.group(4):
-        out += f"；作弊者：{seats(m.group(4))}"
-    return out
+    out = f"{names.listed(won)} {verb(won, 'win')}" if won else (
+        "nobody won" if past else "nobody wins"
+    )
+    out += f"; {names.listed(lost)} {verb(lost, 'lose')}" if lost else ""
+    out += f": {reason}"
+    return out + (f"; caught cheating: {names.listed(cheats)}" if cheats else "")
 
 
 _FAULT = re.compile(r"^(?:seat (\d+) \(([^)]*)\)|unknown seat)(?: at entry #(\d+))?: (.*)$")
 
 
-def fault_text(text: str, lang: str = "en") -> str:
-    """A named cheat (``str(Fault)``): who, where; the reason stays as the
-    checks wrote it (protocol terms, in English).
+def fault_text(text: str, lang: str = "en", names: SeatNames | None = None) -> str:
+    """A named cheat (``str(Fault)``): who (by name when known, with the
+    fingerprint: this is evidence), where; the reason stays as the checks
+    wrote it (protocol terms, in English).
 
     >>> fault_text("seat 1 (ABCD) at entry #7: wrong key", "zh")
     '座位1（ABCD），第 7 条记录：wrong key'
+    >>> fault_text("seat 1 (ABCD) at entry #7: wrong key", names=SeatNames(("ann", "bob")))
+    'bob (ABCD) at entry #7: wrong key'
     """
     m = _FAULT.match(text)
-    if lang != "zh" or not m:
+    if not m:
         return text
-    who = f"座位{m.group(1)}（{m.group(2)}）" if m.group(1) else "未知座位"
+    if lang != "zh":
+        if names is None or m.group(1) is None:
+            return text
+        return names.name(int(m.group(1))) + text[text.index(" (") :]
+    seat = f"座位{m.group(1)}" if names is None or not m.group(1) else names.name(int(m.group(1)))
+    who = f"{seat}（{m.group(2)}）" if m.group(1) else "未知座位"
     where = f"，第 {m.group(3)} 条记录" if m.group(3) else ""
     return f"{who}{where}：{m.group(4)}"
 
@@ -390,13 +619,16 @@ def progress_parts(text: str, lang: str = "en") -> tuple[str, str]:
     return step, count
 
 
-def update_line(kind: str, text: str, lang: str = "en") -> str:
+def update_line(kind: str, text: str, lang: str = "en", names: SeatNames | None = None) -> str:
     """A session update that is not a game event (``setup``, ``over``,
     ``done``, ``fault``, ``rewound``, ``stale``, ``progress``, ``dropped``,
-    ``back``), as printed.
+    ``back``), as printed; seats by name when ``names`` are known.
 
     >>> update_line("over", "winners [1], losers [0]: K20: the assassination failed", "zh")
-    '[结束] 赢家：座位1；输家：座位0。K20：刺杀失败'
+    '[结束] 座位1 赢；座位0 输：刺杀失败'
+    >>> update_line("over", "winners [1], losers [0]: K20: the assassination failed",
+    ...             names=SeatNames(("ann", "bob"), me=0))
+    '[game over] bob wins; you lose: the assassination failed'
     >>> update_line("progress", "deal 0: you shuffle (proofs: 0 checked + 0 own of 6)", "zh")
     '第 0 次发牌：你洗牌（证明：已检查 0 + 自己的 0，共 6）'
     >>> update_line("progress", "deal 1 dealt (4/4 passes, unproven)", "zh")
@@ -406,7 +638,26 @@ def update_line(kind: str, text: str, lang: str = "en") -> str:
     >>> update_line("dropped", "no connection to seat 2 (K3QF-7ZPA-M2XD-4RTY) yet", "zh")
     '[断线] 还没有与座位2（K3QF-7ZPA-M2XD-4RTY）连上'
     """
+    said = _update_line(kind, text, lang, names)
+    return _named_zh(said, names) if lang == "zh" else _seats_named(said, names)
+
+
+def _seats_named(line: str, names: SeatNames | None) -> str:
+    """Every "seat N" in an English line by name (no grammar change)."""
+    if names is None:
+        return line
+    return _SEAT.sub(
+        lambda m: names.whose(int(m.group(1))) if m.group(2) else names.who(int(m.group(1))),
+        line,
+    )
+
+
+def _update_line(kind: str, text: str, lang: str, names: SeatNames | None) -> str:
     if lang != "zh":
+        if kind == "over":
+            return f"[game over] {outcome_text(text, lang, names)}"
+        if kind == "done" and text.startswith("clean: "):
+            return f"[audit] clean: {outcome_text(text[7:], lang, names)}"
         return text if kind == "progress" else f"[{kind}] {text}"
     if kind == "progress":
         step, count = progress_parts(text, lang)
@@ -424,16 +675,16 @@ def update_line(kind: str, text: str, lang: str = "en") -> str:
             text = f"{game_name(m.group(1), lang)}，{m.group(2)} 个座位，{mode}的发牌"
         return f"[开局] {text}"
     if kind == "over":
-        return f"[结束] {outcome_text(text, lang)}"
+        return f"[结束] {outcome_text(text, lang, names)}"
     if kind == "done":
         if text.startswith("clean: "):
-            return f"[审计] 干净：{outcome_text(text[7:], lang)}"
+            return f"[审计] 干净：{outcome_text(text[7:], lang, names)}"
         parts = []
         for part in text.split("; "):
             if part.startswith("cheating: "):
                 parts.append("作弊：" + fault_text(part[10:], lang))
             elif part.startswith("outcome: "):
-                parts.append("结果：" + outcome_text(part[9:], lang))
+                parts.append("结果：" + outcome_text(part[9:], lang, names))
             else:
                 parts.append(re.sub(r"^seat (\d+) has not made its final reveal$",
                                     r"座位\1 还没有做最后的公开", part))  # fmt: skip
@@ -452,13 +703,34 @@ def update_line(kind: str, text: str, lang: str = "en") -> str:
 _PROOF_ZH = {"equivocation": "两面签名", "forged-event": "伪造事件", "replay": "重放事件"}
 
 
-def verify_line(line: str, lang: str = "en") -> str:
-    """One line of ``nodealer verify``'s report (``Report.lines``).
+def verify_line(line: str, lang: str = "en", names: SeatNames | None = None) -> str:
+    """One line of ``nodealer verify``'s report (``Report.lines``), with the
+    seats' names when the log's store keeps them.
 
     >>> verify_line("game: bomb, 3 seats, proven deals", "zh")
     '游戏：糊涂炸弹，3 个座位，带证明的发牌'
+    >>> verify_line("  seat 1: K3QF-7ZPA-M2XD-4RTY", names=SeatNames(("ann", "bob")))
+    '  seat 1 (bob): K3QF-7ZPA-M2XD-4RTY'
+    >>> verify_line("clean: winners [1], losers [0]: K20: the assassination failed",
+    ...             names=SeatNames(("ann", "bob")))
+    'clean: bob wins; ann loses: the assassination failed'
     """
+    said = _verify_line(line, lang, names)
+    named = _named_zh(said, names) if lang == "zh" else _seats_named(said, names)
+    seat = re.match(r"^  (?:seat |座位)(\d+)", line)
+    if seat and names is not None and names.known(int(seat.group(1))):  # number and name
+        number = int(seat.group(1))
+        who = names.name(number, lang)
+        said_seat = f"座位{number}（{who}）" if lang == "zh" else f"seat {number} ({who})"
+        named = re.sub(r"^  [^:：]*", "  " + said_seat, named)
+    return named
+
+
+def _verify_line(line: str, lang: str, names: SeatNames | None) -> str:
     if lang != "zh":
+        for prefix in ("clean: ", "outcome: "):
+            if line.startswith(prefix):
+                return prefix + outcome_text(line[len(prefix) :], lang, names)
         return line
     rules = (
         (r"^log: (.*)$", lambda m: f"日志：{m.group(1)}"),
@@ -477,9 +749,9 @@ def verify_line(line: str, lang: str = "en") -> str:
          lambda m: f"备注：忽略了一份不成立的{_PROOF_ZH[m.group(1)]}证明：{m.group(2)}"),
         (r"^note: (.*)$", lambda m: f"备注：{m.group(1)}"),
         (r"^CHEATING: (.*)$", lambda m: f"作弊：{fault_text(m.group(1), lang)}"),
-        (r"^outcome: (.*)$", lambda m: f"结果：{outcome_text(m.group(1), lang)}"),
+        (r"^outcome: (.*)$", lambda m: f"结果：{outcome_text(m.group(1), lang, names)}"),
         (r"^cannot verify: (.*)$", lambda m: f"无法核查：{m.group(1)}"),
-        (r"^clean: (.*)$", lambda m: f"干净：{outcome_text(m.group(1), lang)}"),
+        (r"^clean: (.*)$", lambda m: f"干净：{outcome_text(m.group(1), lang, names)}"),
     )  # fmt: skip
     for pattern, make in rules:
         m = re.match(pattern, line)

@@ -37,6 +37,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from p2p.identity import Identity
+from table.names import SeatNames, names_of_log
 from table.seating import (
     GameSettings,
     HeldTable,
@@ -52,8 +53,8 @@ from .guest import TrioGuest, start_trio_guest
 from .screens.common import SPEAKING, relabel, show_help, switch_language, switch_theme
 from .screens.lobby import LobbyScreen
 from .screens.over import GameOverScreen
-from .story import progress_parts, story, update_line
-from .words import register, t
+from .story import StoryTeller, progress_parts, update_line
+from .words import refusal_text, register, t
 
 
 def _planned_game(plan: Any) -> str | None:
@@ -198,6 +199,12 @@ class TableApp(App[int]):
         self.result: SeatResult | None = None
         self.problem: str | None = None
         self.exit_code = 2
+        self.names: SeatNames | None = None  # from the lobby (or the held table's store)
+        if isinstance(plan, ResumePlan):
+            self.names = names_of_log(plan.held.log_path, me=plan.held.seat)
+        self.teller = StoryTeller(self.names)
+        self._told: list[str] = []  # the story so far, shown once the table screen is up
+        self._told_shown = 0
 
     def action_rules(self) -> None:
         game = self.settings.game if self.settings is not None else _planned_game(self.plan)
@@ -208,6 +215,11 @@ class TableApp(App[int]):
 
     def action_language(self) -> None:
         switch_language(self)
+        screen = self.table_screen
+        if screen is not None and screen.is_mounted:
+            self._told = self.teller.retell(self.lang)
+            self._told_shown = len(self._told)
+            screen.retell(list(self._told))
 
     def action_theme(self) -> None:
         switch_theme(self)
@@ -318,6 +330,13 @@ class TableApp(App[int]):
 
     def _lobby_changed(self, state: Any) -> None:
         self.lobby_state = state
+        players = getattr(state, "players", ())
+        if players:
+            mine = self.identity.public.fingerprint
+            seat = next((p.seat for p in players if p.fingerprint == mine), None)
+            self.names = SeatNames(tuple(p.nickname for p in players),
+                                   tuple(p.fingerprint for p in players), seat)  # fmt: skip
+            self.teller.names = self.names
         started = getattr(state.phase, "value", "") == "started"
         if started and self.settings is not None and self.settings.seats != state.taken:
             self.settings = replace(self.settings, seats=state.taken)  # started with fewer
@@ -334,10 +353,10 @@ class TableApp(App[int]):
             return
         line: str | None = None
         if update.kind == "event":
-            line = story(update.text, self.lang)
+            for line in self.teller.tell(update.text, self.lang):
+                self._story(line)
         elif update.kind in ("fault", "over", "setup", "rewound", "dropped", "back"):
-            line = update_line(update.kind, update.text, self.lang)
-        if line:
+            line = update_line(update.kind, update.text, self.lang, self.names)
             self._story(line)
         if update.kind in ("dropped", "back"):  # a peer's connection: said, screen usable
             severity = "warning" if update.kind == "dropped" else "information"
@@ -357,7 +376,10 @@ class TableApp(App[int]):
         if screen is None:
             return  # a bot plays: the waiting room shows the story
         self.table_screen = screen(seat=self.seat)
-        self.sub_title = f"{self.settings}, you are seat {self.seat}"
+        if self.names is not None:
+            self.table_screen.names = self.names.seen_by(self.seat)
+        you = self.names.name(self.seat) if self.names is not None else f"seat {self.seat}"
+        self.sub_title = f"{self.settings}, you are {you}"
         self.push_screen(self.table_screen)
 
     def _over(self, mine: SeatResult) -> None:
@@ -369,7 +391,8 @@ class TableApp(App[int]):
         outcome = mine.result.outcome
         won = None if outcome is None or self.seat is None else self.seat in outcome.winners
         verdict = report.lines()[-1]
-        self.push_screen(GameOverScreen(str(outcome), verdict, str(mine.log_path), won))
+        self.push_screen(GameOverScreen(str(outcome), verdict, str(mine.log_path), won,
+                                        names=self.names))  # fmt: skip
 
     def _failed(self, problem: str) -> None:
         self.problem = problem
@@ -393,14 +416,31 @@ class TableApp(App[int]):
             return
         snapshot, game = self._pending
         self._pending = None
+        self._story_backlog()
         self.table_screen.refresh_table(snapshot, game)
 
     def _story(self, line: str) -> None:
+        """One more story line; kept until the table screen is up (a seat
+        that went back gets its whole story from the log at once)."""
         screen = self.table_screen
-        if screen is not None and screen.is_mounted:
-            screen.story(line)
-        elif screen is None and self.lobby_screen.is_mounted:
-            self.lobby_screen.note(line)
+        if screen is None:
+            if self.lobby_screen.is_mounted:
+                self.lobby_screen.note(line)
+            return
+        self._told.append(line)
+        if screen.is_mounted:
+            self._story_backlog()
+
+    def _story_backlog(self) -> None:
+        screen = self.table_screen
+        if screen is None or not screen.is_mounted or self._told_shown == len(self._told):
+            return
+        if self._told_shown == 0 and len(self._told) > 1:
+            screen.retell(list(self._told))
+        else:
+            for line in self._told[self._told_shown :]:
+                screen.story(line)
+        self._told_shown = len(self._told)
 
     def _refused(self, reason: str) -> None:
         self.notify(reason, severity="warning", timeout=4)
@@ -418,7 +458,12 @@ class TableApp(App[int]):
         try:
             await self.session.submit_move(event, seen=seen)
         except MoveRefused as exc:  # the table moving on is said in the person's language
-            said = t(str(exc), self.lang) if isinstance(exc, TableMovedOn) else str(exc)
+            if isinstance(exc, TableMovedOn):
+                said = t(str(exc), self.lang)
+            else:
+                game = self.settings.game if self.settings is not None else ""
+                names = self.names or SeatNames.numbered(0, self.seat)
+                said = refusal_text(str(exc), game, names.seen_by(self.seat), self.lang)
             self.notify(said, severity="warning", timeout=4)
 
     def start_table(self) -> None:

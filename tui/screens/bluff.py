@@ -48,7 +48,7 @@ from engines.bluff import (
 )
 
 from ..widgets.cards import Hand
-from ..words import register, t
+from ..words import register, t, turn_text
 from .common import HELP_FIRST, TableScreen, lang_of, relabel, ring_bell
 
 GRACE = 1.0
@@ -80,10 +80,12 @@ register(
         "Bluff · you are seat {seat} · {phase}": "吹牛 · 你是座位{seat} · {phase}",
         "   you may: ": "   你可以：",
         "seat {seat}: {n} cards": "座位{seat}：{n} 张",
-        "pile: {n} cards": "牌堆：{n} 张",
+        "{who}: {n} cards": "{who}：{n} 张",
+        "Bluff · {name} · {turn}": "吹牛 · {name} · {turn}",
         "   last: {who} placed {placed}, claims {claim}": (
-            "   上一手：{who}扣下 {placed} 张，声称 {claim}"
+            "   上一手：{who} 扣下 {placed} 张，声称 {claim}"
         ),
+        "pile: {n} cards": "牌堆：{n} 张",
         "picked {n} · claim: ": "已选 {n} 张 · 声称：",
         "   (space picks, ↑/↓ claim, +/− count, enter places)": (
             "   （空格选牌，↑/↓ 换声称，+/− 改张数，回车扣牌）"
@@ -242,12 +244,10 @@ class BluffScreen(TableScreen):
 
     # -------------------------------------------------------------- words
     def _who(self, seat: int) -> str:
-        return t("you", self.lang) if seat == self.seat else t("seat {seat}", self.lang, seat=seat)
+        return self.names.who(seat, self.lang)
 
     def _whose(self, seat: int) -> str:
-        if seat == self.seat:
-            return t("your", self.lang)
-        return t("seat {seat}'s", self.lang, seat=seat)
+        return self.names.whose(seat, self.lang)
 
     def _say(self, text: str, fields: dict[str, Any]) -> str:
         """``text`` in the app's language; seat fields (``who``, ``taker``,
@@ -268,9 +268,8 @@ class BluffScreen(TableScreen):
         self.story(self.news)
 
     def _turn_words(self, view: dict[str, Any]) -> str:
-        if view["turn"] == self.seat:
-            return t("your turn", self.lang)
-        return t("seat {seat}'s turn", self.lang, seat=view["turn"])
+        may = bool(view["may"])
+        return turn_text("bluff", str(view["phase"]), view["turn"], self.names, may, self.lang)
 
     # -------------------------------------------------------------- from the app
     def refresh_table(self, snapshot: Any, game: Any) -> None:
@@ -293,13 +292,9 @@ class BluffScreen(TableScreen):
             return
         view = self.view
         may = set(view["may"])
-        phase = _word(_PHASES, str(view["phase"]), lang)
-        if view["phase"] in ("play", "last_claim"):  # a turn only means something then
-            said = t("Bluff · you are seat {seat} · {turn} · {phase}", lang, seat=self.seat,
-                     turn=self._turn_words(view), phase=phase)  # fmt: skip
-        else:
-            said = t("Bluff · you are seat {seat} · {phase}", lang, seat=self.seat, phase=phase)
-        status = Text(said, style="bold")
+        turn = turn_text("bluff", str(view["phase"]), view["turn"], self.names, bool(may), lang)
+        status = Text(t("Bluff · {name} · {turn}", lang, name=self.names.name(self.seat, lang),
+                        turn=turn), style="bold")  # fmt: skip
         if may:
             moves = sorted(_word(_MOVES, m, lang) for m in may)
             joined = ("、" if lang == "zh" else ", ").join(moves)
@@ -310,7 +305,7 @@ class BluffScreen(TableScreen):
         self.query_one("#status", Static).update(status)
         counts = view["counts"]
         others = "   ".join(
-            _one(t("seat {seat}: {n} cards", lang, seat=s, n=n))
+            _one(t("{who}: {n} cards", lang, who=self.names.name(s, lang), n=n))
             for s, n in enumerate(counts)
             if s != self.seat
         )
@@ -319,7 +314,7 @@ class BluffScreen(TableScreen):
         pile = _one(t("pile: {n} cards", lang, n=view["pile"]))
         if last is not None:
             pile += t("   last: {who} placed {placed}, claims {claim}", lang,
-                      who=self._who(last["seat"]), placed=last["placed"],
+                      who=self.names.who(last["seat"], lang), placed=last["placed"],
                       claim=claim_words(last["claim"], lang))  # fmt: skip
         self.query_one("#pile", Static).update(pile)
         news = self.query_one("#news", Static)

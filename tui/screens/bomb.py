@@ -24,7 +24,7 @@ from engines.bomb import Detonate, Kind, Pass, PlaceBomb, PlayToArea, is_pattern
 from engines.cards import Card
 
 from ..widgets.cards import Hand, card_text
-from ..words import register, t
+from ..words import register, t, turn_text
 from .common import HELP_FIRST, TableScreen, lang_of, relabel
 
 register(
@@ -45,6 +45,8 @@ register(
         ),
         "   you may: ": "   你可以：",
         "seat {seat}: {n}": "座位{seat}：{n}",
+        "{who}: {n}": "{who}：{n}",
+        "Bomb · {name} · round {round} · {turn}": "糊涂炸弹 · {name} · 第 {round} 轮 · {turn}",
         "area ({n}/{slots}): ": "公共区（{n}/{slots}）：",
         "   draw {draw}  discard {discard}": "   摸牌堆 {draw}  弃牌堆 {discard}",
         "identities: {ids}": "身份：{ids}",
@@ -170,13 +172,10 @@ class BombScreen(TableScreen):
         else:
             self.window_since = None
         may = set(view["may"])
-        turn = view["turn"]
-        whose = (
-            t("your turn", lang) if turn == self.seat else t("seat {seat}'s turn", lang, seat=turn)
-        )
-        status = Text(t("Bomb · you are seat {seat} · round {round} · {turn}", lang,
-                        seat=self.seat, round=view["round"], turn=whose))  # fmt: skip
-        status += Text(f" · {_word(str(view['phase']), lang)}", style="bold")
+        whose = turn_text("bomb", str(view["phase"]), view["turn"], self.names, bool(may), lang)
+        status = Text(t("Bomb · {name} · round {round} · {turn}", lang,
+                        name=self.names.name(self.seat, lang), round=view["round"],
+                        turn=whose))  # fmt: skip
         if may:
             status += Text(
                 t("   you may: ", lang) + ", ".join(sorted(_word(m, lang) for m in may)),
@@ -188,7 +187,8 @@ class BombScreen(TableScreen):
         for s, n in enumerate(counts):
             mark = " 💣" if view["bomb"] == s else ""
             here = "▶" if "place_bomb" in may and s == self.target else " "
-            seats.append(f"{here}{t('seat {seat}: {n}', lang, seat=s, n=n)}{mark}")
+            who = self.names.who(s, lang)
+            seats.append(f"{here}{t('{who}: {n}', lang, who=who, n=n)}{mark}")
         self.query_one("#others", Static).update("   ".join(seats))
         area = Text(t("area ({n}/{slots}): ", lang, n=len(view["area"]), slots=AREA_SLOTS))
         for index in view["area"]:
@@ -208,7 +208,8 @@ class BombScreen(TableScreen):
         self._hand_widget().hold(self._hand())
         self._show_kinds()
         if view.get("identities"):
-            ids = " ".join(f"{s}:{Card(c)}" for s, c in enumerate(view["identities"]))
+            ids = " ".join(f"{self.names.who(s, lang)}:{Card(c)}"
+                           for s, c in enumerate(view["identities"]))  # fmt: skip
             self.story(t("identities: {ids}", lang, ids=ids))
 
     # -------------------------------------------------------------- helpers

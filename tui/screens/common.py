@@ -16,8 +16,10 @@ from textual.widgets import Markdown, RichLog, Static
 
 from engines.cards import Card
 from rules import rulebook, rulebook_file
+from table.names import SeatNames
 
 from ..widgets.cards import Hand
+from ..widgets.story_log import redraw, tell
 from ..words import register, t
 
 register(
@@ -160,18 +162,28 @@ class TableScreen(Screen[None]):
     HAND = "#hand"
     STORY = "#story"
 
-    def __init__(self, seat: int) -> None:
+    def __init__(self, seat: int, names: SeatNames | None = None) -> None:
         super().__init__()
         self.seat = seat
         self.view: dict[str, Any] | None = None
+        self.names = (names or SeatNames.numbered(0)).seen_by(seat)
+        """Every seat's name (:mod:`table.names`): ``self.names.who(s, lang)``."""
+        self.told: list[str] = []
 
     @property
     def lang(self) -> str:
         return lang_of(self)
 
     def story(self, line: str) -> None:
-        """One more line of the game's story (already in the app's language)."""
-        self.query_one(self.STORY, RichLog).write(line)
+        """One more line of the game's story (already in the app's language);
+        the newest move is marked."""
+        tell(self.query_one(self.STORY, RichLog), self.told, line)
+
+    def retell(self, lines: list[str]) -> None:
+        """The whole story again (after F2, or rebuilt from the log)."""
+        self.told[:] = lines
+        for log in self.query(self.STORY).results(RichLog):  # Mao keeps its own feed
+            redraw(log, self.told)
 
     def _hand(self) -> list[tuple[int, Card | None]]:
         """The seat's cards from its view: (deck position, face or None)."""

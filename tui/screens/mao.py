@@ -58,7 +58,7 @@ CALLS = ("bad_card", "out_of_turn", "fail_say:last_card", "fail_10s", "talking",
 """Base penalty phrases offered when calling a penalty (M20–M25, M37)."""
 LEARNED_IN_MENU = 3
 POO_PAUSED = "⏸ point of order (seat {seat}): play paused, timer stopped — it ends with: {enders}"
-VOTE_LINE = "vote: seat {seat} proposes to {what} — yes {yes} · no {no}"
+VOTE_LINE = "vote: {who} proposes to {what} — yes: {yes} · no: {no}"
 PROPOSE_MENU = "propose: e end the game · d + number drop a rule · g + number change a rule (M30)"
 SAY_BOX = "say a phrase (→ completes, enter puts it in line, esc leaves)"
 
@@ -70,6 +70,10 @@ register(
         "Mao": "毛",
         "round {n}": "第 {n} 局",
         "you are seat {seat}": "你是座位{seat}",
+        "you are {name}": "你是 {name}",
+        "{who}'s turn": "轮到 {who}",
+        "penalty: {who} “{phrase}” (+{n})": "罚 {who}：“{phrase}”（+{n}）",
+        ", called by {who}": "，由 {who} 罚",
         "your turn": "轮到你",
         "seat {seat}'s turn": "轮到座位{seat}",
         "⏱ {left} s": "⏱ {left} 秒",
@@ -98,7 +102,7 @@ register(
         "dropped": "已废除",
         "✓ {n} verdicts re-checked": "✓ {n} 个判决已复核",
         "✗ {faults}": "✗ {faults}",
-        VOTE_LINE: "表决：座位{seat} 提议{what}——赞成 {yes} · 反对 {no}",
+        VOTE_LINE: "表决：{who} 提议{what}——赞成：{yes} · 反对：{no}",
         "end the game": "结束游戏",
         "drop rule {slot}": "废除规则 {slot}",
         "change rule {slot}": "修改规则 {slot}",
@@ -374,14 +378,14 @@ class MaoScreen(TableScreen):
         self.penalties_seen = state.penalties
         for note in state.notes[len(state.notes) - fresh :] if fresh > 0 else ():
             line = t(
-                "penalty: seat {seat} “{phrase}” (+{n})",
+                "penalty: {who} “{phrase}” (+{n})",
                 lang,
-                seat=note.target,
+                who=self.names.who(note.target, lang),
                 phrase=phrase_text(note.phrase, lang),
                 n=note.cards,
             )
             if note.by >= 0:
-                line += t(", called by seat {seat}", lang, seat=note.by)
+                line += t(", called by {who}", lang, who=self.names.who(note.by, lang))
             if note.slot >= 0:
                 line += t(", by rule {slot}", lang, slot=note.slot)
                 self._learn(note.phrase)
@@ -437,7 +441,7 @@ class MaoScreen(TableScreen):
             self._put("mao-status", status + Text(" · " + t("dealing…", lang)))
             return
         status += Text(" · " + t("round {n}", lang, n=view["round"] + 1))
-        status += Text(" · " + t("you are seat {seat}", lang, seat=self.seat))
+        status += Text(" · " + t("you are {name}", lang, name=self.names.name(self.seat, lang)))
         turn = view["turn"]
         if view["point_of_order"] >= 0:
             enders = " / ".join(Phrase(e).text(lang) for e in sorted(POO_ENDERS))
@@ -455,7 +459,7 @@ class MaoScreen(TableScreen):
             whose = (
                 t("your turn", lang)
                 if turn == self.seat
-                else t("seat {seat}'s turn", lang, seat=turn)
+                else t("{who}'s turn", lang, who=self.names.name(turn, lang))
             )
             status += Text(" · ") + Text(whose, style="bold green" if turn == self.seat else "")
             left = self.timer_left()
@@ -483,9 +487,7 @@ class MaoScreen(TableScreen):
         seats = Text()
         for s in range(state.seats):
             here = "▶" if view["turn"] == s else " "
-            who = t("you", lang) if s == self.seat else t("seat {seat}", lang, seat=s)
-            if s == self.seat:
-                who = f"{t('seat {seat}', lang, seat=s)} ({who})"
+            who = self.names.who(s, lang)
             part = f"{here}{who}: {t('{n} cards', lang, n=state.hand_size(s))}"
             if state.wins[s]:
                 part += f" ★{t('won {n}', lang, n=state.wins[s])}"
@@ -592,10 +594,10 @@ class MaoScreen(TableScreen):
                 t(
                     VOTE_LINE,
                     lang,
-                    seat=p.yes[0],
+                    who=self.names.who(p.yes[0], lang),
                     what=what,
-                    yes=list(p.yes),
-                    no=list(p.no),
+                    yes=self.names.listed(p.yes, lang) if p.yes else "—",
+                    no=self.names.listed(p.no, lang) if p.no else "—",
                 ),
                 style="bold",
             )

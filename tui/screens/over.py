@@ -1,4 +1,5 @@
-"""Game over: the outcome, the audit of the whole log, where it was saved."""
+"""Game over: who won and lost, by name, and why, in words; the audit of
+the whole log; where it was saved."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from table.names import SeatNames
+
 from ..words import register, t
 from .common import lang_of, relabel
 
@@ -17,10 +20,12 @@ register(
     {
         "You won!": "你赢了！",
         "You lost.": "你输了。",
-        "outcome: {outcome}": "结果：{outcome}",
+        "Game over.": "游戏结束。",
         "audit of the whole log: {verdict}": "整份日志的审计：{verdict}",
         "log saved: {path}": "日志已保存：{path}",
         "q quits": "按 q 退出",
+        "the game ended without an outcome": "游戏没有分出胜负就结束了",
+        "clean: every deal and every move checks out": "干净：每一次发牌、每一步都核查无误",
     }
 )
 
@@ -28,10 +33,16 @@ register(
 class GameOverScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "app.quit", "quit"),
-        Binding("escape", "app.quit", "quit"),
     ]
 
-    def __init__(self, outcome: str, verdict: str, log_path: str, you_won: bool | None) -> None:
+    def __init__(
+        self,
+        outcome: str,
+        verdict: str,
+        log_path: str,
+        you_won: bool | None,
+        names: SeatNames | None = None,
+    ) -> None:
         super().__init__()
         self.outcome, self.verdict, self.log_path, self.you_won = (
             outcome,
@@ -39,6 +50,7 @@ class GameOverScreen(Screen[None]):
             log_path,
             you_won,
         )
+        self.names = names
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -59,14 +71,20 @@ class GameOverScreen(Screen[None]):
 
         lang = lang_of(self)
         relabel(self, lang)
-        headline = (
-            "" if self.you_won is None else t("You won!" if self.you_won else "You lost.", lang)
-        )
+        if self.you_won is None:
+            headline = t("Game over.", lang)
+        else:
+            headline = t("You won!" if self.you_won else "You lost.", lang)
         self.query_one("#headline", Static).update(headline)
-        self.query_one("#headline", Static).display = self.you_won is not None
-        outcome = outcome_text(self.outcome, lang)
-        self.query_one("#outcome", Static).update(t("outcome: {outcome}", lang, outcome=outcome))
-        verdict = verify_line(self.verdict, lang)
+        if self.outcome in ("", "None"):
+            outcome = t("the game ended without an outcome", lang)
+        else:
+            outcome = outcome_text(self.outcome, lang, self.names)
+        self.query_one("#outcome", Static).update(outcome)
+        if self.verdict.startswith("clean: "):  # the outcome is said above
+            verdict = t("clean: every deal and every move checks out", lang)
+        else:
+            verdict = verify_line(self.verdict, lang, self.names)
         self.query_one("#verdict", Static).update(
             t("audit of the whole log: {verdict}", lang, verdict=verdict)
         )

@@ -1,5 +1,8 @@
-"""Replay a saved game: ←/→ (or ↑/↓) step through it, home/end jump, the
-verifier's verdict on top."""
+"""Replay a saved game: ←/→ (or ↑/↓) step through it, home/end jump. At
+each step the table as it was (every hand, faces once the log reveals
+them, the pile or area) above the story around that step; the verdict on
+top says only whether the log is clean — how the game ended is its last
+step, so the start gives nothing away."""
 
 from __future__ import annotations
 
@@ -26,10 +29,13 @@ register(
     }
 )
 
-WINDOW = 12
-
 
 class ReplayScreen(Screen[None]):
+    DEFAULT_CSS = """
+    ReplayScreen #replay-table { height: auto; max-height: 60%; }
+    ReplayScreen #replay-picture { height: auto; padding: 0 0 1 0; }
+    ReplayScreen #replay-steps { height: 1fr; }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right", "step(1)", "next"),
         Binding("left", "step(-1)", "back"),
@@ -46,13 +52,20 @@ class ReplayScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
-        with Vertical(id="table"):
+        with Vertical(id="replay-table"):
             yield Static(id="verdict")
             yield Static(id="position")
-            yield Static(id="steps")
+            yield Static(id="replay-picture")
+        yield Static(id="replay-steps")
         yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
 
     def on_mount(self) -> None:
+        self.speak()
+
+    def on_resize(self) -> None:
+        self._show()
+
+    def speak(self) -> None:
         relabel(self, lang_of(self))
         verdict = Text(self.verdict[-1] if self.verdict else "", style="bold")
         self.query_one("#verdict", Static).update(verdict)
@@ -63,12 +76,19 @@ class ReplayScreen(Screen[None]):
         self.query_one("#position", Static).update(
             t("event {at}/{total}", lang_of(self), at=self.at + 1 if total else 0, total=total)
         )
-        start = max(0, min(self.at - WINDOW // 2, total - WINDOW))
-        lines = Text()
-        for step in self.steps[start : start + WINDOW]:
-            style = "reverse" if step.number == self.at + 1 else ""
-            lines += Text(f"{step.number:4d}  {step.text}\n", style=style)
-        self.query_one("#steps", Static).update(lines)
+        step = self.steps[self.at] if total else None
+        picture = "\n".join(step.table) if step is not None else ""
+        self.query_one("#replay-picture", Static).update(Text(picture))
+        panel = self.query_one("#replay-steps", Static)
+        window = max(3, panel.size.height or 8)
+        start = max(0, min(self.at - window // 2, total - window))
+        lines = Text(no_wrap=True, overflow="ellipsis")
+        for shown in self.steps[start : start + window]:
+            here = shown.number == self.at + 1
+            mark = "▸" if here else " "
+            lines.append(f"{mark}{shown.number:4d}  {shown.text}\n", style="bold reverse" if here
+                         else "")  # fmt: skip
+        panel.update(lines)
 
     def action_step(self, delta: int) -> None:
         if self.steps:

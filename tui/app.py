@@ -45,6 +45,7 @@ class PlayApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "nodealer"
+    TIMERS_WAIT = True  # every other seat a bot: timers may wait for the person (screens.holding)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "quit", priority=True),
         *SPEAKING,
@@ -150,7 +151,8 @@ class PlayApp(App[int]):
         outcome = mine.result.outcome
         won = None if outcome is None else 0 in outcome.winners
         verdict = report.lines()[-1]
-        self.push_screen(GameOverScreen(str(outcome), verdict, str(mine.log_path), won))
+        over = getattr(self.table_screen, "game_over", GameOverScreen)  # a game's own story
+        self.push_screen(over(str(outcome), verdict, str(mine.log_path), won))
 
     async def _submit_in_trio(self, event: Any) -> None:
         assert self.session is not None

@@ -206,8 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--time-scale",
         type=_positive,
-        default=0.1,
-        help="real seconds per game second for timers (default 0.1)",
+        default=None,
+        help="real seconds per game second for timers (default: 1, real seconds, on the "
+        "screen, as at a LAN table; 0.1 when bots play every seat)",
     )
     play.add_argument(
         "--home",
@@ -484,7 +485,7 @@ def _play(args: argparse.Namespace) -> int:
             own=(identity, home),
             proven=not args.unproven,
             seed=args.seed,
-            time_scale=args.time_scale,
+            time_scale=SCREEN_TIME_SCALE if args.time_scale is None else args.time_scale,
             lang=args.lang,
             rounds=args.rounds,
         )
@@ -538,7 +539,7 @@ def _play(args: argparse.Namespace) -> int:
                 bots_home,
                 proven=not args.unproven,
                 seed=args.seed,
-                time_scale=args.time_scale,
+                time_scale=BOTS_TIME_SCALE if args.time_scale is None else args.time_scale,
                 on_update=show,
                 own=(identity, home),
                 rounds=args.rounds,
@@ -597,6 +598,11 @@ def _play(args: argparse.Namespace) -> int:
 
 EXIT_PROBLEM = 2
 EXIT_INTERRUPTED = 130
+SCREEN_TIME_SCALE = 1.0
+"""``play`` on the screen: every game timer in real seconds (K16's 10 s
+detonation window, M23's 10 s), as LAN tables run them."""
+BOTS_TIME_SCALE = 0.1
+"""``play`` with bots at every seat (no person waits): timers run ten times faster."""
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:

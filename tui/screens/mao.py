@@ -17,6 +17,12 @@ proposes (``e`` end the game, ``d``/``g`` and a rule's number: drop or
 change it, M30), ``y``/``n`` vote, ``w`` writes your secret rule when you
 may (the rule builder opens by itself when you win a round).
 
+When a round ends a banner says who won it and who writes the next
+secret rule, and the next round's timer waits for it to go
+(:mod:`tui.screens.mao_news`). Under ``nodealer play`` the table's timers
+also hold while the help is open or a phrase is being typed
+(:mod:`tui.screens.holding`); at a LAN table they never do.
+
 The screen holds no rules: the engine judges everything said and done; a
 rule you wrote is judged by your own session (:class:`~engines.mao_author.
 RuleAuthor`, the session's player for your seat), and you see its verdicts.
@@ -51,7 +57,11 @@ from ..story import chinese, rule_text
 from ..widgets.cards import Hand, card_text
 from ..words import register, t
 from .common import HELP_FIRST, TableScreen, relabel
+from .holding import TimerHold
+from .mao_news import chain_line, feed_line, round_banner, rules_at_end
+from .naming import seat_namer
 from .rule_builder import RuleBuilder
+from .table_over import StoryOverScreen
 
 LANGS = ("en", "zh")
 CALLS = ("bad_card", "out_of_turn", "fail_say:last_card", "fail_10s", "talking", "in_vain")
@@ -61,6 +71,10 @@ POO_PAUSED = "⏸ point of order (seat {seat}): play paused, timer stopped — i
 VOTE_LINE = "vote: seat {seat} proposes to {what} — yes {yes} · no {no}"
 PROPOSE_MENU = "propose: e end the game · d + number drop a rule · g + number change a rule (M30)"
 SAY_BOX = "say a phrase (→ completes, enter puts it in line, esc leaves)"
+ROUND_PAUSE = 6.0
+"""Seconds the round-over banner stays at least (M26)."""
+AFTER_DEAL = 3.0
+"""Seconds it stays once the next round's cards are dealt, before its timer runs."""
 
 register(
     {
@@ -71,7 +85,7 @@ register(
         "round {n}": "第 {n} 局",
         "you are seat {seat}": "你是座位{seat}",
         "your turn": "轮到你",
-        "seat {seat}'s turn": "轮到座位{seat}",
+        "{who}'s turn": "轮到 {who}",
         "⏱ {left} s": "⏱ {left} 秒",
         "clockwise": "顺时针",
         "counter-clockwise": "逆时针",
@@ -249,10 +263,16 @@ class MaoScreen(TableScreen):
         self._shown: dict[str, Text] = {}  # what each line shows now (see _put)
         self._writable = False  # whether ``w`` is in the footer (check_action)
         self._to_end = False  # the feed scrolls to its end after the next refresh
+        self.hold = TimerHold(self)
+        self.wins_seen = -1  # rounds won so far, as last seen (-1: nothing seen yet)
+        self.banner: tuple[list[str], float] | None = None  # its lines, when it opened
+        self.banner_dealt: float | None = None  # when the next round's play began
+        self.over_screen: StoryOverScreen | None = None
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         with Vertical(id="mao-table"):
+            yield Static(id="mao-news")
             yield Static(id="mao-status")
             yield Static(id="mao-top")
             yield Static(id="mao-seats")
@@ -274,6 +294,23 @@ class MaoScreen(TableScreen):
         self.set_focus(None)
         self._show_all()
 
+    def on_screen_suspend(self) -> None:
+        self.hold.hold("away")  # the help or the rule builder covers the table
+
+    def on_screen_resume(self) -> None:
+        self.hold.release("away")
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if isinstance(event.widget, Input):
+            self.hold.hold("typing")  # a phrase is being typed: the clock waits (play only)
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        if isinstance(event.widget, Input):
+            self.hold.release("typing")
+
+    def _who(self, seat: int) -> str:
+        return seat_namer(self.app, self.seat, self.lang)(seat)
+
     # ------------------------------------------------------------------ from the app
     def refresh_table(self, snapshot: Any, game: Any) -> None:
         session = getattr(self.app, "session", None)
@@ -290,6 +327,7 @@ class MaoScreen(TableScreen):
                 self.app.notify(said, severity="error", timeout=60)
         self.view, self.state = snapshot.view, snapshot.state
         if self.state is not None and game is not None:
+            self._round_over()
             self._note_timer(game)
             self._news()
         self._show_all()
@@ -316,7 +354,8 @@ class MaoScreen(TableScreen):
         self._show_all()
 
     def story(self, line: str) -> None:
-        self._feed(chinese(line) if self.lang == "zh" else line)
+        line = chinese(line) if self.lang == "zh" else line
+        self._feed(feed_line(line, self._who, self.lang))
 
     def _feed(self, line: str) -> None:
         """One more line in the feed, which then shows its end: RichLog's own
@@ -355,15 +394,82 @@ class MaoScreen(TableScreen):
         self.timer_seconds = float(timer.seconds)
         if self.timer is None or self.timer[0] != timer.purpose:
             self.timer = (timer.purpose, time.monotonic())
+            self._timer_held = self.hold.held_seconds()
         self._scale = scale
 
     def timer_left(self) -> float | None:
-        """Game seconds left on the turn's timer (M23), None when stopped."""
+        """Game seconds left on the turn's timer (M23), None when stopped;
+        it stops while the table's timers are held (:mod:`tui.screens.holding`)."""
         if self.timer is None:
             return None
         scale = getattr(self, "_scale", 1.0)
-        elapsed = (time.monotonic() - self.timer[1]) / scale
+        held = self.hold.held_seconds() - getattr(self, "_timer_held", 0.0)
+        elapsed = (time.monotonic() - self.timer[1] - held) / scale
         return max(0.0, self.timer_seconds - elapsed)
+
+    # ------------------------------------------------------------------ rounds and the end
+    def _round_over(self) -> None:
+        """M26: a round won opens the banner (and holds the next round's timer)."""
+        state = self.state
+        assert state is not None
+        won = sum(state.wins)
+        if self.wins_seen >= 0 and won > self.wins_seen and state.phase != "over":
+            before = self._last_wins or tuple(0 for _ in state.wins)
+            winner = next((s for s, w in enumerate(state.wins) if w > before[s]), -1)
+            lines = round_banner(won, winner, state.awaiting_rule, self.seat, self._who, self.lang)
+            self.banner = (lines, time.monotonic())
+            self.banner_dealt = None
+            self.hold.hold("banner")
+            self._feed(t("── round {n} ──", self.lang, n=state.round + 1))
+        self.wins_seen, self._last_wins = won, tuple(state.wins)
+        if self.banner is not None and self.banner_dealt is None and self.view is not None:
+            if self.view["turn"] is not None and state.awaiting_rule < 0:
+                self.banner_dealt = time.monotonic()
+
+    _last_wins: tuple[int, ...] = ()
+
+    def _banner_left(self) -> float:
+        """Seconds until the banner goes (while the next round is dealt: at least AFTER_DEAL)."""
+        assert self.banner is not None
+        now = time.monotonic()
+        left = self.banner[1] + ROUND_PAUSE - now
+        dealt = self.banner_dealt
+        state = self.state
+        if state is not None and state.phase in ("ending", "over"):
+            return left
+        return max(left, AFTER_DEAL if dealt is None else dealt + AFTER_DEAL - now)
+
+    def _show_news(self) -> None:
+        """The banner, else what a running 7 chain asks (M9), else nothing."""
+        lang = self.lang
+        if self.banner is not None and self._banner_left() <= 0:
+            self.banner = None
+            self.hold.release("banner")
+        if self.banner is not None:
+            left = f"{max(0.0, self._banner_left()):.0f}"
+            key = ("The next round starts in {left} s; its timer waits until then."
+                   if self.hold.holding else "The next round starts in {left} s.")  # fmt: skip
+            text = Text(" ".join([*self.banner[0], t(key, lang, left=left)]),
+                        style="bold reverse")  # fmt: skip
+        else:
+            chain = None if self.view is None else chain_line(self.view, self.seat, self._who,
+                                                              lang)  # fmt: skip
+            text = Text(chain or "", style="bold yellow")
+        widget = self.query_one("#mao-news", Static)
+        widget.display = bool(text.plain)
+        self._put("mao-news", text)
+
+    def game_over(
+        self, outcome: str, verdict: str, log_path: str, you_won: bool | None
+    ) -> StoryOverScreen:
+        """The game-over screen with every secret rule and the plays it judged (M27/M28)."""
+        self.over_screen = StoryOverScreen(outcome, verdict, log_path, you_won, self.ending)
+        return self.over_screen
+
+    def ending(self, lang: str) -> list[Text | str]:
+        if self.state is None:
+            return []
+        return list(rules_at_end(self.state, seat_namer(self.app, self.seat, lang), lang))
 
     def _news(self) -> None:
         """New penalties and revealed rules into the feed; phrases penalties taught."""
@@ -424,6 +530,7 @@ class MaoScreen(TableScreen):
 
     # ------------------------------------------------------------------ showing
     def _show_all(self) -> None:
+        self._show_news()
         self._show_status()
         self._show_table()
         self._show_hand()
@@ -437,7 +544,6 @@ class MaoScreen(TableScreen):
             self._put("mao-status", status + Text(" · " + t("dealing…", lang)))
             return
         status += Text(" · " + t("round {n}", lang, n=view["round"] + 1))
-        status += Text(" · " + t("you are seat {seat}", lang, seat=self.seat))
         turn = view["turn"]
         if view["point_of_order"] >= 0:
             enders = " / ".join(Phrase(e).text(lang) for e in sorted(POO_ENDERS))
@@ -455,7 +561,7 @@ class MaoScreen(TableScreen):
             whose = (
                 t("your turn", lang)
                 if turn == self.seat
-                else t("seat {seat}'s turn", lang, seat=turn)
+                else t("{who}'s turn", lang, who=self._who(turn))
             )
             status += Text(" · ") + Text(whose, style="bold green" if turn == self.seat else "")
             left = self.timer_left()
@@ -483,9 +589,7 @@ class MaoScreen(TableScreen):
         seats = Text()
         for s in range(state.seats):
             here = "▶" if view["turn"] == s else " "
-            who = t("you", lang) if s == self.seat else t("seat {seat}", lang, seat=s)
-            if s == self.seat:
-                who = f"{t('seat {seat}', lang, seat=s)} ({who})"
+            who = self._who(s)
             part = f"{here}{who}: {t('{n} cards', lang, n=state.hand_size(s))}"
             if state.wins[s]:
                 part += f" ★{t('won {n}', lang, n=state.wins[s])}"
@@ -605,6 +709,7 @@ class MaoScreen(TableScreen):
 
     def _tick(self) -> None:
         if self.view is not None:
+            self._show_news()
             self._show_status()
 
     # ------------------------------------------------------------------ the rule builder

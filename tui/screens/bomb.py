@@ -17,6 +17,7 @@ while the help is open (:mod:`tui.screens.holding`).
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any, ClassVar
 
@@ -70,6 +71,10 @@ register(
         "show the result": "看结果",
         "game over: esc shows the result": "游戏结束：按 esc 看结果",
         "The identities:": "身份：",
+        "time up: nobody detonated, the area is cleared, the bomb stays (K16)": (
+            "时间到：没人引爆，公共区清空，炸弹留在原地（K16）"
+        ),
+        "── round {n} ──": "── 第 {n} 轮 ──",
         "kind {kind} is not allowed for these cards": "这些牌不能按 {kind} 类出",
         "{card} relates to your identity": "{card} 与你的身份牌相关",
         "your whole hand, none related to your identity": "整手牌，都与你的身份牌无关",
@@ -77,6 +82,8 @@ register(
     }
 )
 AREA_SLOTS = 7
+_SHOWN = re.compile(r"^(?:cards shown|亮牌)：?:? ?(.*)$")
+_PLAYED = re.compile(r"^.*? (?:plays|出) (.*?)\s?[(（]")
 
 
 def allowed_kinds(
@@ -126,8 +133,10 @@ class BombScreen(TableScreen):
         self.window_seconds = 10.0
         self.state: Any = None  # the last BombState seen (its end tells the story)
         self.arming = False  # ``d`` pressed once: the next ``d`` detonates
-        self.over_screen: StoryOverScreen | None = None
+        self.over_args: tuple[str, str, str, bool | None] | None = None  # see game_over
         self.hold = TimerHold(self)
+        self._last_play: list[str] | None = None  # the faces the last play line named
+        self._story_round: int | None = None  # the round the story last marked
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -184,9 +193,13 @@ class BombScreen(TableScreen):
             self.window_since = None
         if "detonate" not in view["may"]:
             self.arming = False
+        if view["round"] != self._story_round:
+            if self._story_round is not None:
+                super().story(t("── round {n} ──", lang, n=view["round"]))
+            self._story_round = view["round"]
         may = set(view["may"])
         doing = phase_words(view, self.seat, self._who, lang)
-        status = Text(t("Bomb · round {round} · {doing}", lang, round=view["round"] + 1,
+        status = Text(t("Bomb · round {round} · {doing}", lang, round=view["round"],
                         doing=doing))  # fmt: skip
         if may:
             status.stylize("bold green", len(status) - len(doing))
@@ -216,12 +229,26 @@ class BombScreen(TableScreen):
         self._hand_widget().hold(self._hand())
         self._show_kinds()
 
+    def story(self, line: str) -> None:
+        """One story line, in player words: the cards a play showed are not
+        printed again (the play named them), a timed-out window says what it
+        means (K16), and each round opens with a separator."""
+        lang = lang_of(self)
+        shown = _SHOWN.match(line)
+        if shown and self._last_play and shown.group(1).split() == self._last_play:
+            return
+        played = _PLAYED.match(line)
+        self._last_play = played.group(1).split() if played else None
+        if line in ("time up: detonation", "时间到：没人引爆"):
+            line = t("time up: nobody detonated, the area is cleared, the bomb stays (K16)", lang)
+        super().story(line)
+
     def game_over(
         self, outcome: str, verdict: str, log_path: str, you_won: bool | None
     ) -> StoryOverScreen:
         """The game-over screen: who was who, who blew up whom and why (K17–K25)."""
-        self.over_screen = StoryOverScreen(outcome, verdict, log_path, you_won, self.ending)
-        return self.over_screen
+        self.over_args = (outcome, verdict, log_path, you_won)
+        return StoryOverScreen(outcome, verdict, log_path, you_won, self.ending)
 
     def ending(self, lang: str) -> list[Text | str]:
         """The story of the end in ``lang`` (see :func:`~tui.screens.bomb_words.ending`)."""
@@ -349,8 +376,8 @@ class BombScreen(TableScreen):
         if self.arming:
             self.arming = False
             self._show_kinds()
-        elif self.over_screen is not None and self.over_screen not in self.app.screen_stack:
-            self.app.push_screen(self.over_screen)
+        elif self.over_args is not None and self.app.screen is self:
+            self.app.push_screen(self.game_over(*self.over_args))  # back to the result
 
     def action_identity(self) -> None:
         self.show_identity = not self.show_identity

@@ -65,18 +65,20 @@ register(
         ),
         "{assassin} ({arole}) killed {target}, a traitor of their own alliance: "
         "the {side} wins (K19).": "{assassin}（{arole}）炸死了本方内奸 {target}：{side}赢（K19）。",
-        "{assassin} was a civilian: a civilian who detonates loses alone, "
-        "both alliances win (K22).": "{assassin} 是平民：平民引爆只有自己输，两个联盟都赢（K22）。",
-        "{target} was a civilian: the civilians and the {lost} lose, the {side} wins (K23).": (
-            "{target} 是平民：平民和{lost}输，{side}赢（K23）。"
+        "The assassin ({assassin}) was a civilian: a civilian who detonates loses alone, "
+        "both alliances win (K22).": (
+            "刺客（{assassin}）是平民：平民引爆只有自己输，两个联盟都赢（K22）。"
         ),
-        "{assassin} was not a captain — only captains may kill (K5): "
+        "The target ({target}) was a civilian: the civilians and the {lost} lose, "
+        "the {side} wins (K23).": "目标（{target}）是平民：平民和{lost}输，{side}赢（K23）。",
+        "The assassin ({assassin}, {arole}) was not a captain — only captains may kill (K5): "
         "the {lost} loses, the {side} wins (K20).": (
-            "{assassin} 不是队长——只有队长能杀人（K5）：{lost}输，{side}赢（K20）。"
+            "刺客（{assassin}，{arole}）不是队长——只有队长能杀人（K5）：{lost}输，{side}赢（K20）。"
         ),
-        "{target} was neither an enemy captain nor a traitor of {assassin}'s own alliance: "
-        "the assassination failed, the {lost} loses, the {side} wins (K20).": (
-            "{target} 既不是敌方队长，也不是 {assassin} 本方的内奸："
+        "The target ({target}, {trole}) was neither an enemy captain nor a traitor of the "
+        "assassin's own alliance: the assassination failed, the {lost} loses, "
+        "the {side} wins (K20).": (
+            "目标（{target}，{trole}）既不是敌方队长，也不是刺客本方的内奸："
             "暗杀失败，{lost}输，{side}赢（K20）。"
         ),
         "The hour is up: both alliances lose, the civilians win (K25).": (
@@ -156,10 +158,11 @@ def _why(state: BombState, a: int, target: int, name: Namer, lang: str) -> str:
     role = roles(ids)
     mine = side_of(ids[a], role[a])
     words: dict[str, Any] = {"assassin": name(a), "target": name(target),
-                             "arole": _role_words(a, ids, lang)}  # fmt: skip
+                             "arole": _role_words(a, ids, lang),
+                             "trole": _role_words(target, ids, lang)}  # fmt: skip
     if role[a] is Role.CIVILIAN or mine is None:
-        return t("{assassin} was a civilian: a civilian who detonates loses alone, "
-                 "both alliances win (K22).", lang, **words)  # fmt: skip
+        return t("The assassin ({assassin}) was a civilian: a civilian who detonates loses "
+                 "alone, both alliances win (K22).", lang, **words)  # fmt: skip
     words["side"] = alliance_word(mine, lang)
     words["lost"] = alliance_word(mine.enemy, lang)
     enemy_captain = role[target] is Role.CAPTAIN and alliance_of(ids[target]) != alliance_of(ids[a])
@@ -172,15 +175,16 @@ def _why(state: BombState, a: int, target: int, name: Namer, lang: str) -> str:
                  "the {side} wins (K19).", lang, **words)  # fmt: skip
     words["side"], words["lost"] = words["lost"], words["side"]
     if role[target] is Role.CIVILIAN:
-        return t("{target} was a civilian: the civilians and the {lost} lose, "
+        return t("The target ({target}) was a civilian: the civilians and the {lost} lose, "
                  "the {side} wins (K23).", lang, **words)  # fmt: skip
     if role[a] is not Role.CAPTAIN:
-        line = t("{assassin} was not a captain — only captains may kill (K5): "
-                 "the {lost} loses, the {side} wins (K20).", lang, **words)  # fmt: skip
+        line = t("The assassin ({assassin}, {arole}) was not a captain — only captains may "
+                 "kill (K5): the {lost} loses, the {side} wins (K20).", lang,
+                 **words)  # fmt: skip
     else:
-        line = t("{target} was neither an enemy captain nor a traitor of {assassin}'s own "
-                 "alliance: the assassination failed, the {lost} loses, the {side} wins (K20).",
-                 lang, **words)  # fmt: skip
+        line = t("The target ({target}, {trole}) was neither an enemy captain nor a traitor "
+                 "of the assassin's own alliance: the assassination failed, the {lost} loses, "
+                 "the {side} wins (K20).", lang, **words)  # fmt: skip
     if any(r is Role.CIVILIAN for r in role):
         line += " " + t("Civilians not killed win too (K24).", lang)
     return line

@@ -267,7 +267,7 @@ class MaoScreen(TableScreen):
         self.wins_seen = -1  # rounds won so far, as last seen (-1: nothing seen yet)
         self.banner: tuple[list[str], float] | None = None  # its lines, when it opened
         self.banner_dealt: float | None = None  # when the next round's play began
-        self.over_screen: StoryOverScreen | None = None
+        self.over_args: tuple[str, str, str, bool | None] | None = None  # see game_over
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -463,8 +463,8 @@ class MaoScreen(TableScreen):
         self, outcome: str, verdict: str, log_path: str, you_won: bool | None
     ) -> StoryOverScreen:
         """The game-over screen with every secret rule and the plays it judged (M27/M28)."""
-        self.over_screen = StoryOverScreen(outcome, verdict, log_path, you_won, self.ending)
-        return self.over_screen
+        self.over_args = (outcome, verdict, log_path, you_won)
+        return StoryOverScreen(outcome, verdict, log_path, you_won, self.ending)
 
     def ending(self, lang: str) -> list[Text | str]:
         if self.state is None:
@@ -792,6 +792,9 @@ class MaoScreen(TableScreen):
         self._show_words()
 
     def action_cancel(self) -> None:
+        if self.mode is None and self.focused is None and self.over_args is not None:
+            self.app.push_screen(self.game_over(*self.over_args))  # back to the result
+            return
         self.mode = None
         self.set_focus(None)
         self._show_words()

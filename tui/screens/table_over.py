@@ -61,6 +61,7 @@ class StoryOverScreen(GameOverScreen):
     def on_mount(self) -> None:
         scroll = self.query_one("#over", VerticalScroll)
         scroll.styles.height = "1fr"  # the story may be longer than 24 rows: it scrolls
+        scroll.styles.padding = (0, 2)
         self.query_one("#details", Static).styles.margin = (0, 0, 1, 0)
         super().on_mount()
 

@@ -67,6 +67,9 @@ register(
         "press d again to blow up {target} — it ends the game (esc: no)": (
             "再按一次 d 炸 {target}——游戏就此结束（esc：不炸）"
         ),
+        "press d again to blow yourself up — it ends the game (esc: no)": (
+            "再按一次 d 炸你自己——游戏就此结束（esc：不炸）"
+        ),
         "no": "不",
         "show the result": "看结果",
         "game over: esc shows the result": "游戏结束：按 esc 看结果",
@@ -303,6 +306,9 @@ class BombScreen(TableScreen):
             if self.arming and view["bomb"] is not None:
                 said = t("press d again to blow up {target} — it ends the game (esc: no)", lang,
                          target=self._who(view["bomb"]))  # fmt: skip
+                if view["bomb"] == self.seat:  # K16: the target may detonate too
+                    said = t("press d again to blow yourself up — it ends the game (esc: no)",
+                             lang)  # fmt: skip
                 text = Text(said, style="bold reverse red")
             elif "detonate" in view["may"]:
                 text = Text(t("💣 detonate? {left} s left — d detonates, n passes", lang,

@@ -45,6 +45,8 @@ class TimerHold:
         self._tell(True)
 
     def release(self, reason: str) -> None:
+        if reason not in self.reasons:
+            return
         self.reasons.discard(reason)
         if not self.reasons:
             self._tell(False)

@@ -5,7 +5,7 @@ at the end every secret rule with the plays it judged (M27/M28).
 
 >>> name = lambda s: ["you", "bob", "carol"][s]
 >>> feed_line("time up: turn 0.16 seat 1", name, "en")
-'time up: bob took more than 10 seconds (M23)'
+'time up: bob did not play or draw in time (M23)'
 >>> feed_line("seat 2 adds a secret rule 7d5ecdc183eb…", name, "en")
 'carol adds a secret rule'
 >>> feed_line("座位1 加了一条秘密规则 7d5ecdc183eb…", name, "zh")
@@ -28,7 +28,9 @@ Namer = Callable[[int], str]
 
 register(
     {
-        "time up: {who} took more than 10 seconds (M23)": "时间到：{who} 超过 10 秒没出牌（M23）",
+        "time up: {who} did not play or draw in time (M23)": (
+            "时间到：{who} 没有按时出牌或摸牌（M23）"
+        ),
         "{who} adds a secret rule": "{who} 加了一条秘密规则",
         "{who} adds no rule": "{who} 没有加规则",
         "── round {n} ──": "── 第 {n} 局 ──",
@@ -81,8 +83,8 @@ SHOWN_JUDGED = 4
 def feed_line(line: str, name: Namer, lang: str) -> str:
     """A story line without engine ids (a timer's purpose, a commitment hash)."""
     for pattern, key in (
-        (_TIME_UP, "time up: {who} took more than 10 seconds (M23)"),
-        (_TIME_UP_ZH, "time up: {who} took more than 10 seconds (M23)"),
+        (_TIME_UP, "time up: {who} did not play or draw in time (M23)"),
+        (_TIME_UP_ZH, "time up: {who} did not play or draw in time (M23)"),
         (_ADDS, "{who} adds a secret rule"),
         (_ADDS_ZH, "{who} adds a secret rule"),
         (_NO_RULE, "{who} adds no rule"),

@@ -75,6 +75,7 @@ class StoryOverScreen(GameOverScreen):
             text += "\n"
         self.query_one("#details", Static).update(text)
         self.query_one("#details", Static).display = bool(lines)
+        self.query_one("#outcome", Static).display = not lines  # the story says it in words
         self.query_one("#hint", Static).update(
             t("q quits · esc shows the table as it ended (esc there comes back here)", lang)
         )

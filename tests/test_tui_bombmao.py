@@ -32,7 +32,7 @@ from tests.bombmao_tables import (
     mao_snap,
     my_window,
 )
-from tui.screens import mao as mao_screen
+from tui.screens import mao_rounds
 from tui.screens.bomb import BombScreen
 from tui.screens.bomb_words import ending, phase_words
 from tui.screens.mao import MaoScreen
@@ -249,8 +249,8 @@ class _Session:
 
 
 def test_the_round_banner_holds_the_next_round_s_timer(monkeypatch) -> None:
-    monkeypatch.setattr(mao_screen, "ROUND_PAUSE", 0.6)
-    monkeypatch.setattr(mao_screen, "AFTER_DEAL", 0.3)
+    monkeypatch.setattr(mao_rounds, "ROUND_PAUSE", 0.6)
+    monkeypatch.setattr(mao_rounds, "AFTER_DEAL", 0.3)
     asyncio.run(_banner())
 
 

@@ -297,3 +297,31 @@ class _Before:
 
     def __init__(self, s: Any, state: Any) -> None:
         self.table, self.state = s.table, state
+
+
+def test_bomb_refusals_are_said_in_player_words() -> None:
+    asyncio.run(_refusals())
+
+
+async def _refusals() -> None:
+    sim = bomb_until(lambda s: s.state.phase == "turn" and "play" in BOMB.legal_kinds(s.state, 0)
+                     and len(s.state.hands[0]) >= 2)  # fmt: skip
+    screen = BombScreen(seat=0)
+
+    async def show(app: TableApp) -> None:
+        await app.push_screen(screen)
+        screen.refresh_table(bomb_snap(sim), BOMB)
+
+    def said(app: TableApp) -> list[str]:
+        return [str(n.message) for n in app._notifications]
+
+    app = TableApp(show, names=NAMES)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("a")  # nothing picked
+        assert said(app)[-1].endswith("pick cards first (space)")
+        await pilot.press("n")  # no window open: nothing to pass
+        assert said(app)[-1] == "not now: your turn: space picks cards, a/b/c plays them"
+        await pilot.press("enter")
+        assert said(app)[-1].startswith("not now: ") and app.submitted == []
+        assert not any("phase" in line or "place_bomb" in line for line in said(app))

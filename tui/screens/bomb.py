@@ -38,6 +38,12 @@ from .holding import TimerHold
 from .naming import seat_namer
 from .table_over import StoryOverScreen
 
+_KIND_RULES = {  # K12, as a player reads it
+    "A": "kind A is one to three cards, one of them of your identity's suit or rank",
+    "B": "kind B is your whole hand, none of it of your identity's suit or rank",
+    "C": "kind C is a pair, or three or more cards in an even run (A is 1 or 14)",
+}
+
 register(
     {
         "pick": "选牌",
@@ -79,6 +85,12 @@ register(
         ),
         "── round {n} ──": "── 第 {n} 轮 ──",
         "kind {kind} is not allowed for these cards": "这些牌不能按 {kind} 类出",
+        _KIND_RULES["A"]: "A 类是一到三张牌，其中一张与你的身份牌同花色或同点数",
+        _KIND_RULES["B"]: "B 类是整手牌，没有一张与你的身份牌同花色或同点数",
+        _KIND_RULES["C"]: "C 类是对子，或三张以上等差的牌（A 可当 1 或 14）",
+        "pick cards first (space)": "先选牌（空格）",
+        "not now: {doing}": "现在不行：{doing}",
+        "dealing…": "发牌中…",
         "{card} relates to your identity": "{card} 与你的身份牌相关",
         "your whole hand, none related to your identity": "整手牌，都与你的身份牌无关",
         "a pair or a run": "对子或等差数列",
@@ -344,13 +356,29 @@ class BombScreen(TableScreen):
         if self._hand_widget().toggle():
             self._show_kinds()
 
+    def _not_now(self, move: str) -> bool:
+        """Say why ``move`` cannot be made now (in words, not the engine's
+        phase names) and return True; False when the table allows it."""
+        view = self.view
+        if view is not None and move in view["may"]:
+            return False
+        lang = lang_of(self)
+        doing = t("dealing…", lang) if view is None else phase_words(view, self.seat, self._who,
+                                                                      lang)  # fmt: skip
+        self.notify(t("not now: {doing}", lang, doing=doing), severity="warning")
+        return True
+
     def action_play(self, kind: str) -> None:
+        if self._not_now("play"):
+            return
         hand = [c for _, c in self._hand() if c is not None]
         picked = self._picked()
         allowed = allowed_kinds(self._identity(), picked, hand)
         if kind not in allowed:
-            self.notify(t("kind {kind} is not allowed for these cards", lang_of(self), kind=kind),
-                        severity="warning")  # fmt: skip
+            lang = lang_of(self)
+            why = t(_KIND_RULES[kind], lang) if picked else t("pick cards first (space)", lang)
+            self.notify(t("kind {kind} is not allowed for these cards", lang, kind=kind)
+                        + ": " + why, severity="warning")  # fmt: skip
             return
         picked = self._hand_widget().picked_cards()
         positions = tuple(p for p, _ in picked)
@@ -359,13 +387,13 @@ class BombScreen(TableScreen):
         self._submit(PlayToArea(self.seat, positions, faces, Kind(kind)))
 
     def action_place(self) -> None:
-        self._submit(PlaceBomb(self.seat, self.target))
+        if not self._not_now("place_bomb"):
+            self._submit(PlaceBomb(self.seat, self.target))
 
     def action_detonate(self) -> None:
         """K17: detonating ends the game and cannot be taken back: the first
         ``d`` asks, the second detonates (esc or ``n`` says no)."""
-        if self.view is None or "detonate" not in self.view["may"]:
-            self._submit(Detonate(self.seat))  # the table says why not
+        if self._not_now("detonate"):
             return
         if not self.arming:
             self.arming = True
@@ -376,7 +404,8 @@ class BombScreen(TableScreen):
 
     def action_pass(self) -> None:
         self.arming = False
-        self._submit(Pass(self.seat))
+        if not self._not_now("pass"):
+            self._submit(Pass(self.seat))
 
     def action_escape(self) -> None:
         if self.arming:

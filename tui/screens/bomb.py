@@ -149,6 +149,7 @@ class BombScreen(TableScreen):
         self.state: Any = None  # the last BombState seen (its end tells the story)
         self.arming = False  # ``d`` pressed once: the next ``d`` detonates
         self.over_args: tuple[str, str, str, bool | None] | None = None  # see game_over
+        self.over_names: Any = None
         self.hold = TimerHold(self)
         self._last_play: list[str] | None = None  # the faces the last play line named
         self._story_round: int | None = None  # the round the story last marked
@@ -176,7 +177,7 @@ class BombScreen(TableScreen):
         self.hold.release("away")
 
     def _who(self, seat: int) -> str:
-        return seat_namer(self.app, self.seat, lang_of(self))(seat)
+        return seat_namer(self, self.seat, lang_of(self))(seat)
 
     def speak(self) -> None:
         """Say everything again in the app's language (after a switch)."""
@@ -259,18 +260,19 @@ class BombScreen(TableScreen):
         super().story(line)
 
     def game_over(
-        self, outcome: str, verdict: str, log_path: str, you_won: bool | None
+        self, outcome: str, verdict: str, log_path: str, you_won: bool | None, names: Any = None
     ) -> StoryOverScreen:
         """The game-over screen: who was who, who blew up whom and why (K17–K25)."""
         self.over_args = (outcome, verdict, log_path, you_won)
-        return StoryOverScreen(outcome, verdict, log_path, you_won, self.ending)
+        self.over_names = names
+        return StoryOverScreen(outcome, verdict, log_path, you_won, self.ending, names)
 
     def ending(self, lang: str) -> list[Text | str]:
         """The story of the end in ``lang`` (see :func:`~tui.screens.bomb_words.ending`)."""
         state = self.state
         if state is None or not state.identities:
             return []
-        name = seat_namer(self.app, self.seat, lang)
+        name = seat_namer(self, self.seat, lang)
         lines: list[Text | str] = [Text(line, style="bold") for line in ending(state, name, lang)]
         lines.append("")
         lines.append(t("The identities:", lang))
@@ -412,7 +414,8 @@ class BombScreen(TableScreen):
             self.arming = False
             self._show_kinds()
         elif self.over_args is not None and self.app.screen is self:
-            self.app.push_screen(self.game_over(*self.over_args))  # back to the result
+            again = self.game_over(*self.over_args, self.over_names)
+            self.app.push_screen(again)  # back to the result
 
     def action_identity(self) -> None:
         self.show_identity = not self.show_identity

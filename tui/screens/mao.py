@@ -302,7 +302,7 @@ class MaoScreen(RoundNews, TableScreen):
             self.hold.release("typing")
 
     def _who(self, seat: int) -> str:
-        return seat_namer(self.app, self.seat, self.lang)(seat)
+        return seat_namer(self, self.seat, self.lang)(seat)
 
     # ------------------------------------------------------------------ from the app
     def refresh_table(self, snapshot: Any, game: Any) -> None:
@@ -722,7 +722,8 @@ class MaoScreen(RoundNews, TableScreen):
 
     def action_cancel(self) -> None:
         if self.mode is None and self.focused is None and self.over_args is not None:
-            self.app.push_screen(self.game_over(*self.over_args))  # back to the result
+            again = self.game_over(*self.over_args, self.over_names)
+            self.app.push_screen(again)  # back to the result
             return
         self.mode = None
         self.set_focus(None)

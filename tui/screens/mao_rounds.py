@@ -45,6 +45,7 @@ class RoundNews:
         self.banner: tuple[list[str], float] | None = None  # its lines, when it opened
         self.banner_dealt: float | None = None  # when the next round's play began
         self.over_args: tuple[str, str, str, bool | None] | None = None  # see game_over
+        self.over_names: Any = None
 
     def _round_over(self) -> None:
         """M26: a round won opens the banner (and holds the next round's timer)."""
@@ -98,13 +99,14 @@ class RoundNews:
         self._put("mao-news", text)
 
     def game_over(
-        self, outcome: str, verdict: str, log_path: str, you_won: bool | None
+        self, outcome: str, verdict: str, log_path: str, you_won: bool | None, names: Any = None
     ) -> StoryOverScreen:
         """The game-over screen with every secret rule and the plays it judged (M27/M28)."""
         self.over_args = (outcome, verdict, log_path, you_won)
-        return StoryOverScreen(outcome, verdict, log_path, you_won, self.ending)  # type: ignore[arg-type]
+        self.over_names = names
+        return StoryOverScreen(outcome, verdict, log_path, you_won, self.ending, names)  # type: ignore[arg-type]
 
     def ending(self, lang: str) -> list[Text | str]:
         if self.state is None:
             return []
-        return list(rules_at_end(self.state, seat_namer(self.app, self.seat, lang), lang))
+        return list(rules_at_end(self.state, seat_namer(self, self.seat, lang), lang))

@@ -1,6 +1,7 @@
 """A seat's name as the Bomb and Mao screens say it: "you" for your own
-seat, the name the table knows (the app's ``names``, when it has them),
-else "seat N"."""
+seat; else the table's name for it — the screen's ``names``
+(:class:`table.names.SeatNames`, ``names.who(seat, lang)``) when it has
+them, else its app's ``names`` (a list or a dict by seat) — else "seat N"."""
 
 from __future__ import annotations
 
@@ -12,15 +13,22 @@ from ..words import register, t
 register({"you": "你", "seat {seat}": "座位{seat}"})
 
 
-def seat_namer(app: Any, me: int | None, lang: str) -> Callable[[int], str]:
-    """``name(seat)`` for ``app``'s table, seen from seat ``me``.
+def seat_namer(screen: Any, me: int | None, lang: str) -> Callable[[int], str]:
+    """``name(seat)`` for the table ``screen`` shows, seen from seat ``me``.
 
     >>> class App: names = ["ann", "bob"]
-    >>> name = seat_namer(App(), 0, "en")
+    >>> class Screen: app = App()
+    >>> name = seat_namer(Screen(), 0, "en")
     >>> name(0), name(1), name(2)
     ('you', 'bob', 'seat 2')
     """
-    names = getattr(app, "names", None)
+    told = getattr(screen, "names", None)
+    if callable(getattr(told, "who", None)):
+        return lambda seat: str(told.who(seat, lang))  # type: ignore[union-attr]
+    try:
+        names = getattr(screen.app, "names", None)
+    except Exception:  # no app (yet)
+        names = None
 
     def name(seat: int) -> str:
         if seat == me:

@@ -8,7 +8,7 @@ screen back); ``q`` quits."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -42,10 +42,18 @@ class StoryOverScreen(GameOverScreen):
     ]
 
     def __init__(
-        self, outcome: str, verdict: str, log_path: str, you_won: bool | None, details: Details
+        self,
+        outcome: str,
+        verdict: str,
+        log_path: str,
+        you_won: bool | None,
+        details: Details,
+        names: Any = None,
     ) -> None:
         super().__init__(outcome, verdict, log_path, you_won)
         self.details = details
+        if names is not None:  # the seats' names (table.names.SeatNames), where known
+            self.names = names
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)

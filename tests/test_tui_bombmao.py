@@ -325,3 +325,70 @@ async def _refusals() -> None:
         await pilot.press("enter")
         assert said(app)[-1].startswith("not now: ") and app.submitted == []
         assert not any("phase" in line or "place_bomb" in line for line in said(app))
+
+
+def test_typing_a_phrase_or_reading_the_help_holds_the_timer_under_play() -> None:
+    asyncio.run(_typing_holds())
+
+
+async def _typing_holds() -> None:
+    from tests.test_tui_mao_snapshots import _game
+
+    author = RuleAuthor(salt_source=lambda n: bytes(n))
+    s = _game(author, round_2=True)  # your turn, the turn's timer running
+    screen = MaoScreen(seat=0, author=author)
+    session = _Session()
+
+    async def show(app: TableApp) -> None:
+        app.session = session  # type: ignore[attr-defined]
+        await app.push_screen(screen)
+        screen.refresh_table(mao_snap(s), MAO)
+
+    app = TableApp(show, game="mao", names=NAMES)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        left = screen.timer_left()
+        assert left is not None and session.held == []
+        await pilot.press("t")  # the phrase box: the clock waits
+        await pilot.pause()
+        assert session.held == [True]
+        await pilot.pause(0.6)
+        held_left = screen.timer_left()
+        assert held_left is not None and held_left >= left - 0.3  # the shown timer stopped too
+        await pilot.press("escape")
+        await pilot.pause()
+        assert session.held == [True, False]
+        await pilot.press("f1")  # the help
+        await pilot.pause()
+        assert session.held[-1] is True
+        await pilot.press("escape")
+        await pilot.pause()
+        assert session.held[-1] is False and app.screen is screen
+
+
+def test_a_lan_table_never_holds_the_timer() -> None:
+    asyncio.run(_lan_never_holds())
+
+
+async def _lan_never_holds() -> None:
+    from tests.test_tui_mao_snapshots import _game
+
+    author = RuleAuthor(salt_source=lambda n: bytes(n))
+    s = _game(author, round_2=True)
+    screen = MaoScreen(seat=0, author=author)
+    session = _Session()
+
+    async def show(app: TableApp) -> None:
+        app.session = session  # type: ignore[attr-defined]
+        await app.push_screen(screen)
+        screen.refresh_table(mao_snap(s), MAO)
+
+    app = TableApp(show, game="mao", names=NAMES)
+    app.TIMERS_WAIT = False  # a LAN app does not say its timers wait
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("t")
+        await pilot.pause()
+        await pilot.press("escape", "f1")
+        await pilot.pause()
+        assert session.held == [] and not screen.hold.holding

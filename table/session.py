@@ -267,7 +267,9 @@ class TableSession:
         self._stale_shown = 0
         self._over_shown = False
         self._own_fed = 0  # our own entries fed (they carry counters 0, 1, ...)
-        self._timer_seen: dict[tuple[str, int], float] = {}
+        self._timer_seen: dict[tuple[str, int], tuple[float, float]] = {}  # (start, held then)
+        self._held_total = 0.0  # seconds timers were held, closed holds (hold_timers)
+        self._held_since: float | None = None  # time.monotonic() the open hold began
         self._owing_seen: dict[tuple[int, int], float] = {}  # (seat, since) -> first seen
         self._complained: set[tuple[int, int]] = set()
         self._last_progress = 0.0  # when the log last brought us anything
@@ -747,14 +749,34 @@ class TableSession:
         table = self.replay.table
         if table is None or table.over or self.replay.stopped:
             return {}
-        now = trio.current_time()
+        now, held = trio.current_time(), self.held_seconds()
         out, seen = {}, {}
         for timer, since in self._pending_timers(table):
             key = (timer.purpose, since)
-            seen[key] = start = self._timer_seen.get(key, now)
-            out[key] = start + timer.seconds * self.time_scale
+            seen[key] = start, held_then = self._timer_seen.get(key, (now, held))
+            out[key] = start + timer.seconds * self.time_scale + (held - held_then)
         self._timer_seen = seen
         return out
+
+    def hold_timers(self, held: bool) -> None:
+        """Hold (True) or release (False) the timers this peer times out.
+
+        Only the sequencer times a timer out, and nothing on the wire says
+        when: a hold adds its length to every pending timer, as if the clock
+        had stopped. ``nodealer play`` (every other seat a bot of this
+        process, seat 0 the sequencer) holds them while its person reads the
+        help or types a required phrase; a LAN table never does, so that no
+        person can stop the others' clock."""
+        if held and self._held_since is None:
+            self._held_since = time.monotonic()
+        elif not held and self._held_since is not None:
+            self._held_total += time.monotonic() - self._held_since
+            self._held_since = None
+
+    def held_seconds(self) -> float:
+        """How long this peer's timers have been held in all (see :meth:`hold_timers`)."""
+        since = self._held_since
+        return self._held_total + (0.0 if since is None else time.monotonic() - since)
 
     async def _time_out_timer(self, table: Table) -> bool:
         if not self.node.is_sequencer:

@@ -54,6 +54,7 @@ class PlayApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "nodealer"
+    TIMERS_WAIT = True  # every other seat a bot: timers may wait for the person (screens.holding)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "quit", priority=True),
         *SPEAKING,
@@ -173,9 +174,8 @@ class PlayApp(App[int]):
         verdict = report.lines()[-1]
         self.log_path = Path(mine.log_path)
         self.outcome = None if outcome is None else str(outcome)
-        self.push_screen(
-            GameOverScreen(str(outcome), verdict, str(mine.log_path), won, names=self.names)
-        )
+        over = getattr(self.table_screen, "game_over", GameOverScreen)  # a game's own story
+        self.push_screen(over(str(outcome), verdict, str(mine.log_path), won, names=self.names))
 
     async def _submit_in_trio(self, event: Any, seen: int | None = None) -> None:
         assert self.session is not None

@@ -231,8 +231,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--time-scale",
         type=_positive,
         default=None,
-        help="real seconds per game second for timers (default: 1 with the screen, "
-        "real seconds as at a LAN table; 0.1 headless)",
+        help="real seconds per game second for timers (default: 1, real seconds, on the "
+        "screen, as at a LAN table; 0.1 when bots play every seat)",
     )
     play.add_argument(
         "--home",
@@ -553,7 +553,7 @@ def _play(args: argparse.Namespace) -> int:
             own=(identity, home),
             proven=not args.unproven,
             seed=args.seed,
-            time_scale=1.0 if args.time_scale is None else args.time_scale,
+            time_scale=SCREEN_TIME_SCALE if args.time_scale is None else args.time_scale,
             lang=args.lang,
             rounds=args.rounds,
             pace=pace_named(args.pace, {0}),
@@ -613,7 +613,7 @@ def _play(args: argparse.Namespace) -> int:
                 bots_home,
                 proven=not args.unproven,
                 seed=args.seed,
-                time_scale=0.1 if args.time_scale is None else args.time_scale,
+                time_scale=BOTS_TIME_SCALE if args.time_scale is None else args.time_scale,
                 on_update=show,
                 own=(identity, home),
                 rounds=args.rounds,
@@ -714,6 +714,11 @@ def _quiet_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):  # no real file behind stdout
         pass
+SCREEN_TIME_SCALE = 1.0
+"""``play`` on the screen: every game timer in real seconds (K16's 10 s
+detonation window, M23's 10 s), as LAN tables run them."""
+BOTS_TIME_SCALE = 0.1
+"""``play`` with bots at every seat (no person waits): timers run ten times faster."""
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:

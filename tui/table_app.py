@@ -391,8 +391,8 @@ class TableApp(App[int]):
         outcome = mine.result.outcome
         won = None if outcome is None or self.seat is None else self.seat in outcome.winners
         verdict = report.lines()[-1]
-        self.push_screen(GameOverScreen(str(outcome), verdict, str(mine.log_path), won,
-                                        names=self.names))  # fmt: skip
+        over = getattr(self.table_screen, "game_over", GameOverScreen)  # a game's own story
+        self.push_screen(over(str(outcome), verdict, str(mine.log_path), won, names=self.names))
 
     def _failed(self, problem: str) -> None:
         self.problem = problem

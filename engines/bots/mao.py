@@ -5,7 +5,7 @@ they commit to a fair secret rule (validated with ``mao_rules.validate``
 against their own other rules), their "peer" judges every event for it with
 ``mao.author_verdict``, and they reveal it when it is dropped or the game
 ends. Both vote for the end of the game once ``rounds`` rounds are done
-(M31), and seat 0 proposes it.
+(M31), and propose it (whichever bot acts first: seat 0 may be a person).
 
 * :class:`LegalBot` plays a random valid card (M5) or draws, and says the
   phrases the base rules require (M9–M16) — nothing more. It never learns.
@@ -61,6 +61,7 @@ class _Author:
     ):
         self.rng = random.Random(f"mao-bot/{seed}")
         self.rounds = rounds
+        self._ended_asked = -1  # the round in which this bot last proposed the end
         self.salt_source = salt_source or self.rng.randbytes
         self.written: list[tuple[Rule, bytes, str]] = []  # rule, salt, commitment
 
@@ -146,8 +147,9 @@ class _Author:
                 return Vote(seat, sum(state.wins) >= self.rounds)
             # M30: drop a rule only when the game is stuck or the round never ends
             return Vote(seat, stuck)
-        if p is None and seat == 0 and sum(state.wins) >= self.rounds:
-            return Propose(seat, "end")
+        if p is None and sum(state.wins) >= self.rounds and self._ended_asked != state.round:
+            self._ended_asked = state.round  # once a round: a person may say no (M31)
+            return Propose(seat, "end")  # any bot: seat 0 may be a person
         if p is None and stuck and state.turn == seat:
             return self._propose_drop(state, seat)
         return None

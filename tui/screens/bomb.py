@@ -1,16 +1,23 @@
 """The Bomb game (糊涂炸弹) table: your identity (hidden until you ask, so a
 neighbour cannot read it off the screen), your hand, the public area and
 its 7 slots, which play kinds your pick allows and why (K12), the bomb
-placement (K15), the detonation window with its countdown (K16/K17).
+placement (K15), the detonation window with its countdown (K16/K17), and
+at the end a game-over screen that tells who was who and why a side won
+(:mod:`tui.screens.bomb_words`).
 
 Keys: ←/→ move along your hand (or the seats, when placing the bomb), space
 picks a card, ``a``/``b``/``c`` play the picked cards as kind A, B or C,
 ``i`` shows or hides your identity, ``enter`` places the bomb before the
-seat under the cursor, ``d`` detonates, ``n`` passes.
+seat under the cursor, ``d`` detonates (pressed twice: it cannot be taken
+back), ``n`` passes.
+
+Under ``nodealer play`` (every other seat a bot) the table's timers hold
+while the help is open (:mod:`tui.screens.holding`).
 """
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any, ClassVar
 
@@ -24,8 +31,18 @@ from engines.bomb import Detonate, Kind, Pass, PlaceBomb, PlayToArea, is_pattern
 from engines.cards import Card
 
 from ..widgets.cards import Hand, card_text
-from ..words import register, t, turn_text
+from ..words import register, t
+from .bomb_words import ending, identity_line, phase_words
 from .common import HELP_FIRST, TableScreen, lang_of, relabel
+from .holding import TimerHold
+from .naming import seat_namer
+from .table_over import StoryOverScreen
+
+_KIND_RULES = {  # K12, as a player reads it
+    "A": "kind A is one to three cards, one of them of your identity's suit or rank",
+    "B": "kind B is your whole hand, none of it of your identity's suit or rank",
+    "C": "kind C is a pair, or three or more cards in an even run (A is 1 or 14)",
+}
 
 register(
     {
@@ -38,15 +55,8 @@ register(
         "pass": "不炸",
         "identity": "身份",
         "dealing: shuffling and locking the deck…": "发牌中：正在洗牌、上锁……",
-        "your turn": "轮到你",
-        "seat {seat}'s turn": "轮到座位{seat}",
-        "Bomb · you are seat {seat} · round {round} · {turn}": (
-            "糊涂炸弹 · 你是座位{seat} · 第 {round} 轮 · {turn}"
-        ),
-        "   you may: ": "   你可以：",
-        "seat {seat}: {n}": "座位{seat}：{n}",
+        "Bomb · round {round} · {doing}": "糊涂炸弹 · 第 {round} 轮 · {doing}",
         "{who}: {n}": "{who}：{n}",
-        "Bomb · {name} · round {round} · {turn}": "糊涂炸弹 · {name} · 第 {round} 轮 · {turn}",
         "area ({n}/{slots}): ": "公共区（{n}/{slots}）：",
         "   draw {draw}  discard {discard}": "   摸牌堆 {draw}  弃牌堆 {discard}",
         "identities: {ids}": "身份：{ids}",
@@ -56,34 +66,39 @@ register(
         "identity: ▒▒ hidden (i shows it)": "身份：▒▒ 已隐藏（按 i 查看）",
         "picked {n}: ": "已选 {n} 张：",
         "no kind allowed yet": "还没有可出的牌型",
-        "   💣 detonation window: {left} s — d detonates, n passes": (
-            "   💣 引爆时间：{left} 秒——d 炸掉，n 不炸"
+        "💣 detonate? {left} s left — d detonates, n passes": (
+            "💣 引爆？还剩 {left} 秒——d 炸掉，n 不炸"
         ),
+        "💣 {left} s left — you passed": "💣 还剩 {left} 秒——你不炸",
+        "press d again to blow up {target} — it ends the game (esc: no)": (
+            "再按一次 d 炸 {target}——游戏就此结束（esc：不炸）"
+        ),
+        "press d again to blow yourself up — it ends the game (esc: no)": (
+            "再按一次 d 炸你自己——游戏就此结束（esc：不炸）"
+        ),
+        "no": "不",
+        "show the result": "看结果",
+        "game over: esc shows the result": "游戏结束：按 esc 看结果",
+        "The identities:": "身份：",
+        "time up: nobody detonated, the area is cleared, the bomb stays (K16)": (
+            "时间到：没人引爆，公共区清空，炸弹留在原地（K16）"
+        ),
+        "── round {n} ──": "── 第 {n} 轮 ──",
         "kind {kind} is not allowed for these cards": "这些牌不能按 {kind} 类出",
+        _KIND_RULES["A"]: "A 类是一到三张牌，其中一张与你的身份牌同花色或同点数",
+        _KIND_RULES["B"]: "B 类是整手牌，没有一张与你的身份牌同花色或同点数",
+        _KIND_RULES["C"]: "C 类是对子，或三张以上等差的牌（A 可当 1 或 14）",
+        "pick cards first (space)": "先选牌（空格）",
+        "not now: {doing}": "现在不行：{doing}",
+        "dealing…": "发牌中…",
         "{card} relates to your identity": "{card} 与你的身份牌相关",
         "your whole hand, none related to your identity": "整手牌，都与你的身份牌无关",
         "a pair or a run": "对子或等差数列",
     }
 )
-_WORDS_ZH = {  # phases and moves: engine names, in this game's sense
-    "identities": "发身份牌",
-    "starter": "抽先手",
-    "turn": "出牌",
-    "playing": "亮牌中",
-    "place_bomb": "放炸弹",
-    "window": "引爆时间",
-    "judging": "亮身份",
-    "over": "结束",
-    "detonate": "炸掉",
-    "draw": "摸牌",
-}
-
-
-def _word(name: str, lang: str) -> str:
-    return _WORDS_ZH.get(name, name) if lang == "zh" else name
-
-
 AREA_SLOTS = 7
+_SHOWN = re.compile(r"^(?:cards shown|亮牌)：?:? ?(.*)$")
+_PLAYED = re.compile(r"^.*? (?:plays|出) (.*?)\s?[(（]")
 
 
 def allowed_kinds(
@@ -122,6 +137,7 @@ class BombScreen(TableScreen):
         Binding("d", "detonate", "detonate!"),
         Binding("n", "pass", "pass"),
         Binding("i", "identity", "identity"),
+        Binding("escape", "escape", "no", show=False),
     ]
 
     def __init__(self, seat: int) -> None:
@@ -130,6 +146,13 @@ class BombScreen(TableScreen):
         self.show_identity = False
         self.window_since: float | None = None
         self.window_seconds = 10.0
+        self.state: Any = None  # the last BombState seen (its end tells the story)
+        self.arming = False  # ``d`` pressed once: the next ``d`` detonates
+        self.over_args: tuple[str, str, str, bool | None] | None = None  # see game_over
+        self.over_names: Any = None
+        self.hold = TimerHold(self)
+        self._last_play: list[str] | None = None  # the faces the last play line named
+        self._story_round: int | None = None  # the round the story last marked
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -147,6 +170,15 @@ class BombScreen(TableScreen):
         relabel(self, lang_of(self))
         self.set_interval(0.25, self._tick)
 
+    def on_screen_suspend(self) -> None:
+        self.hold.hold("away")  # the help (or game over) covers the table
+
+    def on_screen_resume(self) -> None:
+        self.hold.release("away")
+
+    def _who(self, seat: int) -> str:
+        return seat_namer(self, self.seat, lang_of(self))(seat)
+
     def speak(self) -> None:
         """Say everything again in the app's language (after a switch)."""
         relabel(self, lang_of(self))
@@ -163,32 +195,37 @@ class BombScreen(TableScreen):
             )
             return
         view = self.view
+        if snapshot.state is not None:
+            self.state = snapshot.state
         config = getattr(snapshot.state, "config", None)
         if config is not None:
             scale = getattr(self.app, "time_scale", 1.0)
             self.window_seconds = config.detonation_seconds * scale
         if view["phase"] == "window":
-            self.window_since = self.window_since or time.monotonic()
+            if self.window_since is None:
+                self.window_since = time.monotonic()
+                self.window_held = self.hold.held_seconds()
         else:
             self.window_since = None
+        if "detonate" not in view["may"]:
+            self.arming = False
+        if view["round"] != self._story_round:
+            if self._story_round is not None:
+                super().story(t("── round {n} ──", lang, n=view["round"]))
+            self._story_round = view["round"]
         may = set(view["may"])
-        whose = turn_text("bomb", str(view["phase"]), view["turn"], self.names, bool(may), lang)
-        status = Text(t("Bomb · {name} · round {round} · {turn}", lang,
-                        name=self.names.name(self.seat, lang), round=view["round"],
-                        turn=whose))  # fmt: skip
+        doing = phase_words(view, self.seat, self._who, lang)
+        status = Text(t("Bomb · round {round} · {doing}", lang, round=view["round"],
+                        doing=doing))  # fmt: skip
         if may:
-            status += Text(
-                t("   you may: ", lang) + ", ".join(sorted(_word(m, lang) for m in may)),
-                style="green",
-            )
+            status.stylize("bold green", len(status) - len(doing))
         self.query_one("#status", Static).update(status)
         counts = view["counts"]
         seats = []
         for s, n in enumerate(counts):
             mark = " 💣" if view["bomb"] == s else ""
             here = "▶" if "place_bomb" in may and s == self.target else " "
-            who = self.names.who(s, lang)
-            seats.append(f"{here}{t('{who}: {n}', lang, who=who, n=n)}{mark}")
+            seats.append(f"{here}{t('{who}: {n}', lang, who=self._who(s), n=n)}{mark}")
         self.query_one("#others", Static).update("   ".join(seats))
         area = Text(t("area ({n}/{slots}): ", lang, n=len(view["area"]), slots=AREA_SLOTS))
         for index in view["area"]:
@@ -207,10 +244,43 @@ class BombScreen(TableScreen):
         self._show_identity()
         self._hand_widget().hold(self._hand())
         self._show_kinds()
-        if view.get("identities"):
-            ids = " ".join(f"{self.names.who(s, lang)}:{Card(c)}"
-                           for s, c in enumerate(view["identities"]))  # fmt: skip
-            self.story(t("identities: {ids}", lang, ids=ids))
+
+    def story(self, line: str) -> None:
+        """One story line, in player words: the cards a play showed are not
+        printed again (the play named them), a timed-out window says what it
+        means (K16), and each round opens with a separator."""
+        lang = lang_of(self)
+        shown = _SHOWN.match(line)
+        if shown and self._last_play and shown.group(1).split() == self._last_play:
+            return
+        played = _PLAYED.match(line)
+        self._last_play = played.group(1).split() if played else None
+        if line in ("time up: detonation", "时间到：没人引爆"):
+            line = t("time up: nobody detonated, the area is cleared, the bomb stays (K16)", lang)
+        super().story(line)
+
+    def game_over(
+        self, outcome: str, verdict: str, log_path: str, you_won: bool | None, names: Any = None
+    ) -> StoryOverScreen:
+        """The game-over screen: who was who, who blew up whom and why (K17–K25)."""
+        self.over_args = (outcome, verdict, log_path, you_won)
+        self.over_names = names
+        return StoryOverScreen(outcome, verdict, log_path, you_won, self.ending, names)
+
+    def ending(self, lang: str) -> list[Text | str]:
+        """The story of the end in ``lang`` (see :func:`~tui.screens.bomb_words.ending`)."""
+        state = self.state
+        if state is None or not state.identities:
+            return []
+        name = seat_namer(self, self.seat, lang)
+        lines: list[Text | str] = [Text(line, style="bold") for line in ending(state, name, lang)]
+        lines.append("")
+        lines.append(t("The identities:", lang))
+        for seat in range(state.seats):
+            won = state.result is not None and seat in state.result.winners
+            lines.append(Text(("✓ " if won else "✗ ") + identity_line(seat, state.identities,
+                                                                      name, lang)))  # fmt: skip
+        return lines
 
     # -------------------------------------------------------------- helpers
     def _identity(self) -> Card | None:
@@ -241,11 +311,36 @@ class BombScreen(TableScreen):
             text += Text("  ".join(f"{k} ({why})" for k, why in kinds.items()), style="cyan")
         else:
             text += Text(t("no kind allowed yet", lang), style="dim")
-        if self.window_since is not None:
-            left = max(0.0, self.window_seconds - (time.monotonic() - self.window_since))
-            text += Text(t("   💣 detonation window: {left} s — d detonates, n passes", lang,
-                           left=f"{left:.0f}"))  # fmt: skip
+        view = self.view
+        if view is not None and "place_bomb" in view["may"]:
+            text = Text(t("bomb before: ▶ {target} (enter places it)", lang,
+                          target=self._who(self.target)), style="bold cyan")  # fmt: skip
+        if self.window_since is not None and view is not None:
+            left = f"{self.window_left():.0f}"
+            if self.arming and view["bomb"] is not None:
+                said = t("press d again to blow up {target} — it ends the game (esc: no)", lang,
+                         target=self._who(view["bomb"]))  # fmt: skip
+                if view["bomb"] == self.seat:  # K16: the target may detonate too
+                    said = t("press d again to blow yourself up — it ends the game (esc: no)",
+                             lang)  # fmt: skip
+                text = Text(said, style="bold reverse red")
+            elif "detonate" in view["may"]:
+                text = Text(t("💣 detonate? {left} s left — d detonates, n passes", lang,
+                              left=left), style="bold red")  # fmt: skip
+            else:
+                text = Text(t("💣 {left} s left — you passed", lang, left=left), style="bold")
+        elif view is not None and view["phase"] == "over":
+            text = Text(t("game over: esc shows the result", lang), style="bold")
         self.query_one("#claim", Static).update(text)
+
+    def window_left(self) -> float:
+        """Seconds left in the detonation window (K16), as this screen counts
+        them: from when it saw the window open, less the time the table's
+        timers were held meanwhile (help open under ``play``)."""
+        if self.window_since is None:
+            return 0.0
+        held = self.hold.held_seconds() - getattr(self, "window_held", 0.0)
+        return max(0.0, self.window_seconds - (time.monotonic() - self.window_since - held))
 
     def _tick(self) -> None:
         if self.window_since is not None and self.view is not None:
@@ -263,13 +358,29 @@ class BombScreen(TableScreen):
         if self._hand_widget().toggle():
             self._show_kinds()
 
+    def _not_now(self, move: str) -> bool:
+        """Say why ``move`` cannot be made now (in words, not the engine's
+        phase names) and return True; False when the table allows it."""
+        view = self.view
+        if view is not None and move in view["may"]:
+            return False
+        lang = lang_of(self)
+        doing = t("dealing…", lang) if view is None else phase_words(view, self.seat, self._who,
+                                                                      lang)  # fmt: skip
+        self.notify(t("not now: {doing}", lang, doing=doing), severity="warning")
+        return True
+
     def action_play(self, kind: str) -> None:
+        if self._not_now("play"):
+            return
         hand = [c for _, c in self._hand() if c is not None]
         picked = self._picked()
         allowed = allowed_kinds(self._identity(), picked, hand)
         if kind not in allowed:
-            self.notify(t("kind {kind} is not allowed for these cards", lang_of(self), kind=kind),
-                        severity="warning")  # fmt: skip
+            lang = lang_of(self)
+            why = t(_KIND_RULES[kind], lang) if picked else t("pick cards first (space)", lang)
+            self.notify(t("kind {kind} is not allowed for these cards", lang, kind=kind)
+                        + ": " + why, severity="warning")  # fmt: skip
             return
         picked = self._hand_widget().picked_cards()
         positions = tuple(p for p, _ in picked)
@@ -278,13 +389,33 @@ class BombScreen(TableScreen):
         self._submit(PlayToArea(self.seat, positions, faces, Kind(kind)))
 
     def action_place(self) -> None:
-        self._submit(PlaceBomb(self.seat, self.target))
+        if not self._not_now("place_bomb"):
+            self._submit(PlaceBomb(self.seat, self.target))
 
     def action_detonate(self) -> None:
+        """K17: detonating ends the game and cannot be taken back: the first
+        ``d`` asks, the second detonates (esc or ``n`` says no)."""
+        if self._not_now("detonate"):
+            return
+        if not self.arming:
+            self.arming = True
+            self._show_kinds()
+            return
+        self.arming = False
         self._submit(Detonate(self.seat))
 
     def action_pass(self) -> None:
-        self._submit(Pass(self.seat))
+        self.arming = False
+        if not self._not_now("pass"):
+            self._submit(Pass(self.seat))
+
+    def action_escape(self) -> None:
+        if self.arming:
+            self.arming = False
+            self._show_kinds()
+        elif self.over_args is not None and self.app.screen is self:
+            again = self.game_over(*self.over_args, self.over_names)
+            self.app.push_screen(again)  # back to the result
 
     def action_identity(self) -> None:
         self.show_identity = not self.show_identity

@@ -17,6 +17,12 @@ proposes (``e`` end the game, ``d``/``g`` and a rule's number: drop or
 change it, M30), ``y``/``n`` vote, ``w`` writes your secret rule when you
 may (the rule builder opens by itself when you win a round).
 
+When a round ends a banner says who won it and who writes the next
+secret rule, and the next round's timer waits for it to go
+(:mod:`tui.screens.mao_news`). Under ``nodealer play`` the table's timers
+also hold while the help is open or a phrase is being typed
+(:mod:`tui.screens.holding`); at a LAN table they never do.
+
 The screen holds no rules: the engine judges everything said and done; a
 rule you wrote is judged by your own session (:class:`~engines.mao_author.
 RuleAuthor`, the session's player for your seat), and you see its verdicts.
@@ -51,6 +57,10 @@ from ..story import chinese, rule_text
 from ..widgets.cards import Hand, card_text
 from ..words import register, t
 from .common import HELP_FIRST, TableScreen, relabel
+from .holding import TimerHold
+from .mao_news import feed_line
+from .mao_rounds import RoundNews
+from .naming import seat_namer
 from .rule_builder import RuleBuilder
 
 LANGS = ("en", "zh")
@@ -75,7 +85,6 @@ register(
         "penalty: {who} “{phrase}” (+{n})": "罚 {who}：“{phrase}”（+{n}）",
         ", called by {who}": "，由 {who} 罚",
         "your turn": "轮到你",
-        "seat {seat}'s turn": "轮到座位{seat}",
         "⏱ {left} s": "⏱ {left} 秒",
         "clockwise": "顺时针",
         "counter-clockwise": "逆时针",
@@ -208,7 +217,7 @@ def complete(value: str, phrases: list[str]) -> str | None:
     return None
 
 
-class MaoScreen(TableScreen):
+class MaoScreen(RoundNews, TableScreen):
     HAND = "#mao-hand"
     STORY = "#mao-feed"
 
@@ -253,10 +262,13 @@ class MaoScreen(TableScreen):
         self._shown: dict[str, Text] = {}  # what each line shows now (see _put)
         self._writable = False  # whether ``w`` is in the footer (check_action)
         self._to_end = False  # the feed scrolls to its end after the next refresh
+        self.hold = TimerHold(self)
+        self.news_init()
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         with Vertical(id="mao-table"):
+            yield Static(id="mao-news")
             yield Static(id="mao-status")
             yield Static(id="mao-top")
             yield Static(id="mao-seats")
@@ -278,6 +290,23 @@ class MaoScreen(TableScreen):
         self.set_focus(None)
         self._show_all()
 
+    def on_screen_suspend(self) -> None:
+        self.hold.hold("away")  # the help or the rule builder covers the table
+
+    def on_screen_resume(self) -> None:
+        self.hold.release("away")
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if isinstance(event.widget, Input):
+            self.hold.hold("typing")  # a phrase is being typed: the clock waits (play only)
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        if isinstance(event.widget, Input):
+            self.hold.release("typing")
+
+    def _who(self, seat: int) -> str:
+        return seat_namer(self, self.seat, self.lang)(seat)
+
     # ------------------------------------------------------------------ from the app
     def refresh_table(self, snapshot: Any, game: Any) -> None:
         session = getattr(self.app, "session", None)
@@ -294,6 +323,7 @@ class MaoScreen(TableScreen):
                 self.app.notify(said, severity="error", timeout=60)
         self.view, self.state = snapshot.view, snapshot.state
         if self.state is not None and game is not None:
+            self._round_over()
             self._note_timer(game)
             self._news()
         self._show_all()
@@ -320,7 +350,8 @@ class MaoScreen(TableScreen):
         self._show_all()
 
     def story(self, line: str) -> None:
-        self._feed(chinese(line) if self.lang == "zh" else line)
+        line = chinese(line) if self.lang == "zh" else line
+        self._feed(feed_line(line, self._who, self.lang))
 
     def _feed(self, line: str) -> None:
         """One more line in the feed, which then shows its end: RichLog's own
@@ -359,14 +390,17 @@ class MaoScreen(TableScreen):
         self.timer_seconds = float(timer.seconds)
         if self.timer is None or self.timer[0] != timer.purpose:
             self.timer = (timer.purpose, time.monotonic())
+            self._timer_held = self.hold.held_seconds()
         self._scale = scale
 
     def timer_left(self) -> float | None:
-        """Game seconds left on the turn's timer (M23), None when stopped."""
+        """Game seconds left on the turn's timer (M23), None when stopped;
+        it stops while the table's timers are held (:mod:`tui.screens.holding`)."""
         if self.timer is None:
             return None
         scale = getattr(self, "_scale", 1.0)
-        elapsed = (time.monotonic() - self.timer[1]) / scale
+        held = self.hold.held_seconds() - getattr(self, "_timer_held", 0.0)
+        elapsed = (time.monotonic() - self.timer[1] - held) / scale
         return max(0.0, self.timer_seconds - elapsed)
 
     def _news(self) -> None:
@@ -428,6 +462,7 @@ class MaoScreen(TableScreen):
 
     # ------------------------------------------------------------------ showing
     def _show_all(self) -> None:
+        self._show_news()
         self._show_status()
         self._show_table()
         self._show_hand()
@@ -459,7 +494,7 @@ class MaoScreen(TableScreen):
             whose = (
                 t("your turn", lang)
                 if turn == self.seat
-                else t("{who}'s turn", lang, who=self.names.name(turn, lang))
+                else t("{who}'s turn", lang, who=self._who(turn))
             )
             status += Text(" · ") + Text(whose, style="bold green" if turn == self.seat else "")
             left = self.timer_left()
@@ -487,7 +522,7 @@ class MaoScreen(TableScreen):
         seats = Text()
         for s in range(state.seats):
             here = "▶" if view["turn"] == s else " "
-            who = self.names.who(s, lang)
+            who = self._who(s)
             part = f"{here}{who}: {t('{n} cards', lang, n=state.hand_size(s))}"
             if state.wins[s]:
                 part += f" ★{t('won {n}', lang, n=state.wins[s])}"
@@ -607,6 +642,7 @@ class MaoScreen(TableScreen):
 
     def _tick(self) -> None:
         if self.view is not None:
+            self._show_news()
             self._show_status()
 
     # ------------------------------------------------------------------ the rule builder
@@ -689,6 +725,10 @@ class MaoScreen(TableScreen):
         self._show_words()
 
     def action_cancel(self) -> None:
+        if self.mode is None and self.focused is None and self.over_args is not None:
+            again = self.game_over(*self.over_args, self.over_names)
+            self.app.push_screen(again)  # back to the result
+            return
         self.mode = None
         self.set_focus(None)
         self._show_words()

@@ -676,13 +676,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = getattr(args, "handler", None)
     if handler is None:  # pragma: no cover - every subparser sets one
         parser.error(f"unknown command {args.command!r}")
+    from .signals import signals_as_interrupt
+
     try:
-        return int(handler(args) or 0)
+        with signals_as_interrupt() as stop:  # SIGTERM, SIGHUP: as Ctrl-C
+            return int(handler(args) or 0)
     except BaseException as exc:
         if any(isinstance(leaf, KeyboardInterrupt) for leaf in _leaves(exc)):
-            said = t("interrupted; saved logs are kept", getattr(args, "lang", "en"))
+            lang = getattr(args, "lang", "en")
+            said = stop.said(t("interrupted; saved logs are kept", lang), lang)
             print(f"nodealer {args.command}: {said}", file=sys.stderr)
-            return EXIT_INTERRUPTED
+            return stop.exit_code(EXIT_INTERRUPTED)
         problem = _problem(exc)
         if problem is None:
             raise

@@ -532,21 +532,25 @@ def run_join(args: argparse.Namespace) -> int:
         )
         return _run_app(args, app, "join")
 
-    if args.connect is None:
-        held = [t for t in held_tables(identity, home) if _is_asked_for(t, args)]
-        if held:
-            table = held[0]
-            print(f"going back to {table.settings} (seat {table.seat})", flush=True)
-            if _screen_for(args, table.settings.game):
-                from .table_app import ResumePlan
+    held = [t for t in held_tables(identity, home) if _is_asked_for(t, args)]
+    if args.connect is not None:  # a table held there goes on (its lobby closed at the start)
+        from table.going_back import held_at
 
-                return in_app(ResumePlan(table, bind))
-            seat = trio.run(
-                lambda: resume_table(
-                    identity, table, home=home, bind=bind, player_for=player_for, **options
-                )
+        held = held_at(where.host, where.port, held)
+    if held:
+        table = held[0]
+        print(f"going back to {table.settings} (seat {table.seat})", flush=True)
+        if _screen_for(args, table.settings.game):
+            from .table_app import ResumePlan
+
+            return in_app(ResumePlan(table, bind))
+        seat = trio.run(
+            lambda: resume_table(
+                identity, table, home=home, bind=bind, player_for=player_for, **options
             )
-            return _finish(args, seat)
+        )
+        return _finish(args, seat)
+    if args.connect is None:
         found = trio.run(_find, args)
         if found is None:
             print(

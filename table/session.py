@@ -852,10 +852,11 @@ class TableSession:
             return False
         stood_still = trio.current_time() >= self._last_progress + self.final_wait
         if not self._caught_up():
-            # bodies of ours still wait for a sequencer, but every other seat
-            # has gone home: nobody will ever sequence them, so end with the
-            # log this seat holds (nothing waits forever)
-            return stood_still and not self.node.connected
+            # bodies of ours still wait for a sequencer, but the other seats
+            # have gone home (too few are left to elect one): nobody will
+            # ever sequence them, so end with the log this seat holds
+            # (nothing waits forever)
+            return stood_still and len(self.node.connected) < self.node.table.n // 2
         owed = [
             number
             for number, deal in enumerate(table.deals)

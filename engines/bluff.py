@@ -51,7 +51,6 @@ hand with any claim), ``apply`` is the full check.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, ClassVar
@@ -271,13 +270,6 @@ class Bluff(Game[BluffState, BluffConfig]):
     default_seats = 2
     Config = BluffConfig
     events = (PlayFaceDown, Challenge, Accept, Show, *COMMON_EVENTS)
-
-    def sensible_bots(
-        self, seats: int, seed: int, salt_source: Callable[[int], bytes] | None = None
-    ) -> list[Any]:
-        from engines.bots.bluff import sensible_bots
-
-        return sensible_bots(seats, seed, salt_source)
 
     def deck(self, config: BluffConfig) -> tuple[Card, ...]:
         return tuple(full_deck(1, jokers=config.jokers))  # B1, B8

@@ -52,7 +52,6 @@ Choices where the seed is silent, written down:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
@@ -426,13 +425,6 @@ class Bomb(Game[BombState, BombConfig]):
     default_seats = 5
     Config = BombConfig
     events = (PlayToArea, PlaceBomb, Detonate, Pass, Proved, *COMMON_EVENTS)
-
-    def sensible_bots(
-        self, seats: int, seed: int, salt_source: Callable[[int], bytes] | None = None
-    ) -> list[Any]:
-        from engines.bots.bomb import sensible_bots
-
-        return sensible_bots(seats, seed, salt_source)
 
     def deck(self, config: BombConfig) -> tuple[Card, ...]:
         return DECK  # K1

@@ -577,13 +577,15 @@ class Game(ABC, Generic[S, C]):
     def outcome(self, state: S) -> Outcome | None:
         """The outcome once the game is over, else None."""
 
-    @abstractmethod
     def sensible_bots(
         self, seats: int, seed: int, salt_source: Callable[[int], bytes] | None = None
     ) -> list[Any]:
         """One sensible bot per seat (``engines.bots.Bot``), seeded from
         ``seed``; ``salt_source(n)`` gives n secret bytes where a bot needs
-        secrets (Mao rule commitments; the engines never draw randomness)."""
+        secrets (Mao rule commitments; the engines never draw randomness).
+        Found through the registry (:func:`bots_of`): a game never imports
+        its bots, its bots import the game."""
+        return bots_of(self.name)(seats, seed, salt_source)
 
     # -- shared ---------------------------------------------------------------
     def owed(self, state: S) -> dict[int, str]:
@@ -651,6 +653,34 @@ def register(engine: G) -> G:
         raise ValueError(f"two different games are called {name!r}")
     _REGISTRY[name] = engine
     return engine
+
+
+BotMaker = Callable[[int, int, Callable[[int], bytes] | None], list[Any]]
+"""``(seats, seed, salt_source) -> one bot per seat``, as :meth:`Game.sensible_bots`."""
+
+_BOTS: dict[str, BotMaker] = {}
+
+
+def register_bots(name: str, make: BotMaker) -> BotMaker:
+    """Register the sensible bots of the game called ``name`` (module
+    ``engines.bots.<name>`` does, for the built-in games); returns ``make``."""
+    _BOTS[name] = make
+    return make
+
+
+def bots_of(name: str) -> BotMaker:
+    """How to make the sensible bots of the game ``name`` (KeyError if it
+    has none): registered by its bots' module, ``engines.bots.<name>``,
+    imported here on first use."""
+    if name not in _BOTS and name.isidentifier():
+        try:
+            importlib.import_module(f"engines.bots.{name}")
+        except ModuleNotFoundError:
+            pass
+    try:
+        return _BOTS[name]
+    except KeyError:
+        raise KeyError(f"no bots for the game {name!r}") from None
 
 
 def games() -> dict[str, Game[Any, Any]]:

@@ -94,7 +94,6 @@ encoded state grows with the game (chunked, so applying stays cheap).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 from engines.cards import DECK_SIZE, Card, full_deck
@@ -156,13 +155,6 @@ class MaoGame(Game[MaoState, MaoConfig]):
     )  # fmt: skip
 
     # -- setup ------------------------------------------------------------------
-    def sensible_bots(
-        self, seats: int, seed: int, salt_source: Callable[[int], bytes] | None = None
-    ) -> list[Any]:
-        from engines.bots.mao import sensible_bots
-
-        return sensible_bots(seats, seed, salt_source)
-
     def deck(self, config: MaoConfig) -> tuple[Card, ...]:
         return tuple(full_deck(config.decks))
 

@@ -97,6 +97,8 @@ _TXT_KEYS: Final = ("v", "tid", "game", "seats", "fp")
 # vanishes about TTL + interval + timeout after its last answer.
 AD_TTL_SECONDS: Final = 120
 LIVENESS_INTERVAL_SECONDS: Final = 15.0
+# find_table: once a wanted table answered, this long more for a second one
+FIND_SETTLE_SECONDS: Final = 0.5
 LIVENESS_TIMEOUT_MS: Final = 3000
 # How long the browser waits for an advert's SRV/TXT/A answers.
 RESOLVE_TIMEOUT_MS: Final = 2000
@@ -836,3 +838,25 @@ async def find_tables(seconds: float = 3.0, interface: str | None = None) -> lis
             async for _ in tables:
                 pass
         return sorted(tables.tables.values(), key=lambda ad: (ad.game, ad.table_id))
+
+
+async def find_table(
+    wanted: Callable[[TableAd], bool],
+    seconds: float = 4.0,
+    interface: str | None = None,
+    *,
+    settle: float = FIND_SETTLE_SECONDS,
+) -> TableAd | None:
+    """The first table (in :func:`find_tables`' order) that ``wanted``
+    accepts, browsing at most ``seconds``: once one answers, only ``settle``
+    seconds more (a second wanted table answering meanwhile is weighed
+    too), not the whole browse - ``nodealer join`` goes to its table as soon
+    as it is found. None when no wanted table answered in time."""
+    async with browse(interface) as tables:
+        deadline = trio.current_time() + seconds
+        with trio.move_on_at(deadline) as looking:
+            async for _ in tables:
+                if any(wanted(ad) for ad in tables.tables.values()):
+                    looking.deadline = min(looking.deadline, trio.current_time() + settle)
+        found = [ad for ad in tables.tables.values() if wanted(ad)]
+        return min(found, key=lambda ad: (ad.game, ad.table_id), default=None)

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import logging
 import math
+import socket
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Collection
@@ -96,6 +97,12 @@ HANDSHAKE_CHUNK = 2048  # bytes read at once before the handshake ends
 WARN_BURST, WARN_WINDOW = 5, 10.0  # connection warnings per window; the rest are counted
 MAX_ERRORS = 1000  # the latest connection errors kept in Node.errors
 RECV_CHUNK = 1 << 16
+DIAL_ATTEMPTS = 6  # dials of one seat waiting at once (one begun each second, 5 s each)
+SILENT_BEATS = 2.0  # beat intervals (timeout/4) of silence before a connection is redialled
+MIN_SILENCE = 1.0  # but never less than this many seconds (a loaded machine stutters)
+KEEPALIVE_IDLE, KEEPALIVE_INTERVAL, KEEPALIVE_COUNT = 5, 2, 3  # TCP keepalive (seconds, probes)
+USER_TIMEOUT_MS = 10_000  # TCP_USER_TIMEOUT: unacknowledged data this long ends the connection
+PING = encode_payload(message("addrs", peers=[]))  # "still here": changes nothing at the peer
 
 
 @dataclass(frozen=True)
@@ -183,6 +190,7 @@ class Connection:
         self.queued = 0  # bytes in the outbox, not yet handed to the socket
         self.scope: trio.CancelScope | None = None  # its reader and writer, once running
         self.closed = False
+        self.heard = self.sent = trio.current_time()  # when it last brought / was given bytes
 
     def send(self, frame: bytes) -> None:
         """Queue a message's msgpack bytes (the writer seals and frames them)
@@ -201,6 +209,7 @@ class Connection:
             self.close()
             return
         self.queued += len(frame)
+        self.sent = trio.current_time()
 
     def close(self) -> None:
         """Close for good: the reader and writer end now, even mid-send."""
@@ -249,6 +258,7 @@ class Node:
         self._unsynced_own: list[Event] = []  # signed, whose fsync failed: for the flusher
         self._rewinds: list[int] = []
         self._delivered_hwm = 0
+        self._last_watch = -math.inf  # when _watch_connections last ran
         self.listen_port = 0
 
     # ---------------------------------------------------------------- public
@@ -302,6 +312,12 @@ class Node:
     def _connections_changed(self) -> None:
         self._peers_moved.set()
         self._peers_moved = trio.Event()
+
+    @property
+    def silence(self) -> float:
+        """Seconds a connection may hear nothing before it is closed and
+        redialled (about two beat intervals)."""
+        return max(MIN_SILENCE, SILENT_BEATS * self.timeout / 4)
 
     def peer_name(self, seat: int) -> str:
         return f"seat {seat} ({self.table.seats[seat].fingerprint})"
@@ -488,8 +504,31 @@ class Node:
         interval = min(0.05, self.timeout / 10)
         while True:
             await trio.sleep(interval)
-            self._execute(self.log.tick(trio.current_time()))
+            now = trio.current_time()
+            self._execute(self.log.tick(now))
+            self._watch_connections(now)
             self._warnings.flush()
+
+    def _watch_connections(self, now: float) -> None:
+        """Close (and so redial) a connection that heard nothing for
+        :attr:`silence` seconds; say "still here" on one that sent nothing
+        for a beat interval (see the module docstring)."""
+        stood_still = now - self._last_watch > self.silence / 2
+        self._last_watch = now
+        beat = self.timeout / 4
+        for conn in list(self._conns.values()):
+            if stood_still:  # our own loop was stopped or busy: the silence is ours
+                conn.heard = max(conn.heard, now)
+            elif now - conn.heard > self.silence:
+                log.info(
+                    "heard nothing from %s for %.1f s: closing and redialling",
+                    conn.label,
+                    now - conn.heard,
+                )
+                conn.close()
+                continue
+            if now - conn.sent >= beat:
+                conn.send(PING)
 
     # ---------------------------------------------------------------- connections
 
@@ -505,6 +544,7 @@ class Node:
             return
         self._pending[host] = self._pending.get(host, 0) + 1
         self._pending_total += 1
+        keep_alive(stream)
         conn = Connection(stream, dialed=False, label=label)
         try:
             await self._handshake(conn)
@@ -531,6 +571,7 @@ class Node:
             stream = await trio.open_tcp_stream(host, port)
         if connecting.cancelled_caught:  # an address that drops our SYNs
             raise TimeoutError(f"no TCP connection to {host}:{port} within {HANDSHAKE_TIMEOUT} s")
+        keep_alive(stream)
         conn = Connection(stream, dialed=True, label=f"{host}:{port}")
         try:
             await self._handshake(conn, expect)
@@ -542,23 +583,43 @@ class Node:
         await self._run_connection(conn)
 
     async def _keep_dialing(self, seat: int) -> None:
+        """Dial ``seat`` until connected: a new attempt after 0.05 s, then
+        doubling to every second, while earlier ones may still be waiting
+        (at most ``DIAL_ATTEMPTS`` at once, each given up after
+        ``HANDSHAKE_TIMEOUT``). During an outage every SYN or hello is lost
+        and its retransmission backs off; a fresh attempt each second means
+        one gets through within about a second of the link coming back."""
         delay = 0.05
+        in_flight = [0]
         try:
-            while seat not in self._conns and seat in self.addresses:
-                host, port = self.addresses[seat]
-                try:
-                    with trio.move_on_after(HANDSHAKE_TIMEOUT):
-                        await self._connect_seat(seat, host, port)
-                except WrongSeat as exc:
-                    self._record(f"{host}:{port}", exc)
-                    if self.addresses.get(seat) == (host, port):
-                        del self.addresses[seat]  # a wrong address: stop dialling it
-                except (OSError, WireError, trio.BrokenResourceError) as exc:
-                    log.debug("dialling seat %d at %s:%d: %s", seat, host, port, exc)
-                await trio.sleep(delay)
-                delay = min(delay * 2, 1.0)
+            async with trio.open_nursery() as attempts:
+                while seat not in self._conns and seat in self.addresses:
+                    if in_flight[0] < DIAL_ATTEMPTS:
+                        in_flight[0] += 1
+                        host, port = self.addresses[seat]
+                        attempts.start_soon(self._attempt, seat, host, port, in_flight, attempts)
+                    await trio.sleep(delay)
+                    delay = min(delay * 2, 1.0)
+                attempts.cancel_scope.cancel()
         finally:
             self._dialing.discard(seat)
+
+    async def _attempt(
+        self, seat: int, host: str, port: int, in_flight: list[int], attempts: trio.Nursery
+    ) -> None:
+        """One dial of :meth:`_keep_dialing`; the first that connects ends the rest."""
+        try:
+            with trio.move_on_after(HANDSHAKE_TIMEOUT):
+                await self._connect_seat(seat, host, port)
+                attempts.cancel_scope.cancel()
+        except WrongSeat as exc:
+            self._record(f"{host}:{port}", exc)
+            if self.addresses.get(seat) == (host, port):
+                del self.addresses[seat]  # a wrong address: stop dialling it
+        except (OSError, WireError, trio.BrokenResourceError) as exc:
+            log.debug("dialling seat %d at %s:%d: %s", seat, host, port, exc)
+        finally:
+            in_flight[0] -= 1
 
     async def _handshake(self, conn: Connection, expect: int | None = None) -> None:
         shake = Handshake(self.identity, self.table, self.listen_port, self.banned)
@@ -601,6 +662,7 @@ class Node:
             data = await conn.stream.receive_some(chunk)
             if not data:
                 return None
+            conn.heard = trio.current_time()
             conn.decoder.feed(data)
 
     def _register(self, conn: Connection) -> bool:
@@ -628,6 +690,7 @@ class Node:
             await trio.aclose_forcefully(conn.stream)
             return
         log.info("connected to %s", conn.label)
+        conn.heard = trio.current_time()  # its allowance of silence starts now
         try:
             async with trio.open_nursery() as nursery:
                 conn.scope = nursery.cancel_scope
@@ -755,6 +818,30 @@ class Node:
 def _item(entry: Entry) -> LogItem:
     ev = entry.event
     return LogItem(entry.seq, entry.term, ev.author, ev.counter, ev.decoded_body())
+
+
+def keep_alive(stream: trio.SocketStream) -> None:
+    """TCP keepalive and ``TCP_USER_TIMEOUT`` on a connection, as far as the
+    platform has them (Linux all; macOS keepalive with ``TCP_KEEPALIVE`` for
+    the idle time; Windows keepalive). Best effort: the node's own watch on
+    silence (:meth:`Node._watch_connections`) does not depend on them."""
+    sock = stream.socket
+    tcp = socket.IPPROTO_TCP
+    options = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)]
+    idle = getattr(socket, "TCP_KEEPIDLE", None) or getattr(socket, "TCP_KEEPALIVE", None)
+    if idle is not None:
+        options.append((tcp, idle, KEEPALIVE_IDLE))
+    if hasattr(socket, "TCP_KEEPINTVL"):
+        options.append((tcp, socket.TCP_KEEPINTVL, KEEPALIVE_INTERVAL))
+    if hasattr(socket, "TCP_KEEPCNT"):
+        options.append((tcp, socket.TCP_KEEPCNT, KEEPALIVE_COUNT))
+    if hasattr(socket, "TCP_USER_TIMEOUT"):
+        options.append((tcp, socket.TCP_USER_TIMEOUT, USER_TIMEOUT_MS))
+    for level, option, value in options:
+        try:
+            sock.setsockopt(level, option, value)
+        except OSError as exc:  # an option this system refuses: the rest still apply
+            log.debug("socket option %s: %s", option, exc)
 
 
 def _address_label(stream: trio.SocketStream) -> str:

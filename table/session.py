@@ -906,8 +906,15 @@ class TableSession:
             return False  # our refusal goes into the log first
         if replay.broken:
             return True
-        if table is None or not (table.over or replay.stopped) or not self._caught_up():
+        if table is None or not (table.over or replay.stopped):
             return False
+        stood_still = trio.current_time() >= self._last_progress + self.final_wait
+        if not self._caught_up():
+            # bodies of ours still wait for a sequencer, but the other seats
+            # have gone home (too few are left to elect one): nobody will
+            # ever sequence them, so end with the log this seat holds
+            # (nothing waits forever)
+            return stood_still and len(self.node.connected) < self.node.table.n // 2
         owed = [
             number
             for number, deal in enumerate(table.deals)
@@ -920,7 +927,7 @@ class TableSession:
         if not replay.finals_missing():
             return True
         # a seat still owes its final reveal: wait while the table moves
-        return trio.current_time() >= self._last_progress + self.final_wait
+        return stood_still
 
     def _finish(self) -> SessionResult:
         replay = self.replay

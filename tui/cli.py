@@ -798,18 +798,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = getattr(args, "handler", None)
     if handler is None:  # pragma: no cover - every subparser sets one
         parser.error(f"unknown command {args.command!r}")
+    from .signals import signals_as_interrupt
+
     try:
-        code = int(handler(args) or 0)
-        sys.stdout.flush()  # here, not at exit: a closed pipe is answered below
-        return code
+        with signals_as_interrupt() as stop:  # SIGTERM, SIGHUP: as Ctrl-C
+            code = int(handler(args) or 0)
+            sys.stdout.flush()  # here, not at exit: a closed pipe is answered below
+            return code
     except BaseException as exc:
         if any(isinstance(leaf, BrokenPipeError) for leaf in _leaves(exc)):
             _quiet_stdout()  # the reader went away (``| head``): nothing more to say
             return EXIT_PIPE
         if any(isinstance(leaf, KeyboardInterrupt) for leaf in _leaves(exc)):
-            said = t("interrupted; saved logs are kept", getattr(args, "lang", "en"))
+            lang = getattr(args, "lang", "en")
+            said = stop.said(t("interrupted; saved logs are kept", lang), lang)
             print(f"nodealer {args.command}: {said}", file=sys.stderr)
-            return EXIT_INTERRUPTED
+            return stop.exit_code(EXIT_INTERRUPTED)
         problem = _problem(exc)
         if problem is None:
             raise

@@ -94,7 +94,9 @@ def add_commands(commands: Any, games: list[str], count: Any) -> None:
     )
     join.add_argument("--nickname", "--name", dest="nickname", default=None, help="your name")
     join.add_argument("--interface", default="0.0.0.0", help="address your game node listens on")
-    join.add_argument("--seconds", type=float, default=4.0, help="how long to look for tables")
+    join.add_argument(
+        "--seconds", type=float, default=4.0, help="at most how long to look (joins once found)"
+    )
     _common_options(join)
     join.set_defaults(handler=run_join)
 
@@ -534,21 +536,25 @@ def run_join(args: argparse.Namespace) -> int:
         )
         return _run_app(args, app, "join")
 
-    if args.connect is None:
-        held = [t for t in held_tables(identity, home) if _is_asked_for(t, args)]
-        if held:
-            table = held[0]
-            print(f"going back to {table.settings} (seat {table.seat})", flush=True)
-            if _screen_for(args, table.settings.game):
-                from .table_app import ResumePlan
+    held = [t for t in held_tables(identity, home) if _is_asked_for(t, args)]
+    if args.connect is not None:  # a table held there goes on (its lobby closed at the start)
+        from table.going_back import held_at
 
-                return in_app(ResumePlan(table, bind))
-            seat = trio.run(
-                lambda: resume_table(
-                    identity, table, home=home, bind=bind, player_for=player_for, **options
-                )
+        held = held_at(where.host, where.port, held)
+    if held:
+        table = held[0]
+        print(f"going back to {table.settings} (seat {table.seat})", flush=True)
+        if _screen_for(args, table.settings.game):
+            from .table_app import ResumePlan
+
+            return in_app(ResumePlan(table, bind))
+        seat = trio.run(
+            lambda: resume_table(
+                identity, table, home=home, bind=bind, player_for=player_for, **options
             )
-            return _finish(args, seat)
+        )
+        return _finish(args, seat)
+    if args.connect is None:
         found = trio.run(_find, args)
         if found is None:
             print(
@@ -587,19 +593,20 @@ def run_join(args: argparse.Namespace) -> int:
 
 
 async def _find(args: argparse.Namespace) -> Any:
-    from p2p.discovery import find_tables
+    """The table ``join`` asks for, as soon as it answers (a TableAd, or None)."""
+    from p2p.discovery import find_table
+
+    def wanted(ad: Any) -> bool:
+        if not ad.compatible or ad.is_full:
+            return False
+        if args.table_id is not None and ad.table_id != args.table_id:
+            return False
+        if args.host_fingerprint is not None and ad.host_fingerprint != args.host_fingerprint:
+            return False
+        return args.table is None or ad.matches(args.table)
 
     interface = None if args.interface in ("0.0.0.0", "::", "") else args.interface
-    for ad in await find_tables(args.seconds, interface):
-        if not ad.compatible or ad.is_full:
-            continue
-        if args.table_id is not None and ad.table_id != args.table_id:
-            continue
-        if args.host_fingerprint is not None and ad.host_fingerprint != args.host_fingerprint:
-            continue
-        if args.table is None or ad.matches(args.table):
-            return ad  # a TableAd
-    return None
+    return await find_table(wanted, args.seconds, interface)
 
 
 def run_tables(args: argparse.Namespace) -> int:

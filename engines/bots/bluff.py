@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from engines.bluff import Accept, BluffState, Challenge, Claim, Phase, PlayFaceDown, Show
 from engines.cards import Card
-from engines.core import Event, Game
+from engines.core import Event, Game, register_bots
 
 ACE_OF_SPADES = Card.parse("A♠")
 
@@ -151,3 +151,6 @@ def sensible_bots(
 ) -> list[SensibleBluffBot]:
     """One SensibleBluffBot per seat, each seeded from ``seed`` and its seat."""
     return [SensibleBluffBot(random.Random(f"bot/{seed}/{s}")) for s in range(seats)]
+
+
+register_bots("bluff", sensible_bots)  # the game finds its bots here (engines.core)

@@ -35,7 +35,7 @@ from engines.bomb import (
     roles,
 )
 from engines.cards import Card
-from engines.core import Event, Game
+from engines.core import Event, Game, register_bots
 
 
 def legal_plays(hand: list[tuple[int, Card]], identity: Card) -> list[PlayToArea]:
@@ -226,3 +226,6 @@ def sensible_bots(
 ) -> list[SensibleBombBot]:
     """One SensibleBombBot per seat, each seeded from ``seed`` and its seat."""
     return [SensibleBombBot(random.Random(f"bot/{seed}/{s}")) for s in range(seats)]
+
+
+register_bots("bomb", sensible_bots)  # the game finds its bots here (engines.core)

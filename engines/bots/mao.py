@@ -35,7 +35,7 @@ from typing import Any
 import msgpack
 
 from engines.cards import Card
-from engines.core import EngineError, Event, from_data, to_data
+from engines.core import EngineError, Event, from_data, register_bots, to_data
 from engines.mao import MaoState, author_verdict, effective, is_valid_play, judged_of
 from engines.mao_events import AddRule, Call, Draw, PlayCard, Propose, RevealRule, Say, Vote
 from engines.mao_rules import CATALOGUE, JudgeContext, Rule, RuleError, commitment, validate
@@ -521,3 +521,6 @@ def sensible_bots(
 ) -> list[SensibleBot]:
     """One SensibleBot per seat, each seeded from ``seed`` and its seat."""
     return [SensibleBot(seed * 1000 + s, salt_source=salt_source) for s in range(seats)]
+
+
+register_bots("mao", sensible_bots)  # the game finds its bots here (engines.core)

@@ -1,0 +1,87 @@
+"""SIGTERM (kill) and SIGHUP (the terminal closed) end a game like Ctrl-C:
+one clean line, exit 128 + the signal, the saved log intact and verifiable
+as unfinished (issue 27, item 6). A real ``nodealer play --headless`` in
+its own process, stopped mid-game."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from table.verify import EXIT_BAD_INPUT, verify_log
+from tui.signals import HANDLED, Stop, signals_as_interrupt
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_stop_says_which_signal_and_its_exit_code() -> None:
+    assert Stop().exit_code(130) == 130
+    assert Stop().said("interrupted") == "interrupted"
+    term = Stop(signal.SIGTERM)
+    assert term.exit_code(130) == 143
+    assert term.said("interrupted") == "stopped by SIGTERM: interrupted"
+    assert term.said("已中断", "zh") == "被 SIGTERM 结束：已中断"
+
+
+def test_a_signal_inside_is_an_interrupt_and_the_handlers_come_back() -> None:
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, *HANDLED)}
+    with pytest.raises(KeyboardInterrupt), signals_as_interrupt() as stop:
+        signal.raise_signal(signal.SIGTERM)
+    assert stop.signum == signal.SIGTERM
+    assert {s: signal.getsignal(s) for s in before} == before
+
+
+def _play_until_a_move(home: Path) -> tuple[subprocess.Popen[str], list[str]]:
+    env = {**os.environ, "NODEALER_HOME": str(home), "PYTHONPATH": str(ROOT)}
+    env.pop("NODEALER_LANG", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "play", "mao", "--headless", "--unproven"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    seen: list[str] = []
+    timer = threading.Timer(120, process.kill)  # a hung start fails the test, never hangs it
+    timer.start()
+    try:
+        for line in process.stdout:
+            seen.append(line)
+            if line.startswith("  seat") and len(seen) > 8:  # moves are being made
+                break
+    finally:
+        timer.cancel()
+    return process, seen
+
+
+@pytest.mark.parametrize("name", [n for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)])
+def test_a_signal_mid_game_keeps_the_log_and_exits_128_plus_it(tmp_path, name) -> None:
+    signum = getattr(signal, name)
+    process, seen = _play_until_a_move(tmp_path)
+    assert process.poll() is None, "the game ended before it could be stopped: " + "".join(seen)
+    process.send_signal(signum)
+    try:
+        _, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise
+    assert process.returncode == 128 + signum, err
+    lines = [line for line in err.splitlines() if line.startswith("nodealer play:")]
+    assert lines == [f"nodealer play: stopped by {name}: interrupted; saved logs are kept"], err
+    assert "Traceback" not in err
+    (log,) = (tmp_path / "tables").glob("*/log")
+    report = verify_log(log)
+    # not corrupt, not cheating: a log that merely stops
+    assert report.faults == []
+    assert report.exit_code == EXIT_BAD_INPUT
+    assert report.problem is not None and "did not finish" in report.problem, report.problem
+    assert report.entries > 0

@@ -1,8 +1,8 @@
 """ristretto255 through rbcl (its bundled libsodium), as a card group for the
 benchmarks only: ``pip install rbcl`` (not a dependency of nodealer). It
 shows what the group interface (mental_poker/group_api.py) makes of a third
-group in one file, and prices the same deal over it (bench/shuffle.py
-``--groups``). Not specified for the wire; points are checked only as far
+group in one file, and prices the same deal over it (bench/shuffle.py,
+section 0). Not specified for the wire; points are checked only as far
 as rbcl's libsodium calls check them.
 """
 

@@ -405,3 +405,28 @@ def test_groups_and_points_survive_pickling_and_copies() -> None:
     assert back == setup and back.context.group is g and back.deck.group is g
     for clone in (pickle.loads(pickle.dumps(p)), copy.deepcopy(p), copy.copy(p)):
         assert clone == p and g.mul(3, clone) == g.mul(3, p)
+
+
+def test_a_deferred_deal_over_secp256k1_names_the_first_bad_pass_as_on_arrival() -> None:
+    setup = DealSetup(Context(b"deferred", 0, group=g), 3, Deck.of(range(12), g))
+    keys = [DealSecrets.generate(setup, s) for s in range(3)]
+    honest = DealTable(setup)
+    messages = []
+    for make in (make_shuffle, make_lock):
+        for seat in range(3):
+            msg = make(setup, keys[seat], honest.expected_input())
+            assert honest.feed(msg)
+            messages.append(msg)
+    lock = messages[4]  # seat 1's lock pass: one response off
+    bad_proof = replace(lock.proof, z=(lock.proof.z + 1) % N)
+    messages[4] = replace(lock, proof=bad_proof)
+    verdicts = []
+    for deferred in (False, True):
+        table = DealTable(setup, deferred=deferred)
+        verdict = None
+        for msg in messages:
+            verdict = table.feed(decode_message_bytes(encode_message(msg), setup))
+            if not verdict:
+                break
+        verdicts.append(verdict)
+    assert all(v is not None and not v.ok and v.seat == 1 for v in verdicts), verdicts

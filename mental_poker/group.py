@@ -118,6 +118,8 @@ def hash_to_scalar(*items: bytes) -> int:
 def is_valid_point(p: bytes) -> bool:
     """Canonical, on the curve, in the prime-order subgroup, not small order."""
     tick("check")
+    if not isinstance(p, bytes) or len(p) != POINT_BYTES:
+        return False
     return _sodium.crypto_core_ed25519_is_valid_point(p)
 
 
@@ -156,6 +158,7 @@ def mul(k: int, p: bytes) -> bytes:
     :func:`parse_point` refuses it on the wire). libsodium checks ``p`` as
     part of the multiplication; a zero scalar (which never calls libsodium)
     still gets the check."""
+    _sized(p)
     k %= L
     if p == IDENTITY:
         return IDENTITY
@@ -179,7 +182,17 @@ def base_mul(k: int) -> bytes:
     return _sodium.crypto_scalarmult_ed25519_base_noclamp(k.to_bytes(32, "little"))
 
 
+def _sized(p: object) -> None:
+    """Refuse anything but 32 bytes before libsodium sees it: another group's
+    point (secp256k1's are 33 bytes) in this process is an InvalidPoint,
+    never libsodium's TypeError escaping a verifier."""
+    if not isinstance(p, bytes) or len(p) != POINT_BYTES:
+        raise InvalidPoint(f"a point is exactly {POINT_BYTES} bytes, got {p!r:.80}", p)
+
+
 def _on_curve(op: Callable[[bytes, bytes], bytes], p: bytes, q: bytes) -> bytes:
+    _sized(p)
+    _sized(q)
     try:
         return op(p, q)
     except nacl.exceptions.RuntimeError as exc:  # libsodium: not on the curve

@@ -73,6 +73,9 @@ class DealSecrets:
                 "permutation": list(self.permutation),
                 "lock_keys": [encode_scalar(k) for k in self.lock_keys],
                 "relock_keys": [[p, encode_scalar(k)] for p, k in self.relock_keys],
+                # edwards25519's files stay as they were (no field); any other
+                # group is named, so a file is never read in the wrong group
+                **({} if self.group is ED25519 else {"group": self.group.name}),
             },
             use_bin_type=True,
         )
@@ -97,8 +100,12 @@ class DealSecrets:
             "lock_keys",
             "relock_keys",
         }
+        if isinstance(obj, dict) and group is not ED25519:
+            keys.add("group")
         if not isinstance(obj, dict) or set(obj) != keys:
             raise DecodeError("deal secrets: unknown layout")
+        if obj.get("group", group.name) != group.name:
+            raise DecodeError(f"deal secrets: written for another group than {group.name}")
         if type(obj["v"]) is not int or obj["v"] != 1:
             raise DecodeError("deal secrets: unknown layout version")
         perm, locks, relocks = obj["permutation"], obj["lock_keys"], obj["relock_keys"]

@@ -430,3 +430,29 @@ def test_a_deferred_deal_over_secp256k1_names_the_first_bad_pass_as_on_arrival()
                 break
         verdicts.append(verdict)
     assert all(v is not None and not v.ok and v.seat == 1 for v in verdicts), verdicts
+
+
+def test_a_secrets_file_is_read_only_in_the_group_it_was_written_for() -> None:
+    """Review: an edwards25519 secrets file loaded as secp256k1 re-read its
+    little-endian scalars big-endian and went on; the file now names any
+    group but edwards25519 (whose files stay byte for byte as before)."""
+    for mine, other in ((g, ED25519), (ED25519, g)):
+        setup = DealSetup(Context(b"secrets", 0, group=mine), 2, Deck.of(range(4), mine))
+        written = DealSecrets.generate(setup, 0).to_bytes()
+        assert DealSecrets.from_bytes(written, mine).group is mine
+        with pytest.raises(DecodeError):
+            DealSecrets.from_bytes(written, other)
+
+
+def test_another_groups_point_is_an_invalid_point_in_edwards25519() -> None:
+    """Review: a 33-byte secp256k1 point reaching edwards25519's arithmetic
+    raised libsodium's TypeError, which no verifier catches."""
+    p = g.base_mul(5)
+    assert not ed25519_module.is_valid_point(p)
+    for op in (
+        lambda: ed25519_module.mul(3, p),
+        lambda: ed25519_module.add(ed25519_module.G, p),
+        lambda: ed25519_module.sub(p, ed25519_module.G),
+    ):
+        with pytest.raises(InvalidPoint):
+            op()

@@ -3,8 +3,9 @@
 time, the screen read back. The person raises a claim with ↑, challenges
 with ``c``, and sits out their first turns that have a claim before them
 for 10.5 s each: the screen must still show their turn, unchanged, for the
-first 10 s (no bot challenge or claim preempts it). Then the game is
-played to the game-over screen.
+first 10 s (no bot challenge or claim preempts it). The terminal's bell
+has rung when the turn shows. Then the game is played to the game-over
+screen.
 
 The bots run at ``--pace quick`` (they move 0.3 s after the table changes,
 so the game is short) — but a person's turn is still theirs for the
@@ -46,6 +47,12 @@ class Terminal:
         for key in keys:  # one at a time, as a person types
             subprocess.run(["tmux", "send-keys", "-t", self.name, key], check=True)
             time.sleep(0.12)
+
+    def bell(self) -> bool:
+        """Whether the terminal's bell has rung (tmux keeps the flag)."""
+        run = subprocess.run(["tmux", "display", "-p", "-t", self.name, "#{window_bell_flag}"],
+                             capture_output=True, text=True)  # fmt: skip
+        return run.stdout.strip() == "1"
 
     def close(self) -> None:
         subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
@@ -106,6 +113,7 @@ def test_a_whole_bluff_game_at_80x24_with_a_fair_turn(tmp_path) -> None:
     held: list[float] = []  # seconds each sat-out turn stayed the person's, on screen
     sat: set[str] = set()  # the turns sat out (the claim before them)
     raised = challenged = placed = 0
+    rang: bool | None = None  # the bell, when the person's first turn showed
     try:
         term.wait("you are seat 0", timeout=90)
         deadline = time.monotonic() + 170
@@ -122,6 +130,7 @@ def test_a_whole_bluff_game_at_80x24_with_a_fair_turn(tmp_path) -> None:
             elif "let it stand" in may:
                 term.press("a")  # B11: a last claim stands, the game ends
             elif "your turn" in table and "place" in may:
+                rang = term.bell() if rang is None else rang
                 if "challenge" in may and len(held) < MEASURED and turn not in sat:
                     sat.add(turn)
                     held.append(_sit_out(term, table))
@@ -140,6 +149,7 @@ def test_a_whole_bluff_game_at_80x24_with_a_fair_turn(tmp_path) -> None:
         last_screen = term.screen()
         term.close()
     assert len(held) == MEASURED and min(held) >= PROMISED, held
+    assert rang, "the bell did not ring when the person's turn came"
     assert raised == 1 and challenged == 1 and placed >= 1, (raised, challenged, placed)
     assert rc.exists() and rc.read_text().strip() == "0", last_screen
     (log,) = (tmp_path / "home").glob("tables/*/log")

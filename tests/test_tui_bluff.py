@@ -240,6 +240,26 @@ async def _turn_taken() -> None:
         assert f"seat {other} plays next" in news
 
 
+def test_a_challenge_of_a_last_claim_the_person_could_let_stand_is_said() -> None:
+    asyncio.run(_last_claim_taken())
+
+
+async def _last_claim_taken() -> None:
+    table = Table(seed=3).until(lambda s: s.phase is Phase.LAST_CLAIM and s.turn == 0)
+    before = table.snap()
+    assert "accept" in before.view["may"]  # B11: the person may let it stand
+    last = before.state.last
+    other = next(s for s in (1, 2) if s != last.seat)
+    table.sim.submit(Challenge(other))
+    app = BluffApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.show(before)
+        app.show(table.snap())
+        await pilot.pause()
+        news = _text(app, "#news")
+        assert f"seat {other} challenged seat {last.seat}'s last claim {last.claim}" in news, news
+
+
 def test_the_hand_is_sorted_and_r_sorts_it_by_suit() -> None:
     asyncio.run(_sorted_hand())
 

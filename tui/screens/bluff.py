@@ -114,6 +114,9 @@ register(
         "{who} challenged {whose} {claim} before you moved: {who} plays next (B10)": (
             "{who}在你出手前质疑了{whose} {claim}：接下来由{who}出牌（B10）"
         ),
+        "{who} challenged {whose} last claim {claim} before you moved (B11)": (
+            "{who}在你出手前质疑了{whose}最后一手 {claim}（B11）"
+        ),
         "the turn moved on without you: {turn}": "没等你出手，轮次已经变了：{turn}",
         "{who} showed A♠ and starts (B3)": "{who}亮出 A♠，先出牌（B3）",
         "you showed A♠ and start (B3)": "你亮出 A♠，先出牌（B3）",
@@ -281,7 +284,7 @@ class BluffScreen(TableScreen):
         self._game = game
         if self.view is not None and snapshot.state is not None:
             old = None if before is None else before.state
-            self._changed(old, snapshot.state, None if before is None else before.view)
+            self._changed(old, snapshot.state)
         self._render_table()
 
     def _render_table(self) -> None:
@@ -343,7 +346,7 @@ class BluffScreen(TableScreen):
             self._render_table()
 
     # -------------------------------------------------------------- what changed
-    def _changed(self, old: BluffState | None, new: BluffState, old_view: Any) -> None:
+    def _changed(self, old: BluffState | None, new: BluffState) -> None:
         """Compare the table before and now: a challenge's result, a turn
         lost, the starter, the A♠ window's clock, the bell."""
         self._watch_claim(new)
@@ -436,11 +439,13 @@ class BluffScreen(TableScreen):
             self._tell("the turn moved on without you: {turn}", turn=self._turn_words(view))
             return
         challenger = new.challenger if new.phase is Phase.CHALLENGE else new.turn  # B10
-        if challenger != self.seat:  # (the person's own challenge is no news)
-            self._tell(
-                "{who} challenged {whose} {claim} before you moved: {who} plays next (B10)",
-                who=challenger, whose=last.seat, claim=last.claim,
-            )  # fmt: skip
+        if challenger == self.seat:
+            return  # the person's own challenge is no news
+        if old.phase is Phase.LAST_CLAIM:  # B11: the claim's fate decides the game
+            text = "{who} challenged {whose} last claim {claim} before you moved (B11)"
+        else:
+            text = "{who} challenged {whose} {claim} before you moved: {who} plays next (B10)"
+        self._tell(text, who=challenger, whose=last.seat, claim=last.claim)
 
     def _starter_result(self, new: BluffState) -> None:
         shown = any(card == ACE_OF_SPADES and new.holder(p) == new.turn for p, card in new.public)

@@ -296,6 +296,8 @@ class BluffScreen(TableScreen):
             return
         view = self.view
         may = set(view["may"])
+        if not self._holds_ace():
+            may.discard("show")  # B3: every seat may show A♠, only its holder can
         phase = _word(_PHASES, str(view["phase"]), lang)
         if view["phase"] in ("play", "last_claim"):  # a turn only means something then
             said = t("Bluff · you are seat {seat} · {turn} · {phase}", lang, seat=self.seat,

@@ -135,6 +135,12 @@ async def _claim_keys() -> None:
         ((event, seen),) = app.submitted
         assert event.claim == legal[2] and len(event.positions) == 1
         assert seen == table.snap().count
+        # until the play is on the table (it may be refused) nothing is lost
+        screen = app.screen_
+        assert screen.chosen == legal[2] and len(screen._hand_widget().picked) == 1
+        table.sim.submit(event)
+        app.show(table.snap())
+        assert screen.chosen is None and not screen._hand_widget().picked
 
 
 def test_a_stale_challenge_is_refused_and_said() -> None:

@@ -357,6 +357,8 @@ class BluffScreen(TableScreen):
             if self._opens(None, new):
                 ring_bell(self)
             return
+        if new.last is not None and new.last.seat == self.seat and new.last not in old.pile:
+            self._played()
         last = old.last
         if last is not None and last not in new.pile and new.holder(last.positions[0]) is not None:
             self._challenge_result(old, new, last)
@@ -372,6 +374,15 @@ class BluffScreen(TableScreen):
                 "your claim {mine} no longer beats {whose} {claim}: the claim is {now} again",
                 {"mine": chosen, "whose": new.last.seat, "claim": new.last.claim,
                  "now": self._claim()}), severity="warning", timeout=6)  # fmt: skip
+
+    def _played(self) -> None:
+        """The person's play is on the table: its claim, picks and the news
+        they have read are done with."""
+        hand = self._hand_widget()
+        hand.clear_picks()
+        hand.clear_fresh()
+        self.chosen = None
+        self.news, self._news_args = "", None
 
     def _watch_claim(self, new: BluffState) -> None:
         key = None if new.last is None else (len(new.pile), new.last)
@@ -567,11 +578,9 @@ class BluffScreen(TableScreen):
         if not hand.picked or claim is None:
             self.notify(t("pick at least one card (space) first", self.lang), severity="warning")
             return
+        # picks and the chosen claim stay until the play is on the table
+        # (_played): a refused play loses neither
         event = PlayFaceDown(self.seat, tuple(sorted(hand.picked)), claim)
-        hand.clear_picks()
-        hand.clear_fresh()
-        self.chosen = None
-        self.news, self._news_args = "", None  # read: the person has moved since
         self._submit(event, seen=self.snapshot.count)
 
     def action_challenge(self) -> None:

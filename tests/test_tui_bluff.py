@@ -135,6 +135,12 @@ async def _claim_keys() -> None:
         ((event, seen),) = app.submitted
         assert event.claim == legal[2] and len(event.positions) == 1
         assert seen == table.snap().count
+        # until the play is on the table (it may be refused) nothing is lost
+        screen = app.screen_
+        assert screen.chosen == legal[2] and len(screen._hand_widget().picked) == 1
+        table.sim.submit(event)
+        app.show(table.snap())
+        assert screen.chosen is None and not screen._hand_widget().picked
 
 
 def test_a_stale_challenge_is_refused_and_said() -> None:
@@ -238,6 +244,26 @@ async def _turn_taken() -> None:
         news = _text(app, "#news")
         assert f"seat {other} challenged seat {last.seat}'s {last.claim}" in news, news
         assert f"seat {other} plays next" in news
+
+
+def test_a_challenge_of_a_last_claim_the_person_could_let_stand_is_said() -> None:
+    asyncio.run(_last_claim_taken())
+
+
+async def _last_claim_taken() -> None:
+    table = Table(seed=3).until(lambda s: s.phase is Phase.LAST_CLAIM and s.turn == 0)
+    before = table.snap()
+    assert "accept" in before.view["may"]  # B11: the person may let it stand
+    last = before.state.last
+    other = next(s for s in (1, 2) if s != last.seat)
+    table.sim.submit(Challenge(other))
+    app = BluffApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.show(before)
+        app.show(table.snap())
+        await pilot.pause()
+        news = _text(app, "#news")
+        assert f"seat {other} challenged seat {last.seat}'s last claim {last.claim}" in news, news
 
 
 def test_the_hand_is_sorted_and_r_sorts_it_by_suit() -> None:

@@ -116,6 +116,9 @@ register(
         "{who} challenged {whose} {claim} before you moved: {who} plays next (B10)": (
             "{who}在你出手前质疑了{whose} {claim}：接下来由{who}出牌（B10）"
         ),
+        "{who} challenged {whose} last claim {claim} before you moved (B11)": (
+            "{who}在你出手前质疑了{whose}最后一手 {claim}（B11）"
+        ),
         "the turn moved on without you: {turn}": "没等你出手，轮次已经变了：{turn}",
         "{who} showed A♠ and starts (B3)": "{who}亮出 A♠，先出牌（B3）",
         "you showed A♠ and start (B3)": "你亮出 A♠，先出牌（B3）",
@@ -280,7 +283,7 @@ class BluffScreen(TableScreen):
         self._game = game
         if self.view is not None and snapshot.state is not None:
             old = None if before is None else before.state
-            self._changed(old, snapshot.state, None if before is None else before.view)
+            self._changed(old, snapshot.state)
         self._render_table()
 
     def _render_table(self) -> None:
@@ -292,6 +295,8 @@ class BluffScreen(TableScreen):
             return
         view = self.view
         may = set(view["may"])
+        if not self._holds_ace():
+            may.discard("show")  # B3: every seat may show A♠, only its holder can
         turn = turn_text("bluff", str(view["phase"]), view["turn"], self.names, bool(may), lang)
         status = Text(t("Bluff · {name} · {turn}", lang, name=self.names.name(self.seat, lang),
                         turn=turn), style="bold")  # fmt: skip
@@ -338,7 +343,7 @@ class BluffScreen(TableScreen):
             self._render_table()
 
     # -------------------------------------------------------------- what changed
-    def _changed(self, old: BluffState | None, new: BluffState, old_view: Any) -> None:
+    def _changed(self, old: BluffState | None, new: BluffState) -> None:
         """Compare the table before and now: a challenge's result, a turn
         lost, the starter, the A♠ window's clock, the bell."""
         self._watch_claim(new)
@@ -347,6 +352,8 @@ class BluffScreen(TableScreen):
             if self._opens(None, new):
                 ring_bell(self)
             return
+        if new.last is not None and new.last.seat == self.seat and new.last not in old.pile:
+            self._played()
         last = old.last
         if last is not None and last not in new.pile and new.holder(last.positions[0]) is not None:
             self._challenge_result(old, new, last)
@@ -362,6 +369,15 @@ class BluffScreen(TableScreen):
                 "your claim {mine} no longer beats {whose} {claim}: the claim is {now} again",
                 {"mine": chosen, "whose": new.last.seat, "claim": new.last.claim,
                  "now": self._claim()}), severity="warning", timeout=6)  # fmt: skip
+
+    def _played(self) -> None:
+        """The person's play is on the table: its claim, picks and the news
+        they have read are done with."""
+        hand = self._hand_widget()
+        hand.clear_picks()
+        hand.clear_fresh()
+        self.chosen = None
+        self.news, self._news_args = "", None
 
     def _watch_claim(self, new: BluffState) -> None:
         key = None if new.last is None else (len(new.pile), new.last)
@@ -431,11 +447,13 @@ class BluffScreen(TableScreen):
             self._tell("the turn moved on without you: {turn}", turn=self._turn_words(view))
             return
         challenger = new.challenger if new.phase is Phase.CHALLENGE else new.turn  # B10
-        if challenger != self.seat:  # (the person's own challenge is no news)
-            self._tell(
-                "{who} challenged {whose} {claim} before you moved: {who} plays next (B10)",
-                who=challenger, whose=last.seat, claim=last.claim,
-            )  # fmt: skip
+        if challenger == self.seat:
+            return  # the person's own challenge is no news
+        if old.phase is Phase.LAST_CLAIM:  # B11: the claim's fate decides the game
+            text = "{who} challenged {whose} last claim {claim} before you moved (B11)"
+        else:
+            text = "{who} challenged {whose} {claim} before you moved: {who} plays next (B10)"
+        self._tell(text, who=challenger, whose=last.seat, claim=last.claim)
 
     def _starter_result(self, new: BluffState) -> None:
         shown = any(card == ACE_OF_SPADES and new.holder(p) == new.turn for p, card in new.public)
@@ -555,11 +573,9 @@ class BluffScreen(TableScreen):
         if not hand.picked or claim is None:
             self.notify(t("pick at least one card (space) first", self.lang), severity="warning")
             return
+        # picks and the chosen claim stay until the play is on the table
+        # (_played): a refused play loses neither
         event = PlayFaceDown(self.seat, tuple(sorted(hand.picked)), claim)
-        hand.clear_picks()
-        hand.clear_fresh()
-        self.chosen = None
-        self.news, self._news_args = "", None  # read: the person has moved since
         self._submit(event, seen=self.snapshot.count)
 
     def action_challenge(self) -> None:

@@ -156,10 +156,21 @@ def _game_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=int, default=None, help="Mao: end after R rounds")
 
 
-def _nickname(given: str | None) -> str:
+def _nickname(given: str | None, command: str) -> str | None:
+    """``--nickname`` (cut to 32 characters), else the name last chosen or
+    the OS user's (a taken one is numbered by the host); None, said
+    in one line on stderr, when the given one cannot be a nickname."""
+    from p2p.lobby.messages import MAX_NICK, nickname_problem
     from table.names import default_name  # the name last chosen, else the login's
 
-    return (given or default_name())[:32]
+    if given is None:
+        return default_name()
+    name = given[:MAX_NICK].rstrip()
+    problem = nickname_problem(name)
+    if problem is not None:
+        print(f"nodealer {command}: --nickname {given!r}: {problem}", file=sys.stderr)
+        return None
+    return name
 
 
 def _home(args: argparse.Namespace) -> Path | None:
@@ -296,10 +307,12 @@ def run_host(args: argparse.Namespace) -> int:
     from p2p.identity import Identity
     from table.seating import GameSettings, SeatingError, host_table
 
+    nickname = _nickname(args.nickname, "host")
+    if nickname is None:
+        return EXIT_PROBLEM
     home = _home(args)
     engine = game(args.game)
     players = args.players or engine.default_seats
-    nickname = _nickname(args.nickname)
     name = args.name or f"{nickname}'s {args.game.capitalize()} table"
     try:
         config = parse_config(engine, args.config)
@@ -511,9 +524,11 @@ def run_join(args: argparse.Namespace) -> int:
         except BadHostPort as exc:
             print(f"nodealer join: --connect {args.connect!r}: {exc}", file=sys.stderr)
             return EXIT_PROBLEM
+    nickname = _nickname(args.nickname, "join")
+    if nickname is None:
+        return EXIT_PROBLEM
     home = _home(args)
     identity = Identity.load_or_create()
-    nickname = _nickname(args.nickname)
     player_for = _player_for(args.seed)
     bind = args.interface
     options: dict[str, Any] = {

@@ -46,6 +46,7 @@ from .messages import (
     VersionMismatch,
     WrongHost,
     _canonical_copy,
+    _nick_key,
     _refusal_error,
     _seated,
     _show,
@@ -60,7 +61,7 @@ from .messages import (
     settings_digest,
     spec_bytes,
 )
-from .nicknames import free_nickname
+from .nicknames import free_nickname, given_for
 
 # --------------------------------------------------------------------- host (sans-I/O)
 
@@ -480,6 +481,7 @@ class LobbyJoinerMachine:
         self.state: LobbyState | None = None
         self.digest: bytes | None = None  # what we agreed to, once requested
         self.seat: int | None = None
+        self.given: str | None = None  # the nickname the host seated us as, once seated
         self._spec: tuple[list[tuple[bytes, str, str, int]], bytes, bytes] | None = None
         self.result: SeatedTable | None = None
 
@@ -523,6 +525,11 @@ class LobbyJoinerMachine:
             raise BadHostMessage("seat 0 is not the host")
         if len({p.fingerprint for p in players}) != len(players):
             raise BadHostMessage("a key holds two seats in the host's seat list")
+        if len({_nick_key(p.nickname) for p in players}) != len(players):
+            raise BadHostMessage(
+                "two seats have the same nickname in the host's seat list",
+                reply=refused(NICKNAME, "two seats have the same nickname"),
+            )
         if len(players) > msg["total"] or msg["min"] > msg["total"]:
             raise BadHostMessage("the host's seat counts do not add up")
         state = LobbyState(msg["table"], msg["settings"], msg["total"], msg["min"], players)
@@ -555,9 +562,25 @@ class LobbyJoinerMachine:
             )
         if len(me) != 1:
             raise BadHostMessage("the host's seat list no longer has you")
+        self._check_given(players[me[0]].nickname)
         self.seat, self.state, self.stage = me[0], state, "seated"
         self._spec = None  # a spec in flight is void
         return []
+
+    def _check_given(self, given: str) -> None:
+        """The host seats us as the nickname we asked for, or it numbered
+        (:func:`given_for`), and keeps calling us that (protocol.md §4)."""
+        if self.given is None and not given_for(self.nickname, given):
+            raise BadHostMessage(
+                f"the host calls you {given!r}, you asked for {self.nickname!r}",
+                reply=refused(NICKNAME, "that is not the nickname I asked for"),
+            )
+        if self.given is not None and given != self.given:
+            raise BadHostMessage(
+                f"the host renamed you from {self.given!r} to {given!r}",
+                reply=refused(NICKNAME, "that is not the nickname I was given"),
+            )
+        self.given = given
 
     def _on_spec(self, msg: dict[str, Any]) -> list[dict[str, Any]]:
         def bad(text: str) -> BadSpec:

@@ -229,15 +229,15 @@ def _show(settings: Mapping[str, Any], limit: int = 160) -> str:
 
 def nickname_problem(nick: object) -> str | None:
     """Why ``nick`` cannot be a nickname, or None: 1 to 32 characters, no
-    control, format, private-use, unassigned or line-separator characters,
-    no space at either end."""
+    control, format, private-use, unassigned, line-separator or invisible
+    (default-ignorable) characters, no space at either end."""
     if type(nick) is not str:
         return "a nickname is text"
     if not 1 <= len(nick) <= MAX_NICK:
         return f"a nickname has 1 to {MAX_NICK} characters"
     if nick != nick.strip():
         return "a nickname cannot start or end with a space"
-    if any(unicodedata.category(ch) in _BAD_NICK_CATEGORIES for ch in nick):
+    if any(unicodedata.category(ch) in _BAD_NICK_CATEGORIES or _invisible(ch) for ch in nick):
         return "a nickname cannot contain control or invisible characters"
     if any(ch in _BLANK_LOOKING for ch in nick) or not any(ch.isalnum() for ch in nick):
         return "a nickname must show letters or digits (no blank-looking fillers)"
@@ -251,10 +251,38 @@ def nickname_problem(nick: object) -> str | None:
     return None
 
 
-_BLANK_LOOKING = frozenset(
-    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u2800\u3164\uffa0"
-    + "".join(chr(c) for c in range(0xFE00, 0xFE10))
+# Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt) and the
+# Khitan small script filler: drawn as nothing, so "player" and "player" with
+# one of these would show alike while their keys differ (protocol.md §4)
+_INVISIBLE_RANGES = (
+    (0x00AD, 0x00AD),  # soft hyphen
+    (0x034F, 0x034F),  # combining grapheme joiner
+    (0x061C, 0x061C),  # Arabic letter mark
+    (0x115F, 0x1160),  # Hangul choseong and jungseong fillers
+    (0x17B4, 0x17B5),  # Khmer inherent vowels
+    (0x180B, 0x180F),  # Mongolian free variation selectors, vowel separator
+    (0x200B, 0x200F),  # zero width space, joiners, directional marks
+    (0x202A, 0x202E),  # directional embeddings and overrides
+    (0x2060, 0x206F),  # word joiner, invisible operators, isolates
+    (0x3164, 0x3164),  # Hangul filler
+    (0xFE00, 0xFE0F),  # variation selectors 1-16
+    (0xFEFF, 0xFEFF),  # zero width no-break space
+    (0xFFA0, 0xFFA0),  # halfwidth Hangul filler
+    (0xFFF0, 0xFFF8),  # reserved
+    (0x16FE4, 0x16FE4),  # Khitan small script filler (not in the list, as blank)
+    (0x1BCA0, 0x1BCA3),  # shorthand format controls
+    (0x1D173, 0x1D17A),  # musical symbol format controls
+    (0xE0000, 0xE0FFF),  # tags, variation selectors 17-256, reserved
 )
+
+
+def _invisible(ch: str) -> bool:
+    """Whether ``ch`` is one of :data:`_INVISIBLE_RANGES`."""
+    cp = ord(ch)
+    return any(lo <= cp <= hi for lo, hi in _INVISIBLE_RANGES)
+
+
+_BLANK_LOOKING = frozenset("\u2800")  # braille blank: drawn, but as nothing
 _COMBINING_RUN = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff]{3,}")
 
 

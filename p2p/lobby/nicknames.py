@@ -10,6 +10,8 @@ import getpass
 import re
 from collections.abc import Collection
 
+from p2p.wire import MAX_SEATS
+
 from .messages import MAX_NICK, _nick_key, nickname_problem
 
 FALLBACK = "player"
@@ -23,11 +25,25 @@ def free_nickname(nick: str, taken: Collection[str]) -> str:
     if _nick_key(nick) not in keys:
         return nick
     for n in range(2, len(keys) + 3):  # some number up to here is free
-        suffix = f" {n}"
-        candidate = nick[: MAX_NICK - len(suffix)].rstrip() + suffix
+        candidate = numbered(nick, n)
         if _nick_key(candidate) not in keys and nickname_problem(candidate) is None:
             return candidate
     raise AssertionError("unreachable: fewer names are taken than numbers tried")
+
+
+def numbered(nick: str, n: int) -> str:
+    """``nick`` followed by a space and ``n``, its start shortened (and
+    stripped of trailing spaces) to keep 32 characters."""
+    suffix = f" {n}"
+    return nick[: MAX_NICK - len(suffix)].rstrip() + suffix
+
+
+def given_for(asked: str, given: str) -> bool:
+    """Whether a host may seat someone who asked for ``asked`` as ``given``:
+    the same name, or it numbered as :func:`free_nickname` does (2 up to one
+    more than a table's seats: at most that many names are ever taken). The
+    joiner's check that its host did not rename it (protocol.md §4)."""
+    return given == asked or any(given == numbered(asked, n) for n in range(2, MAX_SEATS + 2))
 
 
 _SEPARATORS = re.compile(r"[\s._\-+]+")

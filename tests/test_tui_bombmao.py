@@ -392,3 +392,12 @@ async def _lan_never_holds() -> None:
         await pilot.press("escape", "f1")
         await pilot.pause()
         assert session.held == [] and not screen.hold.holding
+
+
+def test_doctests() -> None:
+    import doctest
+
+    from tui.screens import bomb_words, mao_news, naming
+
+    for module in (bomb_words, mao_news, naming):
+        assert doctest.testmod(module).failed == 0, module.__name__

@@ -355,6 +355,7 @@ async def _typing_holds() -> None:
         await pilot.pause(0.6)
         held_left = screen.timer_left()
         assert held_left is not None and held_left >= left - 0.3  # the shown timer stopped too
+        assert "(held)" in _text(screen.query_one("#mao-status", Static))  # and says so
         await pilot.press("escape")
         await pilot.pause()
         assert session.held == [True, False]

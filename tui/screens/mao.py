@@ -83,6 +83,7 @@ register(
         "your turn": "轮到你",
         "{who}'s turn": "轮到 {who}",
         "⏱ {left} s": "⏱ {left} 秒",
+        "(held)": "（暂停）",
         "clockwise": "顺时针",
         "counter-clockwise": "逆时针",
         "dealing…": "发牌中…",
@@ -497,6 +498,8 @@ class MaoScreen(RoundNews, TableScreen):
             if left is not None:
                 style = "bold red" if left < 4 else "bold"
                 status += Text("  " + t("⏱ {left} s", lang, left=f"{left:.0f}"), style=style)
+                if self.hold.holding:  # play: the clock waits for you (screens.holding)
+                    status += Text(" " + t("(held)", lang), style="bold")
         arrow = "↻ " if view["direction"] == "clockwise" else "↺ "
         status += Text(" · " + arrow + t(view["direction"], lang))
         self._put("mao-status", status)

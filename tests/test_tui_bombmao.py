@@ -402,3 +402,34 @@ def test_doctests() -> None:
 
     for module in (bomb_words, mao_news, naming):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_the_bomb_story_tells_each_play_once_and_marks_rounds_once() -> None:
+    asyncio.run(_bomb_story())
+
+
+async def _bomb_story() -> None:
+    sim = bomb_until(my_window)
+    screen = BombScreen(seat=0)
+
+    async def show(app: TableApp) -> None:
+        await app.push_screen(screen)
+        screen.refresh_table(bomb_snap(sim), BOMB)
+
+    app = TableApp(show, names=NAMES)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen.story("seat 2 plays 7♠ 7♥ (kind C: a pair or a sequence)")
+        screen.story("cards shown: 7♠ 7♥")  # the play named them: not told again
+        screen.story("time up: detonation")
+        view = dict(screen.view)  # type: ignore[arg-type]
+        view["round"] += 1
+        screen.refresh_table(bomb_snap(sim).__class__(sim.state, view), BOMB)
+        screen.story("── round 9 ──")  # a story that marks rounds itself…
+        view = dict(view, round=view["round"] + 1)
+        screen.refresh_table(bomb_snap(sim).__class__(sim.state, view), BOMB)  # …is not doubled
+        await pilot.pause()
+        told = [line.text for line in screen.query_one("#story").lines]
+        assert "cards shown: 7♠ 7♥" not in told
+        assert "time up: nobody detonated, the area is cleared, the bomb stays (K16)" in told
+        assert sum(line.startswith("──") for line in told) == 2, told

@@ -54,6 +54,15 @@ class TableApp(App[None]):
         relabel(self, self.lang)
         await self.make(self)
 
+    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
+        """A table screen gets the table's names as the play app gives them."""
+        names = getattr(self, "names", None)
+        if names is not None and hasattr(screen, "seat"):
+            told = seat_names(names, screen.seat)
+            if told is not None:
+                screen.names = told
+        return super().push_screen(screen, *args, **kwargs)
+
     def action_rules(self) -> None:
         show_help(self, self.game)
 
@@ -65,6 +74,16 @@ class TableApp(App[None]):
 
     def submit(self, event: Any) -> None:
         self.submitted.append(event)
+
+
+def seat_names(names: list[str], me: int) -> Any:
+    """The names as a table screen holds them (``table.names.SeatNames``,
+    where that module exists; the screens otherwise read the app's list)."""
+    try:
+        from table.names import SeatNames  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return SeatNames(tuple(names), me=me)
 
 
 # ---------------------------------------------------------------- the Bomb game

@@ -97,7 +97,7 @@ def test_bomb_phases_are_said_in_player_words() -> None:
     seat = placing.state.turn
     view = BOMB.view(placing.state, seat, placing.known[seat])
     said = phase_words(view, seat, _name, "en")
-    assert "place the bomb — ←/→ choose a player, enter places it" in said
+    assert said == "7 cards: place the bomb before a player (←/→, enter)"
     other = (seat + 1) % placing.state.seats
     view = BOMB.view(placing.state, other, placing.known[other])
     assert phase_words(view, other, _name, "en") == f"{NAMES[seat]} is placing the bomb"
@@ -355,6 +355,7 @@ async def _typing_holds() -> None:
         await pilot.pause(0.6)
         held_left = screen.timer_left()
         assert held_left is not None and held_left >= left - 0.3  # the shown timer stopped too
+        assert "(held)" in _text(screen.query_one("#mao-status", Static))  # and says so
         await pilot.press("escape")
         await pilot.pause()
         assert session.held == [True, False]
@@ -392,3 +393,43 @@ async def _lan_never_holds() -> None:
         await pilot.press("escape", "f1")
         await pilot.pause()
         assert session.held == [] and not screen.hold.holding
+
+
+def test_doctests() -> None:
+    import doctest
+
+    from tui.screens import bomb_words, mao_news, naming
+
+    for module in (bomb_words, mao_news, naming):
+        assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_the_bomb_story_tells_each_play_once_and_marks_rounds_once() -> None:
+    asyncio.run(_bomb_story())
+
+
+async def _bomb_story() -> None:
+    sim = bomb_until(my_window)
+    screen = BombScreen(seat=0)
+
+    async def show(app: TableApp) -> None:
+        await app.push_screen(screen)
+        screen.refresh_table(bomb_snap(sim), BOMB)
+
+    app = TableApp(show, names=NAMES)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen.story("seat 2 plays 7♠ 7♥ (kind C: a pair or a sequence)")
+        screen.story("cards shown: 7♠ 7♥")  # the play named them: not told again
+        screen.story("time up: detonation")
+        view = dict(screen.view)  # type: ignore[arg-type]
+        view["round"] += 1
+        screen.refresh_table(bomb_snap(sim).__class__(sim.state, view), BOMB)
+        screen.story("── round 9 ──")  # a story that marks rounds itself…
+        view = dict(view, round=view["round"] + 1)
+        screen.refresh_table(bomb_snap(sim).__class__(sim.state, view), BOMB)  # …is not doubled
+        await pilot.pause()
+        told = [line.text for line in screen.query_one("#story").lines]
+        assert "cards shown: 7♠ 7♥" not in told
+        assert "time up: nobody detonated, the area is cleared, the bomb stays (K16)" in told
+        assert sum(line.startswith("──") for line in told) == 2, told

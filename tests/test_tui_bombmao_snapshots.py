@@ -1,6 +1,7 @@
 """Snapshots of the Bomb game and Mao screens of issue 26, in English and
 Chinese at 80×24 and 160×45, from fixed tables (tests/bombmao_tables.py):
-the Bomb detonation window (asked once: ``d`` pressed), the Bomb game over
+placing the bomb (K15, the cursor on the next seat), the Bomb detonation
+window (asked once: ``d`` pressed), the Bomb game over
 (every identity, who blew up whom and why) and the Mao game over (every
 secret rule and the plays it judged). ``--snapshot-update`` rewrites them
 after a deliberate change; each test also reads the screen as drawn and
@@ -46,6 +47,18 @@ def _bomb_window(app: TableApp) -> Any:
     return show()
 
 
+def _bomb_place(app: TableApp) -> Any:
+    sim = bomb_until(lambda s: s.state.phase == "place_bomb" and s.state.turn == 0)
+    screen = BombScreen(seat=0)
+
+    async def show() -> None:
+        await app.push_screen(screen)
+        screen.refresh_table(bomb_snap(sim), BOMB)
+        screen.action_cursor(1)  # → : before the next seat
+
+    return show()
+
+
 def _bomb_over(app: TableApp) -> Any:
     sim = bomb_over()
     screen = BombScreen(seat=0)
@@ -74,9 +87,11 @@ def _mao_over(app: TableApp) -> Any:
     return show()
 
 
-SCREENS = {"bomb-window": (_bomb_window, "bomb"), "bomb-over": (_bomb_over, "bomb"),
-           "mao-over": (_mao_over, "mao")}  # fmt: skip
+SCREENS = {"bomb-place": (_bomb_place, "bomb"), "bomb-window": (_bomb_window, "bomb"),
+           "bomb-over": (_bomb_over, "bomb"), "mao-over": (_mao_over, "mao")}  # fmt: skip
 WANTS = {
+    ("bomb-place", "en"): ["7 cards: place the bomb before a player", "bomb before: ▶ bob"],
+    ("bomb-place", "zh"): ["满 7 张", "炸弹放在：▶ bob"],
     ("bomb-window", "en"): ["the bomb is in front of", "press d again to", "esc: no", "f1 help"],
     ("bomb-window", "zh"): ["炸弹在", "再按一次 d", "esc：不炸"],
     ("bomb-over", "en"): [

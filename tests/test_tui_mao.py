@@ -291,7 +291,7 @@ async def _win_a_round_and_write_a_rule(game: _Game) -> int:
                 said_in_time = True  # the phrases the play required, typed in time
     assert said_in_time
     paused = game.paused
-    assert paused and "point of order (seat 0)" in paused[0] and "⏱" not in paused[0]
+    assert paused and "point of order (you)" in paused[0] and "⏱" not in paused[0]
     feed = game.feed()
     assert "you say “point of order”" in feed and "“point taken”" in feed
     return slot
@@ -322,7 +322,7 @@ async def _write_rule(game: _Game) -> int:
     )
     slot = max(i for i, r in enumerate(screen.state.rules) if r.author == 0)
     shown = str(screen.query_one("#mao-rules").render())
-    assert f"rule {slot} (seat 0, yours): When a card is played" in shown
+    assert f"rule {slot} (yours): When a card is played" in shown
     return slot
 
 
@@ -407,7 +407,7 @@ async def _the_end(game: _Game, slot: int) -> None:
     assert state.rules[slot].rule == HEARTS_LOVE  # revealed by the person's own session
     judged = len(judged_of(state.rules[slot]))
     flat = " ".join(game.feed().split())  # the feed's lines are wrapped at the screen's width
-    line = flat.split(f"rule {slot} (seat 0) revealed: ")[1][:160]
+    line = flat.split(f"rule {slot} (you) revealed: ")[1][:160]
     assert line.startswith("When a card is played and the card is ♥")
     assert f"✓ {judged} verdicts re-checked" in line and not state.rules[slot].faults
     over = game.app.screen
@@ -517,7 +517,9 @@ def test_the_table_and_the_builder_fit_and_speak_the_language(lang: str, size) -
             assert screen.query_one("#mao-feed").region.height >= 3  # nothing cut off
             assert screen.query_one("#mao-say").region.bottom <= size[1] - 1
             await pilot.press("c")
-            assert "0–1" in str(screen.query_one("#mao-words").render())
+            assert ("0 你 · 1 " if lang == "zh" else "0 you · 1 ") in str(
+                screen.query_one("#mao-words").render()
+            )
             await pilot.press("escape")
             builder = RuleBuilder(lang)
             await app.push_screen(builder)

@@ -30,12 +30,13 @@ def test_rounds_1_ends_the_game_on_the_screen(tmp_path, deterministic_deals) -> 
             lambda: game.state.proposal is not None or game.state.phase != "play",
             "the bot proposes the end (its one round is played)",
         )
-        assert "seat 1 proposes to end the game" in game.feed()
+        bot = screen._who(1)  # "seat 1", or the bot's name where the table has names
+        assert f"{bot} proposes to end the game" in game.feed()
         await pilot.press("y")
         await game.wait(lambda: isinstance(game.app.screen, StoryOverScreen), "the game ends")
         over = game.app.screen
         details = str(over.query_one("#details", Static).render())
-        assert "Rounds won: you 1, seat 1 0." in details, details
+        assert f"Rounds won: you 1, {bot} 0." in details, details
         assert f"rule {slot} by you: When a card is played and the card is ♥" in details
         await pilot.press("escape")
         await pilot.pause()

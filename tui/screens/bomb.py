@@ -153,6 +153,7 @@ class BombScreen(TableScreen):
         self.hold = TimerHold(self)
         self._last_play: list[str] | None = None  # the faces the last play line named
         self._story_round: int | None = None  # the round the story last marked
+        self._last_line: str | None = None  # the story's last line (a separator already?)
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -210,7 +211,8 @@ class BombScreen(TableScreen):
         if "detonate" not in view["may"]:
             self.arming = False
         if view["round"] != self._story_round:
-            if self._story_round is not None:
+            marked = (self._last_line or "").startswith("──")  # the story marked it already
+            if self._story_round is not None and not marked:
                 super().story(t("── round {n} ──", lang, n=view["round"]))
             self._story_round = view["round"]
         may = set(view["may"])
@@ -257,6 +259,7 @@ class BombScreen(TableScreen):
         self._last_play = played.group(1).split() if played else None
         if line in ("time up: detonation", "时间到：没人引爆"):
             line = t("time up: nobody detonated, the area is cleared, the bomb stays (K16)", lang)
+        self._last_line = line
         super().story(line)
 
     def game_over(

@@ -47,8 +47,8 @@ register(
         "your turn: space picks cards, a/b/c plays them": "轮到你：空格选牌，a/b/c 出牌",
         "{who} is playing": "{who} 正在出牌",
         "{who}'s cards are being shown": "正在亮出 {who} 的牌",
-        "7 cards: place the bomb — ←/→ choose a player, enter places it": (
-            "满 7 张：放炸弹——←/→ 选人，回车放下"
+        "7 cards: place the bomb before a player (←/→, enter)": (
+            "满 7 张：把炸弹放在一名玩家面前（←/→，回车）"
         ),
         "{who} is placing the bomb": "{who} 正在放炸弹",
         "the bomb is in front of {target}": "炸弹在 {target} 面前",
@@ -206,7 +206,7 @@ def phase_words(view: dict[str, Any], me: int, name: Namer, lang: str) -> str:
         return t("{who}'s cards are being shown", lang, who=name(turn))
     if phase == "place_bomb":
         if "place_bomb" in view["may"]:
-            return t("7 cards: place the bomb — ←/→ choose a player, enter places it", lang)
+            return t("7 cards: place the bomb before a player (←/→, enter)", lang)
         return t("{who} is placing the bomb", lang, who=name(turn))
     if phase == "window" and view["bomb"] is not None:
         return t("the bomb is in front of {target}", lang, target=name(view["bomb"]))

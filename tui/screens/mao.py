@@ -67,7 +67,7 @@ LANGS = ("en", "zh")
 CALLS = ("bad_card", "out_of_turn", "fail_say:last_card", "fail_10s", "talking", "in_vain")
 """Base penalty phrases offered when calling a penalty (M20–M25, M37)."""
 LEARNED_IN_MENU = 3
-POO_PAUSED = "⏸ point of order (seat {seat}): play paused, timer stopped — it ends with: {enders}"
+POO_PAUSED = "⏸ point of order ({who}): play paused, timer stopped — it ends with: {enders}"
 VOTE_LINE = "vote: {who} proposes to {what} — yes: {yes} · no: {no}"
 PROPOSE_MENU = "propose: e end the game · d + number drop a rule · g + number change a rule (M30)"
 SAY_BOX = "say a phrase (→ completes, enter puts it in line, esc leaves)"
@@ -86,6 +86,7 @@ register(
         ", called by {who}": "，由 {who} 罚",
         "your turn": "轮到你",
         "⏱ {left} s": "⏱ {left} 秒",
+        "(held)": "（暂停）",
         "clockwise": "顺时针",
         "counter-clockwise": "逆时针",
         "dealing…": "发牌中…",
@@ -102,12 +103,12 @@ register(
         "your words: {words}": "你要说的：{words}",
         "(none: t types a phrase)": "（无：按 t 输入）",
         "you owe: {words}": "你欠着：{words}",
-        POO_PAUSED: "⏸ 秩序点（座位{seat}）：暂停出牌，计时停止——结束它要说：{enders}",
+        POO_PAUSED: "⏸ 秩序点（{who}）：暂停出牌，计时停止——结束它要说：{enders}",
         "secret rules:": "秘密规则：",
         "none yet": "暂无",
-        "rule {slot} (seat {seat}): ?": "规则 {slot}（座位{seat}）：？",
-        "rule {slot} (seat {seat}, yours): {text}": "规则 {slot}（座位{seat}，你写的）：{text}",
-        "rule {slot} (seat {seat}): {text}": "规则 {slot}（座位{seat}）：{text}",
+        "rule {slot} ({who}): ?": "规则 {slot}（{who}）：？",
+        "rule {slot} (yours): {text}": "规则 {slot}（你写的）：{text}",
+        "rule {slot} ({who}): {text}": "规则 {slot}（{who}）：{text}",
         "dropped": "已废除",
         "✓ {n} verdicts re-checked": "✓ {n} 个判决已复核",
         "✗ {faults}": "✗ {faults}",
@@ -116,18 +117,18 @@ register(
         "drop rule {slot}": "废除规则 {slot}",
         "change rule {slot}": "修改规则 {slot}",
         " · y/n to vote": " · 按 y/n 投票",
-        "call a penalty on which seat? 0–{last} (esc cancels)": "罚哪个座位？0–{last}（esc 取消）",
-        "call on seat {seat}, which phrase? {menu}": "罚座位{seat}，用哪句罚语？{menu}",
+        "call a penalty on whom? {menu} (esc cancels)": "罚谁？{menu}（esc 取消）",
+        "call on {who}, which phrase? {menu}": "罚 {who}，用哪句罚语？{menu}",
         "0 your words": "0 你输入的话",
         PROPOSE_MENU: "提议：e 结束游戏 · d+编号 废除规则 · g+编号 修改规则（M30）",
         "which rule? (its number)": "哪条规则？（编号）",
-        "waiting for seat {seat} to write a secret rule": "等座位{seat} 写秘密规则",
+        "waiting for {who} to write a secret rule": "等 {who} 写秘密规则",
         "you won the round: write your secret rule (w)": "你赢了这一局：写你的秘密规则（w）",
         "your rule is on its way to the table": "你的规则正在发往牌桌",
         "penalty: seat {seat} “{phrase}” (+{n})": "罚座位{seat}：“{phrase}”（+{n}）",
         ", called by seat {seat}": "，由座位{seat} 罚",
         ", by rule {slot}": "，按规则 {slot}",
-        "rule {slot} (seat {seat}) revealed: {text}": "规则 {slot}（座位{seat}）公开：{text}",
+        "rule {slot} ({who}) revealed: {text}": "规则 {slot}（{who}）公开：{text}",
         "no card is under the cursor": "光标下没有牌",
         "that card's face is not known yet": "这张牌的牌面还不知道",
         "nothing to say: t types a phrase": "没有要说的话：按 t 输入",
@@ -434,10 +435,10 @@ class MaoScreen(RoundNews, TableScreen):
                 text = self._rule_words(rule.rule) + "  " + self._checked(rule)
                 self._feed(
                     t(
-                        "rule {slot} (seat {seat}) revealed: {text}",
+                        "rule {slot} ({who}) revealed: {text}",
                         lang,
                         slot=slot,
-                        seat=rule.author,
+                        who=self._who(rule.author),
                         text=text,
                     )
                 )
@@ -485,7 +486,7 @@ class MaoScreen(RoundNews, TableScreen):
                 t(
                     POO_PAUSED,
                     lang,
-                    seat=view["point_of_order"],
+                    who=self._who(view["point_of_order"]),
                     enders=enders,
                 ),
                 style="bold reverse yellow",
@@ -501,6 +502,8 @@ class MaoScreen(RoundNews, TableScreen):
             if left is not None:
                 style = "bold red" if left < 4 else "bold"
                 status += Text("  " + t("⏱ {left} s", lang, left=f"{left:.0f}"), style=style)
+                if self.hold.holding:  # play: the clock waits for you (screens.holding)
+                    status += Text(" " + t("(held)", lang), style="bold")
         arrow = "↻ " if view["direction"] == "clockwise" else "↺ "
         status += Text(" · " + arrow + t(view["direction"], lang))
         self._put("mao-status", status)
@@ -558,16 +561,14 @@ class MaoScreen(RoundNews, TableScreen):
     def _prompt(self) -> str | None:
         lang, state = self.lang, self.state
         if self.mode == "call-seat" and state is not None:
-            return t(
-                "call a penalty on which seat? 0–{last} (esc cancels)", lang, last=state.seats - 1
-            )
+            seats = " · ".join(f"{s} {self._who(s)}" for s in range(state.seats))
+            return t("call a penalty on whom? {menu} (esc cancels)", lang, menu=seats)
         if self.mode == "call-phrase":
             menu = "  ".join(f"{i} {p}" for i, p in enumerate(self.call_menu(), 1))
             if self.words or self.query_one("#mao-say", Input).value:
                 menu += "  " + t("0 your words", lang)
-            return t(
-                "call on seat {seat}, which phrase? {menu}", lang, seat=self.call_target, menu=menu
-            )
+            who = self._who(self.call_target)
+            return t("call on {who}, which phrase? {menu}", lang, who=who, menu=menu)
         if self.mode == "propose":
             return t(
                 PROPOSE_MENU,
@@ -577,9 +578,8 @@ class MaoScreen(RoundNews, TableScreen):
             return t("which rule? (its number)", lang)
         if state is not None and state.awaiting_rule >= 0:
             if state.awaiting_rule != self.seat:
-                return t(
-                    "waiting for seat {seat} to write a secret rule", lang, seat=state.awaiting_rule
-                )
+                who = self._who(state.awaiting_rule)
+                return t("waiting for {who} to write a secret rule", lang, who=who)
             if self.author.may_write(state, self.seat):
                 return t("you won the round: write your secret rule (w)", lang)
             return t("your rule is on its way to the table", lang)
@@ -596,23 +596,20 @@ class MaoScreen(RoundNews, TableScreen):
             for slot, rule in enumerate(state.rules):
                 if rule.rule is not None:
                     part = t(
-                        "rule {slot} (seat {seat}): {text}",
+                        "rule {slot} ({who}): {text}",
                         lang,
                         slot=slot,
-                        seat=rule.author,
+                        who=self._who(rule.author),
                         text=self._rule_words(rule.rule),
                     )
                     part += " " + self._checked(rule)
                 elif slot in mine:
                     part = t(
-                        "rule {slot} (seat {seat}, yours): {text}",
-                        lang,
-                        slot=slot,
-                        seat=rule.author,
+                        "rule {slot} (yours): {text}", lang, slot=slot,
                         text=self._rule_words(mine[slot]),
-                    )
+                    )  # fmt: skip
                 else:
-                    part = t("rule {slot} (seat {seat}): ?", lang, slot=slot, seat=rule.author)
+                    part = t("rule {slot} ({who}): ?", lang, slot=slot, who=self._who(rule.author))
                 if rule.status == "dropped":
                     part += f" ({t('dropped', lang)})"
                 parts.append(part)

@@ -429,7 +429,7 @@ async def _bomb_story() -> None:
         view = dict(view, round=view["round"] + 1)
         screen.refresh_table(bomb_snap(sim).__class__(sim.state, view), BOMB)  # …is not doubled
         await pilot.pause()
-        told = [line.text for line in screen.query_one("#story").lines]
-        assert "cards shown: 7♠ 7♥" not in told
+        told = [line.text.removeprefix("▸ ") for line in screen.query_one("#story").lines]
+        assert "cards shown: 7♠ 7♥" not in told  # (the newest move is marked ▸)
         assert "time up: nobody detonated, the area is cleared, the bomb stays (K16)" in told
         assert sum(line.startswith("──") for line in told) == 2, told

@@ -680,7 +680,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         with signals_as_interrupt() as stop:  # SIGTERM, SIGHUP: as Ctrl-C
-            return int(handler(args) or 0)
+            code = int(handler(args) or 0)
+        if stop.signum is not None:  # a screen that took the interrupt and closed
+            raise KeyboardInterrupt
+        return code
     except BaseException as exc:
         if any(isinstance(leaf, KeyboardInterrupt) for leaf in _leaves(exc)):
             lang = getattr(args, "lang", "en")

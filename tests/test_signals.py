@@ -128,3 +128,47 @@ def test_sigterm_closes_a_table_screen_cleanly(tmp_path) -> None:
         assert verify_log(log).faults == []
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="a terminal's signals (POSIX)")
+def test_sighup_after_the_terminal_closed_still_exits_129(tmp_path) -> None:
+    """The terminal window closes (the pty's master end goes away, every
+    write to it fails), then SIGHUP: the game still ends as interrupted,
+    exit 129, and the log is kept (before: exit 1, the message unwritable)."""
+    import pty
+    import select
+    import time
+
+    master, slave = pty.openpty()
+    env = {**os.environ, "NODEALER_HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "play", "mao", "--headless", "--unproven"],
+        cwd=ROOT,
+        env=env,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        start_new_session=True,
+    )
+    os.close(slave)
+    seen = b""
+    deadline = time.monotonic() + 120
+    try:
+        while seen.count(b"  seat") < 8:  # moves are being made
+            assert time.monotonic() < deadline, seen[-2000:]
+            if select.select([master], [], [], 0.5)[0]:
+                seen += os.read(master, 1 << 16)
+    finally:
+        os.close(master)  # the window closes
+    assert process.poll() is None, "the game ended before it could be stopped"
+    time.sleep(0.2)
+    process.send_signal(signal.SIGHUP)
+    try:
+        assert process.wait(timeout=60) == 128 + signal.SIGHUP
+    finally:
+        if process.poll() is None:
+            process.kill()
+    (log,) = (tmp_path / "tables").glob("*/log")
+    report = verify_log(log)
+    assert report.faults == [] and report.entries > 0
+    assert report.problem is not None and "did not finish" in report.problem

@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import logging
 import math
-import socket
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Collection
@@ -65,6 +64,7 @@ import trio
 from p2p.envelope import Entry, EquivocationProof, Event, EventError, TableSpec
 from p2p.handshake import Channel, Handshake, HandshakeError
 from p2p.identity import Identity, PeerKey
+from p2p.keepalive import keep_alive
 from p2p.log import Effect, LogMachine, Persist, Role, Send
 from p2p.store import Store
 from p2p.wire import (
@@ -98,10 +98,9 @@ WARN_BURST, WARN_WINDOW = 5, 10.0  # connection warnings per window; the rest ar
 MAX_ERRORS = 1000  # the latest connection errors kept in Node.errors
 RECV_CHUNK = 1 << 16
 DIAL_ATTEMPTS = 6  # dials of one seat waiting at once (one begun each second, 5 s each)
+DIAL_OVERLAP = 1.0  # seconds an attempt waits before another one begins beside it
 SILENT_BEATS = 2.0  # beat intervals (timeout/4) of silence before a connection is redialled
 MIN_SILENCE = 1.0  # but never less than this many seconds (a loaded machine stutters)
-KEEPALIVE_IDLE, KEEPALIVE_INTERVAL, KEEPALIVE_COUNT = 5, 2, 3  # TCP keepalive (seconds, probes)
-USER_TIMEOUT_MS = 10_000  # TCP_USER_TIMEOUT: unacknowledged data this long ends the connection
 PING = encode_payload(message("addrs", peers=[]))  # "still here": changes nothing at the peer
 
 
@@ -584,34 +583,47 @@ class Node:
 
     async def _keep_dialing(self, seat: int) -> None:
         """Dial ``seat`` until connected: a new attempt after 0.05 s, then
-        doubling to every second, while earlier ones may still be waiting
-        (at most ``DIAL_ATTEMPTS`` at once, each given up after
-        ``HANDSHAKE_TIMEOUT``). During an outage every SYN or hello is lost
-        and its retransmission backs off; a fresh attempt each second means
-        one gets through within about a second of the link coming back."""
+        doubling to every second; one that has waited ``DIAL_OVERLAP``
+        seconds gets another beside it (at most ``DIAL_ATTEMPTS`` at once,
+        each given up after ``HANDSHAKE_TIMEOUT``). During an outage every
+        SYN or hello is lost and its retransmission backs off; a fresh
+        attempt each second means one gets through within about a second
+        of the link coming back. Once connected, attempts that have waited
+        that long are given up; younger ones end as a lone dial always did
+        (a handshake cut short is an error at the other end)."""
         delay = 0.05
-        in_flight = [0]
+        waiting: list[tuple[float, trio.CancelScope]] = []  # (began, scope) of each attempt
         try:
-            async with trio.open_nursery() as attempts:
+            async with trio.open_nursery() as nursery:
                 while seat not in self._conns and seat in self.addresses:
-                    if in_flight[0] < DIAL_ATTEMPTS:
-                        in_flight[0] += 1
+                    now = trio.current_time()
+                    if not waiting or (
+                        len(waiting) < DIAL_ATTEMPTS and now - waiting[-1][0] >= DIAL_OVERLAP
+                    ):
+                        attempt = (now, trio.CancelScope())
+                        waiting.append(attempt)
                         host, port = self.addresses[seat]
-                        attempts.start_soon(self._attempt, seat, host, port, in_flight, attempts)
+                        nursery.start_soon(self._attempt, seat, host, port, attempt, waiting)
                     await trio.sleep(delay)
                     delay = min(delay * 2, 1.0)
-                attempts.cancel_scope.cancel()
+                self._dialing.discard(seat)  # a new dialer may start while these end
+                _give_up_old(waiting)
         finally:
             self._dialing.discard(seat)
 
     async def _attempt(
-        self, seat: int, host: str, port: int, in_flight: list[int], attempts: trio.Nursery
+        self,
+        seat: int,
+        host: str,
+        port: int,
+        attempt: tuple[float, trio.CancelScope],
+        waiting: list[tuple[float, trio.CancelScope]],
     ) -> None:
-        """One dial of :meth:`_keep_dialing`; the first that connects ends the rest."""
+        """One dial of :meth:`_keep_dialing`."""
         try:
-            with trio.move_on_after(HANDSHAKE_TIMEOUT):
+            with attempt[1], trio.move_on_after(HANDSHAKE_TIMEOUT):
                 await self._connect_seat(seat, host, port)
-                attempts.cancel_scope.cancel()
+                _give_up_old(waiting)
         except WrongSeat as exc:
             self._record(f"{host}:{port}", exc)
             if self.addresses.get(seat) == (host, port):
@@ -619,7 +631,7 @@ class Node:
         except (OSError, WireError, trio.BrokenResourceError) as exc:
             log.debug("dialling seat %d at %s:%d: %s", seat, host, port, exc)
         finally:
-            in_flight[0] -= 1
+            waiting.remove(attempt)
 
     async def _handshake(self, conn: Connection, expect: int | None = None) -> None:
         shake = Handshake(self.identity, self.table, self.listen_port, self.banned)
@@ -820,28 +832,12 @@ def _item(entry: Entry) -> LogItem:
     return LogItem(entry.seq, entry.term, ev.author, ev.counter, ev.decoded_body())
 
 
-def keep_alive(stream: trio.SocketStream) -> None:
-    """TCP keepalive and ``TCP_USER_TIMEOUT`` on a connection, as far as the
-    platform has them (Linux all; macOS keepalive with ``TCP_KEEPALIVE`` for
-    the idle time; Windows keepalive). Best effort: the node's own watch on
-    silence (:meth:`Node._watch_connections`) does not depend on them."""
-    sock = stream.socket
-    tcp = socket.IPPROTO_TCP
-    options = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)]
-    idle = getattr(socket, "TCP_KEEPIDLE", None) or getattr(socket, "TCP_KEEPALIVE", None)
-    if idle is not None:
-        options.append((tcp, idle, KEEPALIVE_IDLE))
-    if hasattr(socket, "TCP_KEEPINTVL"):
-        options.append((tcp, socket.TCP_KEEPINTVL, KEEPALIVE_INTERVAL))
-    if hasattr(socket, "TCP_KEEPCNT"):
-        options.append((tcp, socket.TCP_KEEPCNT, KEEPALIVE_COUNT))
-    if hasattr(socket, "TCP_USER_TIMEOUT"):
-        options.append((tcp, socket.TCP_USER_TIMEOUT, USER_TIMEOUT_MS))
-    for level, option, value in options:
-        try:
-            sock.setsockopt(level, option, value)
-        except OSError as exc:  # an option this system refuses: the rest still apply
-            log.debug("socket option %s: %s", option, exc)
+def _give_up_old(waiting: list[tuple[float, trio.CancelScope]]) -> None:
+    """Cancel the dial attempts that have waited ``DIAL_OVERLAP`` or more."""
+    now = trio.current_time()
+    for began, scope in waiting:
+        if now - began >= DIAL_OVERLAP:
+            scope.cancel()
 
 
 def _address_label(stream: trio.SocketStream) -> str:

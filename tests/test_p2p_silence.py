@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 import trio
 
-from p2p.node import PING, Node, keep_alive
+from p2p.keepalive import keep_alive
+from p2p.node import PING, Node
 from p2p.wire import decode_message
 from tests.fault_relay import FaultyNet, next_retransmission
 from tests.p2p_mesh import make_table, mesh, wait_until

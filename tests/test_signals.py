@@ -85,3 +85,90 @@ def test_a_signal_mid_game_keeps_the_log_and_exits_128_plus_it(tmp_path, name) -
     assert report.exit_code == EXIT_BAD_INPUT
     assert report.problem is not None and "did not finish" in report.problem, report.problem
     assert report.entries > 0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="a terminal's signals (POSIX)")
+def test_sigterm_closes_a_table_screen_cleanly(tmp_path) -> None:
+    """On a screen (tmux at 80x24): the app closes, the terminal is given
+    back (the shell's next line shows), the one line and exit 143."""
+    import shutil
+    import time
+
+    if shutil.which("tmux") is None:
+        pytest.skip("needs tmux (.ci/run installs it)")
+    session = f"nodealer-sig-{os.getpid()}"
+    pid_file, rc_file = tmp_path / "pid", tmp_path / "rc"
+    command = (
+        f"cd {ROOT} && echo $$ > {pid_file} && exec env NODEALER_HOME={tmp_path / 'home'} "
+        f"PYTHONPATH={ROOT} {sys.executable} -m tui.cli play mao --unproven"
+    )
+    wrapper = f"bash -c '{command}'; echo rc=$? > {rc_file}; sleep 60"
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", wrapper])
+
+    def screen() -> str:
+        run = ["tmux", "capture-pane", "-pt", session]
+        return subprocess.run(run, capture_output=True, text=True).stdout
+
+    try:
+        deadline = time.monotonic() + 60
+        while "you are seat 0" not in screen():
+            assert time.monotonic() < deadline, screen()
+            time.sleep(0.2)
+        os.kill(int(pid_file.read_text()), signal.SIGTERM)  # the app (exec'd in that shell)
+        deadline = time.monotonic() + 60
+        while not rc_file.exists():
+            assert time.monotonic() < deadline, screen()
+            time.sleep(0.2)
+        assert rc_file.read_text().strip() == "rc=143"
+        shown = screen()
+        assert "nodealer play: stopped by SIGTERM: interrupted; saved logs are kept" in shown
+        assert "Traceback" not in shown and "you are seat 0" not in shown, shown
+        (log,) = (tmp_path / "home" / "tables").glob("*/log")
+        assert verify_log(log).faults == []
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="a terminal's signals (POSIX)")
+def test_sighup_after_the_terminal_closed_still_exits_129(tmp_path) -> None:
+    """The terminal window closes (the pty's master end goes away, every
+    write to it fails), then SIGHUP: the game still ends as interrupted,
+    exit 129, and the log is kept (before: exit 1, the message unwritable)."""
+    import pty
+    import select
+    import time
+
+    master, slave = pty.openpty()
+    env = {**os.environ, "NODEALER_HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "play", "mao", "--headless", "--unproven"],
+        cwd=ROOT,
+        env=env,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        start_new_session=True,
+    )
+    os.close(slave)
+    seen = b""
+    deadline = time.monotonic() + 120
+    try:
+        while seen.count(b"  seat") < 8:  # moves are being made
+            assert time.monotonic() < deadline, seen[-2000:]
+            if select.select([master], [], [], 0.5)[0]:
+                seen += os.read(master, 1 << 16)
+    finally:
+        os.close(master)  # the window closes
+    assert process.poll() is None, "the game ended before it could be stopped"
+    time.sleep(0.2)
+    process.send_signal(signal.SIGHUP)
+    try:
+        assert process.wait(timeout=60) == 128 + signal.SIGHUP
+    finally:
+        if process.poll() is None:
+            process.kill()
+    (log,) = (tmp_path / "tables").glob("*/log")
+    report = verify_log(log)
+    assert report.faults == [] and report.entries > 0
+    assert report.problem is not None and "did not finish" in report.problem

@@ -798,21 +798,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = getattr(args, "handler", None)
     if handler is None:  # pragma: no cover - every subparser sets one
         parser.error(f"unknown command {args.command!r}")
-    from .signals import signals_as_interrupt
+    from .signals import Stop, signals_as_interrupt, tell
 
+    stop = Stop()
     try:
-        with signals_as_interrupt() as stop:  # SIGTERM, SIGHUP: as Ctrl-C
+        with signals_as_interrupt(stop):  # SIGTERM, SIGHUP: as Ctrl-C
             code = int(handler(args) or 0)
             sys.stdout.flush()  # here, not at exit: a closed pipe is answered below
-            return code
+        if stop.signum is not None:  # a screen that took the interrupt and closed
+            raise KeyboardInterrupt
+        return code
     except BaseException as exc:
-        if any(isinstance(leaf, BrokenPipeError) for leaf in _leaves(exc)):
+        pipe = any(isinstance(leaf, BrokenPipeError) for leaf in _leaves(exc))
+        if stop.signum is None and pipe:
             _quiet_stdout()  # the reader went away (``| head``): nothing more to say
             return EXIT_PIPE
-        if any(isinstance(leaf, KeyboardInterrupt) for leaf in _leaves(exc)):
+        # after a signal, whatever ended the command (a terminal closed under
+        # it fails its writes) is that signal's doing
+        if stop.signum is not None or any(isinstance(x, KeyboardInterrupt) for x in _leaves(exc)):
             lang = getattr(args, "lang", "en")
             said = stop.said(t("interrupted; saved logs are kept", lang), lang)
-            print(f"nodealer {args.command}: {said}", file=sys.stderr)
+            tell(f"nodealer {args.command}: {said}")
             return stop.exit_code(EXIT_INTERRUPTED)
         problem = _problem(exc)
         if problem is None:

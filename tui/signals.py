@@ -20,6 +20,7 @@ Windows has no SIGHUP (only what :mod:`signal` offers is handled there).
 from __future__ import annotations
 
 import signal
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -67,12 +68,21 @@ def _as_interrupt(stop: Stop) -> Any:
     return handler
 
 
+def tell(line: str) -> None:
+    """``line`` on stderr, if there still is one (after SIGHUP the terminal
+    may be gone: writing to it fails, and that must not change the exit)."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
 @contextmanager
-def signals_as_interrupt() -> Iterator[Stop]:
+def signals_as_interrupt(stop: Stop | None = None) -> Iterator[Stop]:
     """While inside, SIGTERM and SIGHUP interrupt like Ctrl-C; the yielded
-    :class:`Stop` says which arrived. Outside the main thread (where
-    handlers cannot be set) nothing changes."""
-    stop = Stop()
+    :class:`Stop` (``stop``, or a new one) says which arrived. Outside the
+    main thread (where handlers cannot be set) nothing changes."""
+    stop = Stop() if stop is None else stop
     previous: dict[int, Any] = {}
     try:
         if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
@@ -91,4 +101,4 @@ def signals_as_interrupt() -> Iterator[Stop]:
             signal.signal(signum, handler)
 
 
-__all__ = ["HANDLED", "Stop", "signals_as_interrupt"]
+__all__ = ["HANDLED", "Stop", "signals_as_interrupt", "tell"]

@@ -113,6 +113,8 @@ from mental_poker.seat import (
     make_shuffle,
 )
 
+from .history import StateHistory
+
 COMMIT_LABEL = b"nodealer/v1/draw-commit"
 DRAW_LABEL = b"nodealer/v1/draw"
 MAX_PURPOSE = 64
@@ -243,10 +245,11 @@ class Table:
         cards = [c.index for c in self.game.deck(self.config)]
         self._new_deal(cards, list(range(len(cards))))
         self._settle()
-        self._history: list[Any] = [self.state]  # engine state after k bodies
+        self._history = StateHistory(self.game, self.events, self.state)  # after k bodies
         self._timer_since: dict[str, int] = {}
         self._note_timers()
         self._owing: list[frozenset[int]] = []
+        self._owing_sets: dict[frozenset[int], frozenset[int]] = {}  # one object per set
         """seats that owed a body after k table bodies"""
         self._first_owed: dict[tuple[int, Any], int] = {}
         """(seat, one unit of duty) -> the body count since which it is owed"""
@@ -458,7 +461,8 @@ class Table:
             if self._owed_since.get(seat) != since.get(seat):
                 del self._overdue_votes[seat]  # a new stretch: earlier votes lapse
         self._owed_since = since
-        self._owing.append(frozenset(since))
+        owing = frozenset(since)
+        self._owing.append(self._owing_sets.setdefault(owing, owing))
 
     def _feed_overdue(self, author: int, body: Mapping[str, Any]) -> Verdict:
         """``overdue``: the author has waited for ``seat`` since body ``at``.

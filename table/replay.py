@@ -102,9 +102,14 @@ class Item:
 class Replay:
     """The public table rebuilt from a log, entry by entry (pure)."""
 
-    def __init__(self, spec: TableSpec) -> None:
+    def __init__(self, spec: TableSpec, keep: bool = True) -> None:
         self.spec = spec
         self.items: list[Item] = []
+        """every entry fed (a rewind rebuilds the table from them); only the
+        last one when ``keep`` is False (the offline verifier never rewinds)"""
+        self.keep = keep
+        self.fed = 0
+        """entries fed so far"""
         self.setup: TableSetup | None = None
         self.table: Table | None = None
         self.faults: list[Fault] = []
@@ -125,10 +130,13 @@ class Replay:
 
     def feed(self, seq: int, term: int, author: int, body: Any) -> Fault | None:
         """Apply the entry at ``seq`` (entries come in order from 1)."""
-        if seq != len(self.items) + 1:
-            raise ValueError(f"entry #{seq} fed where #{len(self.items) + 1} belongs")
-        self.items.append(Item(seq, term, author, body))
-        return self._apply(self.items[-1])
+        if seq != self.fed + 1:
+            raise ValueError(f"entry #{seq} fed where #{self.fed + 1} belongs")
+        item = Item(seq, term, author, body)
+        if self.keep:
+            self.items.append(item)
+        self.fed = seq
+        return self._apply(item)
 
     def _apply(self, item: Item) -> Fault | None:
         if self.broken:
@@ -157,10 +165,14 @@ class Replay:
 
     def rewind(self, seq: int) -> None:
         """Keep entries up to ``seq`` and rebuild the table from them."""
+        if not self.keep:
+            raise ValueError("a replay that keeps no entries cannot rewind")
         items = self.items[:seq]
         self.items, self.setup, self.table, self.faults, self.broken = [], None, None, [], False
+        self.fed = 0
         for item in items:
             self.items.append(item)
+            self.fed = item.seq
             self._apply(item)
 
     def finals_missing(self) -> list[int]:

@@ -30,6 +30,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import msgpack
+
 from engines.core import EngineError, Outcome, game
 from mental_poker.errors import Verdict
 from p2p.envelope import TableSpec
@@ -89,14 +91,62 @@ def parse_setup(spec: TableSpec, body: Any) -> TableSetup:
     return setup
 
 
-@dataclass(frozen=True)
 class Item:
-    """One log entry as the replay needs it."""
+    """One log entry as the replay needs it. The body is kept packed
+    (msgpack, about the size it had on the wire, a fraction of the decoded
+    value's memory) and decoded again when read; a body that would not come
+    back the same (not msgpack data, a tuple for a list) is kept as it is."""
 
-    seq: int
-    term: int
-    author: int
-    body: Any
+    __slots__ = ("_body", "_packed", "author", "seq", "term")
+
+    def __init__(self, seq: int, term: int, author: int, body: Any) -> None:
+        self.seq, self.term, self.author = seq, term, author
+        self._body: Any = body
+        self._packed = False
+        try:
+            packed = msgpack.packb(body, use_bin_type=True)
+            same = _same(_unpack(packed), body)
+        except (TypeError, ValueError, OverflowError, msgpack.PackException):
+            return
+        if same:
+            self._body, self._packed = packed, True
+
+    @property
+    def body(self) -> Any:
+        return _unpack(self._body) if self._packed else self._body
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Item):
+            return NotImplemented
+        return (self.seq, self.term, self.author, self.body) == (
+            other.seq,
+            other.term,
+            other.author,
+            other.body,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Item(seq={self.seq}, term={self.term}, author={self.author}, body={self.body!r})"
+
+
+def _unpack(packed: bytes) -> Any:
+    return msgpack.unpackb(packed, raw=False, use_list=True, strict_map_key=False)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """``a == b`` with the very same types throughout (``==`` alone holds
+    for ``1``, ``1.0`` and ``True``, and for two maps in another order)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return len(a) == len(b) and all(
+            _same(k, k2) and _same(a[k], b[k2]) for k, k2 in zip(a, b, strict=False)
+        )
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
 
 
 class Replay:
@@ -105,8 +155,8 @@ class Replay:
     def __init__(self, spec: TableSpec, keep: bool = True) -> None:
         self.spec = spec
         self.items: list[Item] = []
-        """every entry fed (a rewind rebuilds the table from them); only the
-        last one when ``keep`` is False (the offline verifier never rewinds)"""
+        """every entry fed (a rewind rebuilds the table from them); none when
+        ``keep`` is False (the offline verifier never rewinds)"""
         self.keep = keep
         self.fed = 0
         """entries fed so far"""

@@ -111,6 +111,13 @@ class Item:
         if same:
             self._body, self._packed = packed, True
 
+    @classmethod
+    def unpacked(cls, seq: int, term: int, author: int, body: Any) -> Item:
+        """An item that holds its body as it is (one not kept: no packing)."""
+        item = cls.__new__(cls)
+        item.seq, item.term, item.author, item._body, item._packed = seq, term, author, body, False
+        return item
+
     @property
     def body(self) -> Any:
         return _unpack(self._body) if self._packed else self._body
@@ -182,7 +189,9 @@ class Replay:
         """Apply the entry at ``seq`` (entries come in order from 1)."""
         if seq != self.fed + 1:
             raise ValueError(f"entry #{seq} fed where #{self.fed + 1} belongs")
-        item = Item(seq, term, author, body)
+        item = (
+            Item(seq, term, author, body) if self.keep else Item.unpacked(seq, term, author, body)
+        )
         if self.keep:
             self.items.append(item)
         self.fed = seq

@@ -567,7 +567,10 @@ class Table:
                 return Verdict.cheat(
                     author, f"reveals keys of position {shown[0]}, a card being handed over"
                 )
-        return deal.feed(message)
+        verdict = deal.feed(message)
+        if isinstance(message, LockPass) and deal.dealt:
+            _spend_passes(deal)
+        return verdict
 
     def _transferring(self, number: int) -> set[int]:
         """Positions of deal ``number`` that a pending transfer moves."""
@@ -1090,6 +1093,16 @@ class Seat:
     def secrets_bytes(self) -> dict[int, bytes]:
         """What the session persists before publishing (crash safety)."""
         return {number: s.to_bytes() for number, s in self.secrets.items()}
+
+
+def _spend_passes(deal: DealTable) -> None:
+    """A deal just dealt: the proofs of its passes have served (each was
+    checked on arrival or is our own; the audit re-checks from the revealed
+    keys only what no proof showed), as have our own passes kept to skip
+    their check: released, for memory bounded by the table, not the game."""
+    deal.shuffles[:] = [replace(p, proof=None) for p in deal.shuffles]
+    deal.locks[:] = [replace(p, proof=None) for p in deal.locks]
+    deal.made.clear()
 
 
 def _deal_body(number: int, message: Message, at: int | None = None) -> dict[str, Any]:

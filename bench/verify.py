@@ -1,48 +1,91 @@
-"""Benchmark: ``nodealer verify`` on whole saved logs, against its op floor.
+"""Benchmark: memory and time of a seat and of ``nodealer verify`` as a game grows.
 
-    python bench/verify.py [--repeat 3] [--logs DIR] [--mao-rounds 20]
+    python bench/verify.py [--rounds 5,10,20] [--cache DIR]
+                           [--baseline-python-path /work/main] [--floor]
 
-Generates two real logs (``play_bot_table``: separate peers, real TCP on
-127.0.0.1, proven deals): a 6-peer Mao game of 20 rounds and a 9-peer
-Bomb game, into a temporary folder (``--logs DIR`` keeps them there and
-reuses them on the next run). Then times :func:`table.verify.verify_log`
-on each (both cores: the default worker threads) and counts what it does:
-the group operations (``mental_poker.group.count_ops``) and the Ed25519
-signature checks (two per entry: the author's and the sequencer's). The
-*op floor* is those counts × the raw cost of each operation measured in
-this run (plain loop, one thread, PyNaCl called directly), sampled right
-next to each timed run so that load from other processes hits both alike.
-``overhead_vs_op_floor`` = verify time ÷ floor (below 1 means the two cores
-more than pay for the Python around the operations).
+For each size (6-seat Mao, ``--rounds`` rounds each) it plays a real game
+(``play_bot_table``: separate peers, real TCP on 127.0.0.1, proven deals;
+seat 0 in the playing process, the other five in bot child processes),
+cached under ``--cache`` (default: a folder in the temp dir, kept between
+runs: the 20-round game takes minutes). Each code tree (this one and, with
+``--baseline-python-path``, another checkout, e.g. main) plays its own games
+so that *its* seat is measured; every log is then verified by every tree,
+each run in a fresh process:
 
-The last line is one JSON object: ``mao_s``, ``bomb_s``,
-``overhead_vs_op_floor`` (the larger of the two logs') and more.
+* ``seat_mb``: peak RSS (VmHWM) of the playing process: seat 0, its node and
+  the table's driver; ``bots_mb``: the larger bot child (three seats on one
+  shared table);
+* ``verify_s``, ``verify_mb``: wall time and peak RSS of ``verify_log`` on
+  the log (``ru_maxrss`` of that process, imports included);
+* per MB of log: peak RSS ÷ log size, and the *slope* between two sizes
+  (ΔRSS ÷ Δlog): near 0 when memory is bounded by the table, not the game.
+
+``--floor`` also times ``verify_log`` against its op floor as before (the
+group operations and signature checks it does × their raw cost here).
+
+The last line is one JSON object with every figure.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
-import shutil
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+SEATS = 6
 
+# Run in a child with PYTHONPATH (and cwd) set to the tree under test.
+PLAY = r"""
+import json, resource, shutil, sys, tempfile, time
+from pathlib import Path
 import trio
-
-from bench.shuffle import raw_costs
-from mental_poker import group
-from p2p.identity import Identity
 from table.session import play_bot_table
-from table.verify import Report, verify_log
 
-LOGS = {"mao": ("mao", 6, 20), "bomb": ("bomb", 9, None)}
+def hwm():
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+rounds, out = int(sys.argv[1]), Path(sys.argv[2])
+home = Path(tempfile.mkdtemp(prefix="nodealer-bench-memory-"))
+try:
+    start = hwm()
+    t0 = time.perf_counter()
+    peers = trio.run(lambda: play_bot_table(
+        "mao", SEATS, home, seed=1, time_scale=0.01, rounds=rounds))
+    took = time.perf_counter() - t0
+    mine = peers[0]
+    assert mine.result.clean, str(mine.result)
+    shutil.copyfile(mine.log_path, out)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(json.dumps({"play_s": took, "seat_mb": hwm(), "start_mb": start,
+                      "bots_mb": children, "log_bytes": out.stat().st_size}))
+finally:
+    shutil.rmtree(home, ignore_errors=True)
+""".replace("SEATS", str(SEATS))
+
+VERIFY = r"""
+import json, resource, sys, time
+from pathlib import Path
+from table.verify import verify_log
+start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+t0 = time.perf_counter()
+report = verify_log(Path(sys.argv[1]))
+took = time.perf_counter() - t0
+print(json.dumps({"verify_s": took, "exit": report.exit_code, "entries": report.entries,
+                  "counts": report.counts, "faults": [str(f) for f in report.faults],
+                  "problem": report.problem, "import_mb": start}))
+"""
 
 
 def _load() -> float | None:
@@ -52,102 +95,162 @@ def _load() -> float | None:
         return None
 
 
-def signature_cost(n: int = 1000) -> float:
-    """Seconds per Ed25519 signature check (``PeerKey.verify``), one thread."""
-    key = Identity.generate()
-    message = bytes(300)
-    signature = key.sign(message)
-    best = float("inf")
-    for _ in range(3):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            key.public.verify(signature, message)
-        best = min(best, (time.perf_counter() - t0) / n)
-    return best
+def run_in(tree: Path, code: str, *args: str) -> tuple[dict[str, Any], float]:
+    """Run ``code`` with ``tree`` first on the path; its JSON line (with
+    ``cpu_s``: that process's user + system time) and its peak RSS in MB
+    (that process alone, ``wait4``)."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, *args], cwd=tree, env=env, stdout=subprocess.PIPE
+    )
+    assert process.stdout is not None
+    out = process.stdout.read().decode()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise RuntimeError(f"{tree}: exit {process.returncode}\n{out}")
+    scale = 1024 * 1024 if sys.platform == "darwin" else 1024  # bytes / KiB
+    result = json.loads(out.strip().splitlines()[-1])
+    result["cpu_s"] = usage.ru_utime + usage.ru_stime
+    return result, usage.ru_maxrss / scale
 
 
-def make_log(name: str, folder: Path) -> Path:
-    game, seats, rounds = LOGS[name]
-    path = folder / f"{name}-{seats}p{'' if rounds is None else f'-{rounds}r'}.log"
-    if path.exists():
-        return path
-    home = Path(tempfile.mkdtemp(prefix=f"nodealer-bench-verify-{name}-"))
-    try:
-        t0 = time.perf_counter()
-        peers = trio.run(
-            lambda: play_bot_table(game, seats, home, seed=1, time_scale=0.01, rounds=rounds)
-        )
-        mine = peers[0]
-        assert mine.result.clean, mine.result
-        shutil.copyfile(mine.log_path, path)
-        print(f"  made {path.name}: {seats} peers, {time.perf_counter() - t0:.1f} s")
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
-    return path
+def play(tree: Path, label: str, rounds: int, cache: Path) -> dict[str, Any]:
+    """One game played by ``tree`` (cached): its log and the seat figures."""
+    log = cache / f"mao-{SEATS}p-{rounds}r-{label}.log"
+    facts = log.with_suffix(".json")
+    if log.exists() and facts.exists():
+        return json.loads(facts.read_text()) | {"log": str(log)}
+    print(f"  playing {rounds} rounds with {label} ({tree}) ...", flush=True)
+    result, _ = run_in(tree, PLAY, str(rounds), str(log))
+    facts.write_text(json.dumps(result))
+    print(f"    {result['play_s']:.0f} s, log {result['log_bytes'] / 1e6:.2f} MB", flush=True)
+    return result | {"log": str(log)}
 
 
-def counted(path: Path) -> tuple[Report, Counter[str]]:
-    with group.count_ops() as ops:
-        report = verify_log(path)
-    counts = Counter(ops)
-    counts["sig"] = 2 * report.entries
-    return report, counts
+def verify(tree: Path, log: str, repeat: int) -> dict[str, Any]:
+    runs = [run_in(tree, VERIFY, log) for _ in range(repeat)]
+    first = runs[0][0]
+    assert first["exit"] == 0, first
+    return {
+        "verify_s": statistics.median(r["verify_s"] for r, _ in runs),
+        "verify_cpu_s": statistics.median(r["cpu_s"] for r, _ in runs),
+        "verify_mb": max(mb for _, mb in runs),
+        "import_mb": first["import_mb"],
+        "verdict": (first["exit"], first["counts"], first["faults"], first["problem"]),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--logs", type=Path, default=None, help="keep (and reuse) the logs here")
-    parser.add_argument("--mao-rounds", type=int, default=20)
+    parser.add_argument("--rounds", default="5,10,20", help="sizes, comma separated")
+    parser.add_argument(
+        "--cache", type=Path, default=Path(tempfile.gettempdir()) / "nodealer-bench-verify"
+    )
+    parser.add_argument("--baseline-python-path", type=Path, default=None)
+    parser.add_argument("--repeat", type=int, default=1, help="verify runs per log (median)")
+    parser.add_argument("--floor", action="store_true", help="also the op-floor timing")
     args = parser.parse_args(argv)
-    LOGS["mao"] = ("mao", 6, args.mao_rounds)
-    folder = args.logs or Path(tempfile.mkdtemp(prefix="nodealer-bench-verify-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    print(f"{group.workers()} worker threads; load average: {_load()}")
-    summary: dict[str, Any] = {"cores": group.workers()}
-    try:
-        paths = {name: make_log(name, folder) for name in LOGS}
-        overheads = []
-        for name, path in paths.items():
-            report, ops = counted(path)
-            assert report.exit_code == 0, report.lines()
-            times, floors, serials = [], [], []
-            for _ in range(args.repeat):
-                raw = dict(raw_costs(300), sig=signature_cost(300))
-                t0 = time.perf_counter()
-                verify_log(path)
-                times.append(time.perf_counter() - t0)
-                floors.append(sum(ops[k] * raw[k] for k in ops))
-            cores = group.workers()
-            group.set_workers(1)
-            try:
-                for _ in range(max(1, args.repeat // 2)):
-                    t0 = time.perf_counter()
-                    verify_log(path)
-                    serials.append(time.perf_counter() - t0)
-            finally:
-                group.set_workers(cores)
-            took, floor = statistics.median(times), statistics.median(floors)
-            overhead = statistics.median(t / f for t, f in zip(times, floors, strict=True))
-            overheads.append(overhead)
-            counts = " ".join(f"{k}={ops[k]}" for k in sorted(ops))
+    sizes = [int(r) for r in args.rounds.split(",")]
+    args.cache.mkdir(parents=True, exist_ok=True)
+    trees = {"new": ROOT}
+    if args.baseline_python_path is not None:
+        trees["old"] = args.baseline_python_path.resolve()
+    print(f"load average: {_load()}; cache {args.cache}")
+    summary: dict[str, Any] = {}
+    games = {
+        (label, r): play(tree, label, r, args.cache) for r in sizes for label, tree in trees.items()
+    }
+    for label in trees:
+        for r in sizes:
+            game = games[(label, r)]
+            mb = game["log_bytes"] / 1e6
+            summary[f"{label}_seat_mb_{r}r"] = round(game["seat_mb"], 1)
+            summary[f"{label}_bots_mb_{r}r"] = round(game["bots_mb"], 1)
+            summary[f"{label}_seat_mb_per_log_mb_{r}r"] = round(game["seat_mb"] / mb, 2)
+            summary[f"{label}_log_mb_{r}r"] = round(mb, 2)
+    verdicts: dict[str, Any] = {}
+    for r in sizes:
+        log = games[("new", r)]["log"]  # every tree verifies the same log
+        mb = games[("new", r)]["log_bytes"] / 1e6
+        for label, tree in trees.items():
+            got = verify(tree, log, args.repeat)
+            verdicts.setdefault(r, {})[label] = got["verdict"]
+            summary[f"{label}_verify_s_{r}r"] = round(got["verify_s"], 2)
+            summary[f"{label}_verify_cpu_s_{r}r"] = round(got["verify_cpu_s"], 2)
+            summary[f"{label}_verify_mb_{r}r"] = round(got["verify_mb"], 1)
+            summary[f"{label}_verify_mb_per_log_mb_{r}r"] = round(got["verify_mb"] / mb, 2)
+            summary[f"{label}_import_mb"] = round(got["import_mb"], 1)
+        if len({json.dumps(v) for v in verdicts[r].values()}) > 1:
+            print(f"  VERDICTS DIFFER at {r} rounds: {verdicts[r]}")
+            summary[f"verdicts_differ_{r}r"] = True
+
+    def slope(label: str, what: str, r0: int, r1: int, logs: str) -> float:
+        d_log = games[(logs, r1)]["log_bytes"] / 1e6 - games[(logs, r0)]["log_bytes"] / 1e6
+        d_mb = summary[f"{label}_{what}_{r1}r"] - summary[f"{label}_{what}_{r0}r"]
+        return round(d_mb / d_log, 2) if d_log > 0 else float("nan")
+
+    print(
+        "rounds tree  its log MB  seat MB (/log MB)  bots MB | verify of the new log: "
+        "s (CPU s), MB (/log MB)"
+    )
+    for r in sizes:
+        for label in trees:
+            k = f"{label}_{{}}_{r}r".format
             print(
-                f"  {name}: {report.entries} entries, {report.counts.get('deals')} deals: "
-                f"{took:6.2f} s on {cores} threads ({statistics.median(serials):6.2f} s on 1); "
-                f"op floor {floor:6.2f} s (x{overhead:.2f}); ops {counts}"
+                f"{r:>6} {label:>4}  {summary[k('log_mb')]:10.2f}  "
+                f"{summary[k('seat_mb')]:7.1f} ({summary[k('seat_mb_per_log_mb')]:5.1f})"
+                f"        {summary[k('bots_mb')]:7.1f}  {summary[k('verify_s')]:7.2f}"
+                f" ({summary[k('verify_cpu_s')]:6.2f})  {summary[k('verify_mb')]:7.1f}"
+                f" ({summary[k('verify_mb_per_log_mb')]:5.1f})"
             )
-            summary[f"{name}_s"] = round(took, 3)
-            summary[f"{name}_1thread_s"] = round(statistics.median(serials), 3)
-            summary[f"{name}_floor_s"] = round(floor, 3)
-            summary[f"{name}_overhead"] = round(overhead, 3)
-            summary[f"{name}_entries"] = report.entries
-        summary["overhead_vs_op_floor"] = round(max(overheads), 3)
-    finally:
-        if args.logs is None:
-            shutil.rmtree(folder, ignore_errors=True)
+    for r0, r1 in itertools.pairwise(sizes):
+        for label in trees:
+            seat = slope(label, "seat_mb", r0, r1, label)
+            ver = slope(label, "verify_mb", r0, r1, "new")
+            summary[f"{label}_seat_slope_{r0}_{r1}r"] = seat
+            summary[f"{label}_verify_slope_{r0}_{r1}r"] = ver
+            print(f"  {label} {r0}->{r1} rounds: seat +{seat} MB, verify +{ver} MB per MB of log")
+    if args.floor:
+        summary.update(floor(Path(games[("new", sizes[-1])]["log"])))
     summary["load_average_1min"] = _load()
     print(json.dumps(summary))
     return 0
+
+
+def floor(path: Path) -> dict[str, Any]:
+    """``verify_log`` in this process against its op floor: the group
+    operations and Ed25519 checks it does × their raw cost, sampled next to
+    each run so that load hits both alike (below 1: the worker threads pay
+    for more than the Python around the operations)."""
+    sys.path.insert(0, str(ROOT))
+    from collections import Counter
+
+    from bench.shuffle import raw_costs
+    from mental_poker import group
+    from p2p.identity import Identity
+    from table.verify import verify_log
+
+    key = Identity.generate()
+    signature = key.sign(bytes(300))
+
+    def signature_cost(n: int = 300) -> float:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            key.public.verify(signature, bytes(300))
+        return (time.perf_counter() - t0) / n
+
+    with group.count_ops() as ops:
+        report = verify_log(path)
+    counts = Counter(ops)
+    counts["sig"] = 2 * report.entries
+    raw = dict(raw_costs(300), sig=signature_cost())
+    t0 = time.perf_counter()
+    verify_log(path)
+    took = time.perf_counter() - t0
+    op_floor = sum(counts[k] * raw[k] for k in counts)
+    print(f"  op floor {op_floor:.2f} s, verify {took:.2f} s (x{took / op_floor:.2f})")
+    return {"floor_s": round(op_floor, 3), "overhead_vs_op_floor": round(took / op_floor, 3)}
 
 
 if __name__ == "__main__":

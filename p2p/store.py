@@ -37,10 +37,11 @@ from __future__ import annotations
 import os
 import struct
 import zlib
-from collections.abc import Collection
+from array import array
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgpack
 
@@ -55,7 +56,7 @@ from p2p.envelope import (
     proof_from_wire,
 )
 from p2p.identity import PeerKey, data_dir
-from p2p.log import verify_prefix
+from p2p.log import BrokenChain, _check_link, verify_prefix
 from p2p.wire import (
     ENTRY,
     EVENT,
@@ -100,32 +101,65 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
     or damaged tail after it is ignored). Read as a stream: memory holds the
     records, never more than one record's bytes besides (a file of garbage
     costs nothing however large it is)."""
+    records = RecordStream(path)
+    return [record for _, record in records], records.end
+
+
+class RecordStream:
+    """The whole records of a file, one at a time, each with the byte offset
+    where it starts, as :func:`read_records` reads them (nothing but the
+    record at hand in memory); once iterated, :attr:`end` is where the whole
+    records end. A missing file has no records."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.end = 0
+
+    def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        self.end = 0
+        try:
+            f = self.path.open("rb")
+        except FileNotFoundError:
+            return
+        with f:
+            while True:
+                record, size = _next_record(f)
+                if record is None:
+                    return
+                yield self.end, record
+                self.end += size
+
+
+def _next_record(f: BinaryIO) -> tuple[dict[str, Any] | None, int]:
+    """The record at the file's position and its size in bytes (None: no
+    whole, sound record there)."""
+    header = f.read(RECORD_HEADER.size)
+    if len(header) < RECORD_HEADER.size:
+        return None, 0
+    length, crc = RECORD_HEADER.unpack(header)
+    if length > MAX_RECORD:
+        return None, 0
+    payload = f.read(length)
+    if len(payload) < length or zlib.crc32(payload) != crc:
+        return None, 0
     try:
-        f = path.open("rb")
-    except FileNotFoundError:
-        return [], 0
-    records: list[dict[str, Any]] = []
-    offset = 0
-    with f:
-        while True:
-            header = f.read(RECORD_HEADER.size)
-            if len(header) < RECORD_HEADER.size:
-                break
-            length, crc = RECORD_HEADER.unpack(header)
-            if length > MAX_RECORD:
-                break
-            payload = f.read(length)
-            if len(payload) < length or zlib.crc32(payload) != crc:
-                break
-            try:
-                record = unpack_strict(payload)
-            except WireError:
-                break
-            if type(record) is not dict or type(record.get("t")) is not str:
-                break
-            records.append(record)
-            offset += RECORD_HEADER.size + length
-    return records, offset
+        record = unpack_strict(payload)
+    except WireError:
+        return None, 0
+    if type(record) is not dict or type(record.get("t")) is not str:
+        return None, 0
+    return record, RECORD_HEADER.size + length
+
+
+def read_record_at(path: Path, offset: int) -> dict[str, Any]:
+    """The record that starts at ``offset`` of a file (one of
+    :class:`RecordStream`'s offsets); StoreError if there is none."""
+    with Path(path).open("rb") as f:
+        f.seek(offset)
+        record, _ = _next_record(f)
+    if record is None:
+        raise StoreError(f"no record at byte {offset} of {path}")
+    return record
 
 
 @dataclass
@@ -172,9 +206,27 @@ def parse_log(records: list[dict[str, Any]]) -> SavedLog:
     """Replay log records (header, entries, truncations, proofs); pure. Every
     record is schema-checked; the first bad one stops the replay (``problem``).
     Proofs are not verified here (see :func:`verified_proofs`)."""
-    if not records or records[0].get("t") != "table":
+    if not records:
         raise StoreError("a log starts with its table header")
-    head = records[0]
+    saved = SavedLog(_table_of(records[0]))
+    for record in records[1:]:
+        kind = record["t"]
+        saved.problem = _record_problem(record)
+        if saved.problem is not None:
+            break
+        if kind == "entry":
+            saved.entries.append(Entry.from_wire(record["e"]))
+        elif kind == "truncate":
+            del saved.entries[record["seq"] :]
+        elif kind in PROOF_KINDS:
+            saved.proofs.append(proof_from_wire(kind, record))
+    return saved
+
+
+def _table_of(head: dict[str, Any]) -> TableSpec:
+    """The table a log's first record names (StoreError if it is no header)."""
+    if head.get("t") != "table":
+        raise StoreError("a log starts with its table header")
     try:
         _HEADER(head, "header")
         table = TableSpec(head["table"], tuple(PeerKey(k) for k in head["seats"]), head["v"])
@@ -185,25 +237,118 @@ def parse_log(records: list[dict[str, Any]]) -> SavedLog:
             f"a log of protocol version {table.version}; this program reads "
             f"version {PROTOCOL_VERSION}"
         )
-    saved = SavedLog(table)
-    for record in records[1:]:
+    return table
+
+
+def _record_problem(record: dict[str, Any]) -> str | None:
+    """Why a log record after the header is not one (None: it is)."""
+    kind = record["t"]
+    check = _LOG_RECORDS.get(kind)
+    if check is None:
+        return f"unknown log record {kind[:40]!r}"
+    try:
+        check(record, kind)
+    except SchemaError as exc:
+        return f"bad {kind} record: {exc}"
+    return None
+
+
+@dataclass
+class LogIndex:
+    """What a log file says, as :func:`parse_log` reads it, but with each
+    entry kept as the byte offset of its record (:func:`read_record_at`):
+    memory for a few numbers per entry, whatever the game's length."""
+
+    table: TableSpec
+    offsets: array[int] = field(default_factory=lambda: array("q"))
+    """the record offset of every entry of the chain, in seq order (the
+    entries a later ``truncate`` record cut are not in it)"""
+    proofs: list[SequencerProof] = field(default_factory=list)
+    problem: str | None = None  # why reading stopped early, if it did
+    end: int = 0
+    """the byte offset where the whole records end"""
+
+    def entries(self, path: Path) -> Iterator[Entry]:
+        """The chain's entries in seq order, read from the file one at a
+        time (the file ``scan_log`` read)."""
+        wanted = iter(self.offsets)
+        nxt = next(wanted, None)
+        if nxt is None:
+            return
+        for offset, record in RecordStream(path):
+            if offset == nxt:  # kept offsets grow with seq: one read in order
+                yield Entry.from_wire(record["e"])
+                nxt = next(wanted, None)
+                if nxt is None:
+                    return
+        raise StoreError(f"{path} changed while it was read")
+
+    def entry(self, path: Path, position: int) -> Entry:
+        """The entry at ``position`` (from 1) of the chain."""
+        return Entry.from_wire(read_record_at(path, self.offsets[position - 1])["e"])
+
+    def chain(self, path: Path) -> VerifiedChain:
+        """The chain's entries as far as it is valid, read one at a time."""
+        return VerifiedChain(self, path)
+
+
+class VerifiedChain:
+    """The entries of a scanned log (:func:`scan_log`) as far as the chain is
+    valid, checked as :func:`~p2p.log.verify_prefix` checks them, one at a
+    time as they are read: an entry is yielded only once it verifies and
+    links to the one before. Once iterated, :attr:`good` says how many did
+    and :attr:`problem` why the next one did not (None: every entry)."""
+
+    def __init__(self, index: LogIndex, path: Path) -> None:
+        self.index, self.path = index, Path(path)
+        self.good = 0
+        self.problem: EventError | None = None
+
+    def __iter__(self) -> Iterator[Entry]:
+        table = self.index.table
+        prev, hterm, next_counter = table.genesis, 0, [0] * table.n
+        self.good, self.problem = 0, None
+        for expected, entry in enumerate(self.index.entries(self.path), start=1):
+            try:
+                if entry.seq != expected:
+                    raise BrokenChain(f"entry {entry.seq} found where seq {expected} belongs")
+                h = entry.verify(table)
+                _check_link(entry, prev, hterm, next_counter)
+            except EventError as exc:
+                self.problem = exc
+                return
+            prev, hterm = h, entry.term
+            next_counter[entry.event.author] += 1
+            self.good = expected
+            yield entry
+
+
+def scan_log(path: Path) -> LogIndex | None:
+    """Read a log file as :func:`read_records` then :func:`parse_log` would,
+    as a stream (None: no record at all): the table, where each entry of the
+    chain lies, the proofs against a sequencer, where the whole records end.
+    Raises StoreError as :func:`parse_log` does."""
+    records = RecordStream(path)
+    index: LogIndex | None = None
+    for offset, record in records:
+        if index is None:
+            index = LogIndex(_table_of(record))
+            continue
+        if index.problem is not None:
+            continue  # read on to find where the whole records end
         kind = record["t"]
-        check = _LOG_RECORDS.get(kind)
-        if check is None:
-            saved.problem = f"unknown log record {kind[:40]!r}"
-            break
-        try:
-            check(record, kind)
-        except SchemaError as exc:
-            saved.problem = f"bad {kind} record: {exc}"
-            break
+        index.problem = _record_problem(record)
+        if index.problem is not None:
+            continue
         if kind == "entry":
-            saved.entries.append(Entry.from_wire(record["e"]))
+            index.offsets.append(offset)
         elif kind == "truncate":
-            del saved.entries[record["seq"] :]
+            del index.offsets[record["seq"] :]
         elif kind in PROOF_KINDS:
-            saved.proofs.append(proof_from_wire(kind, record))
-    return saved
+            index.proofs.append(proof_from_wire(kind, record))
+    if index is not None:
+        index.end = records.end
+    return index
 
 
 def verified_proofs(

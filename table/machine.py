@@ -113,6 +113,9 @@ from mental_poker.seat import (
     make_shuffle,
 )
 
+from .history import StateHistory
+from .owing import Look
+
 COMMIT_LABEL = b"nodealer/v1/draw-commit"
 DRAW_LABEL = b"nodealer/v1/draw"
 MAX_PURPOSE = 64
@@ -240,13 +243,16 @@ class Table:
         self.count = 0
         """table bodies fed so far (refused and stale ones included)"""
         self._reshuffles: dict[tuple[int, ...], int] = {}
+        self.passing_from = 0
+        """no deal before this one is in its passes (:class:`~table.owing.Look`)"""
         cards = [c.index for c in self.game.deck(self.config)]
         self._new_deal(cards, list(range(len(cards))))
         self._settle()
-        self._history: list[Any] = [self.state]  # engine state after k bodies
+        self._history = StateHistory(self.game, self.events, self.state)  # after k bodies
         self._timer_since: dict[str, int] = {}
         self._note_timers()
         self._owing: list[frozenset[int]] = []
+        self._owing_sets: dict[frozenset[int], frozenset[int]] = {}  # one object per set
         """seats that owed a body after k table bodies"""
         self._first_owed: dict[tuple[int, Any], int] = {}
         """(seat, one unit of duty) -> the body count since which it is owed"""
@@ -278,23 +284,20 @@ class Table:
         stopped by a fault, so only final reveals are owed."""
         if stopped is None:
             stopped = self.stopped
-        return self._duties(seat, stopped, self.pending())
+        return self._duties(seat, stopped, self.pending(), Look(self))
 
-    def _duties(self, seat: int, stopped: bool, pending: tuple[Request, ...]) -> list[Duty]:
+    def _duties(
+        self, seat: int, stopped: bool, pending: tuple[Request, ...], look: Look
+    ) -> list[Duty]:
         out: list[Duty] = []
-        if not stopped and not self.over:
+        over = self.over
+        if not stopped and not over:
             # once the game is over only final reveals are owed (§6): a
             # reshuffle under way then is never dealt, its passes are void
+            out.extend(Duty("pass", number) for number, nxt in look.passes() if nxt == seat)
+        if over or stopped:
             out.extend(
-                Duty("pass", number)
-                for number, deal in enumerate(self.deals)
-                if deal.phase in ("shuffle", "lock") and deal.next_seat == seat
-            )
-        if self.over or stopped:
-            out.extend(
-                Duty("final", number)
-                for number, deal in enumerate(self.deals)
-                if deal.dealt and seat in deal.missing_final()
+                Duty("final", number) for number, missing in look.finals() if seat in missing
             )
             return out
         keys: dict[int, set[int]] = {}
@@ -302,7 +305,7 @@ class Table:
         for request in pending:
             if isinstance(request, Deal):
                 if request.seat != seat:
-                    self._keys_owed(seat, request.positions, keys)
+                    self._keys_owed(seat, request.positions, keys, look)
                 else:
                     dealt_to_me.update(request.positions)
             elif isinstance(request, Reveal | Reshuffle):
@@ -310,9 +313,9 @@ class Table:
                 # deal: out early, the card would be everyone's and the deal
                 # (answered first, in order) could never be answered
                 keep = tuple(p for p in request.positions if p not in dealt_to_me)
-                self._keys_owed(seat, keep, keys)
+                self._keys_owed(seat, keep, keys, look)
             elif isinstance(request, Transfer):
-                out.extend(self._transfer_owed(seat, request))
+                out.extend(self._transfer_owed(seat, request, look))
             elif isinstance(request, RandomDraw):
                 out.extend(self._draw_owed(seat, request))
             elif isinstance(request, Prove) and request.seat == seat:
@@ -320,7 +323,7 @@ class Table:
                 if key is not None and key not in self.claims:
                     out.append(Duty("claim", key[1], (key[2],), request))
         out.extend(Duty("keys", number, tuple(sorted(ps))) for number, ps in sorted(keys.items()))
-        owed = self.game.owed(self.state).get(seat)
+        owed = look.owed().get(seat)
         if owed is not None:
             out.append(Duty("move", what=owed))
         return out
@@ -336,25 +339,22 @@ class Table:
         owed something without a break (what ``overdue`` complaints cite)."""
         return dict(self._owed_since)
 
-    def _keys_owed(self, seat: int, positions: tuple[int, ...], keys: dict[int, set[int]]) -> None:
+    def _keys_owed(
+        self, seat: int, positions: tuple[int, ...], keys: dict[int, set[int]], look: Look
+    ) -> None:
         for position in positions:
-            if position not in self.where:
-                continue  # a reshuffle still has to make it
-            number, local = self.where[position]
-            deal = self.deals[number]
-            if deal.dealt and any(layer.seat == seat for layer in deal.outstanding(local)):
+            holders = look.holders(position)  # None: a reshuffle still has to make it
+            if holders is not None and seat in holders:
+                number, local = self.where[position]
                 keys.setdefault(number, set()).add(local)
 
-    def _transfer_owed(self, seat: int, request: Transfer) -> list[Duty]:
+    def _transfer_owed(self, seat: int, request: Transfer, look: Look) -> list[Duty]:
         out = []
         for position in request.positions:
-            if position not in self.where:
+            holders = look.holders(position)
+            if holders is None:
                 continue
             number, local = self.where[position]
-            deal = self.deals[number]
-            if not deal.dealt:
-                continue
-            holders = {layer.seat for layer in deal.outstanding(local)}
             if seat == request.seat:
                 if seat not in holders:
                     out.append(Duty("relock", number, (local,)))
@@ -444,11 +444,11 @@ class Table:
         duties come (a seat saying something in Mao makes every rule author
         owe a verdict), and one that keeps a single unit back does, whatever
         else it sends."""
-        stopped, pending = self.stopped, self.pending()
+        stopped, pending, look = self.stopped, self.pending(), Look(self)
         first: dict[tuple[int, Any], int] = {}
         since: dict[int, int] = {}
         for seat in range(self.setup.seats):
-            for duty in self._duties(seat, stopped, pending):
+            for duty in self._duties(seat, stopped, pending, look):
                 for unit in duty.units():
                     key = (seat, unit)
                     first[key] = self._first_owed.get(key, self.count)
@@ -458,7 +458,8 @@ class Table:
             if self._owed_since.get(seat) != since.get(seat):
                 del self._overdue_votes[seat]  # a new stretch: earlier votes lapse
         self._owed_since = since
-        self._owing.append(frozenset(since))
+        owing = frozenset(since)
+        self._owing.append(self._owing_sets.setdefault(owing, owing))
 
     def _feed_overdue(self, author: int, body: Mapping[str, Any]) -> Verdict:
         """``overdue``: the author has waited for ``seat`` since body ``at``.
@@ -566,7 +567,10 @@ class Table:
                 return Verdict.cheat(
                     author, f"reveals keys of position {shown[0]}, a card being handed over"
                 )
-        return deal.feed(message)
+        verdict = deal.feed(message)
+        if isinstance(message, LockPass) and deal.dealt:
+            _spend_passes(deal)
+        return verdict
 
     def _transferring(self, number: int) -> set[int]:
         """Positions of deal ``number`` that a pending transfer moves."""
@@ -1089,6 +1093,16 @@ class Seat:
     def secrets_bytes(self) -> dict[int, bytes]:
         """What the session persists before publishing (crash safety)."""
         return {number: s.to_bytes() for number, s in self.secrets.items()}
+
+
+def _spend_passes(deal: DealTable) -> None:
+    """A deal just dealt: the proofs of its passes have served (each was
+    checked on arrival or is our own; the audit re-checks from the revealed
+    keys only what no proof showed), as have our own passes kept to skip
+    their check: released, for memory bounded by the table, not the game."""
+    deal.shuffles[:] = [replace(p, proof=None) for p in deal.shuffles]
+    deal.locks[:] = [replace(p, proof=None) for p in deal.locks]
+    deal.made.clear()
 
 
 def _deal_body(number: int, message: Message, at: int | None = None) -> dict[str, Any]:

@@ -30,6 +30,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import msgpack
+
 from engines.core import EngineError, Outcome, game
 from mental_poker.errors import Verdict
 from p2p.envelope import TableSpec
@@ -89,22 +91,82 @@ def parse_setup(spec: TableSpec, body: Any) -> TableSetup:
     return setup
 
 
-@dataclass(frozen=True)
 class Item:
-    """One log entry as the replay needs it."""
+    """One log entry as the replay needs it. The body is kept packed
+    (msgpack, about the size it had on the wire, a fraction of the decoded
+    value's memory) and decoded again when read; a body that would not come
+    back the same (not msgpack data, a tuple for a list) is kept as it is."""
 
-    seq: int
-    term: int
-    author: int
-    body: Any
+    __slots__ = ("_body", "_packed", "author", "seq", "term")
+
+    def __init__(self, seq: int, term: int, author: int, body: Any) -> None:
+        self.seq, self.term, self.author = seq, term, author
+        self._body: Any = body
+        self._packed = False
+        try:
+            packed = msgpack.packb(body, use_bin_type=True)
+            same = _same(_unpack(packed), body)
+        except (TypeError, ValueError, OverflowError, msgpack.PackException):
+            return
+        if same:
+            self._body, self._packed = packed, True
+
+    @classmethod
+    def unpacked(cls, seq: int, term: int, author: int, body: Any) -> Item:
+        """An item that holds its body as it is (one not kept: no packing)."""
+        item = cls.__new__(cls)
+        item.seq, item.term, item.author, item._body, item._packed = seq, term, author, body, False
+        return item
+
+    @property
+    def body(self) -> Any:
+        return _unpack(self._body) if self._packed else self._body
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Item):
+            return NotImplemented
+        return (self.seq, self.term, self.author, self.body) == (
+            other.seq,
+            other.term,
+            other.author,
+            other.body,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Item(seq={self.seq}, term={self.term}, author={self.author}, body={self.body!r})"
+
+
+def _unpack(packed: bytes) -> Any:
+    return msgpack.unpackb(packed, raw=False, use_list=True, strict_map_key=False)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """``a == b`` with the very same types throughout (``==`` alone holds
+    for ``1``, ``1.0`` and ``True``, and for two maps in another order)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return len(a) == len(b) and all(
+            _same(k, k2) and _same(a[k], b[k2]) for k, k2 in zip(a, b, strict=False)
+        )
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
 
 
 class Replay:
     """The public table rebuilt from a log, entry by entry (pure)."""
 
-    def __init__(self, spec: TableSpec) -> None:
+    def __init__(self, spec: TableSpec, keep: bool = True) -> None:
         self.spec = spec
         self.items: list[Item] = []
+        """every entry fed (a rewind rebuilds the table from them); none when
+        ``keep`` is False (the offline verifier never rewinds)"""
+        self.keep = keep
+        self.fed = 0
+        """entries fed so far"""
         self.setup: TableSetup | None = None
         self.table: Table | None = None
         self.faults: list[Fault] = []
@@ -125,10 +187,15 @@ class Replay:
 
     def feed(self, seq: int, term: int, author: int, body: Any) -> Fault | None:
         """Apply the entry at ``seq`` (entries come in order from 1)."""
-        if seq != len(self.items) + 1:
-            raise ValueError(f"entry #{seq} fed where #{len(self.items) + 1} belongs")
-        self.items.append(Item(seq, term, author, body))
-        return self._apply(self.items[-1])
+        if seq != self.fed + 1:
+            raise ValueError(f"entry #{seq} fed where #{self.fed + 1} belongs")
+        item = (
+            Item(seq, term, author, body) if self.keep else Item.unpacked(seq, term, author, body)
+        )
+        if self.keep:
+            self.items.append(item)
+        self.fed = seq
+        return self._apply(item)
 
     def _apply(self, item: Item) -> Fault | None:
         if self.broken:
@@ -157,10 +224,14 @@ class Replay:
 
     def rewind(self, seq: int) -> None:
         """Keep entries up to ``seq`` and rebuild the table from them."""
+        if not self.keep:
+            raise ValueError("a replay that keeps no entries cannot rewind")
         items = self.items[:seq]
         self.items, self.setup, self.table, self.faults, self.broken = [], None, None, [], False
+        self.fed = 0
         for item in items:
             self.items.append(item)
+            self.fed = item.seq
             self._apply(item)
 
     def finals_missing(self) -> list[int]:

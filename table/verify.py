@@ -16,21 +16,21 @@ others' signed ``overdue``).
 from __future__ import annotations
 
 import stat
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from engines.core import Outcome
 from mental_poker import group
-from mental_poker.batch import Check, Prechecker, checked_elsewhere, deal_checks
+from mental_poker.batch import Check, LockCheck, Prechecker, ShuffleCheck, checked_elsewhere
 from mental_poker.context import Context
 from mental_poker.deck import Deck
 from mental_poker.errors import MentalPokerError
 from mental_poker.messages import DealSetup, LockPass, ShufflePass, decode_message
 from p2p.envelope import EventError, TableSpec
-from p2p.log import verify_prefix
-from p2p.store import MAX_RECORD, RECORD_HEADER, StoreError, parse_log, read_records
+from p2p.store import MAX_RECORD, RECORD_HEADER, LogIndex, StoreError, scan_log
 
 from .machine import TableSetup
 from .replay import Fault, Replay, SetupError, parse_setup
@@ -167,7 +167,10 @@ def _counts(replay: Replay, entries: int) -> dict[str, int]:
 
 
 def verify_log(path: Path) -> Report:
-    """Verify one saved log file offline (see the module docstring)."""
+    """Verify one saved log file offline (see the module docstring). The
+    file is read as a stream, twice: once for where its entries lie, then
+    entry by entry through the replay (and a read-ahead of the pass proofs,
+    :class:`_Prechecking`), so memory holds the table, not the log."""
     path = Path(path)
     report = Report(path)
     try:
@@ -176,30 +179,26 @@ def verify_log(path: Path) -> Report:
             what = "a directory" if stat.S_ISDIR(kind) else "not a regular file"
             report.problem = f"{path} is {what} (a saved log is a file)"
             return report
-        records, end = read_records(path)
-        damage = _damage(path, end)
+        index = scan_log(path)
+        damage = None if index is None else _damage(path, index.end)
     except OSError as exc:
         report.problem = f"cannot read {path}: {exc.strerror or exc}"
         return report
-    if not records:
-        report.problem = "not a nodealer log (no records)"
-        return report
-    try:
-        saved = parse_log(records)
     except StoreError as exc:
         report.problem = f"not a nodealer log: {exc}"
         return report
-    spec = report.spec = saved.table
-    if damage is not None or saved.problem is not None:
-        report.problem = damage or saved.problem
+    if index is None:
+        report.problem = "not a nodealer log (no records)"
         return report
-    if end < path.stat().st_size:
+    spec = report.spec = index.table
+    if damage is not None or index.problem is not None:
+        report.problem = damage or index.problem
+        return report
+    if index.end < path.stat().st_size:
         report.notes.append("a torn last record (writer killed mid-append) was ignored")
-    replay = Replay(spec)
-    hashes, chain_problem = verify_prefix(spec, saved.entries)
-    good = saved.entries[: len(hashes) - 1]
-    report.entries = len(saved.entries)
-    for proof in saved.proofs:  # against a sequencer: equivocation, forged or replayed event
+    replay = Replay(spec, keep=False)
+    report.entries = len(index.offsets)
+    for proof in index.proofs:  # against a sequencer: equivocation, forged or replayed event
         try:
             culprit = proof.verify(spec)
         except EventError as exc:
@@ -207,19 +206,25 @@ def verify_log(path: Path) -> Report:
             report.notes.append(f"ignored {article} {proof.label} that does not verify: {exc}")
             continue
         report.faults.append(Fault(culprit, replay.name(culprit), proof.what(spec), proof.seq))
-    bodies = [(entry, entry.event.decoded_body()) for entry in good]
-    with _prechecking(spec, [body for _, body in bodies]) as lookup, checked_elsewhere(lookup):
-        for entry, body in bodies:
-            replay.feed(entry.seq, entry.term, entry.event.author, body)
+    chain = index.chain(path)
+    try:
+        with _Prechecking(spec, index, path) as pre, checked_elsewhere(pre):
+            for entry in chain:
+                pre.reached(entry.seq)
+                replay.feed(entry.seq, entry.term, entry.event.author, entry.event.decoded_body())
+    except (OSError, StoreError) as exc:  # the file changed or went away meanwhile
+        report.problem = f"cannot read {path}: {exc}"
+        return report
+    good = chain.good
     report.setup = replay.setup
     report.faults.extend(replay.faults)
-    if chain_problem is not None:
-        position = len(hashes)  # where the bad entry sits, whatever seq it claims
-        bad = saved.entries[position - 1]
-        found = _chain_fault(spec, bad, position, good)
+    if chain.problem is not None:
+        position = good + 1  # where the bad entry sits, whatever seq it claims
+        bad = index.entry(path, position)
+        found = _chain_fault(spec, bad, position, index, path)
         if found is None:
             report.problem = (
-                f"entry {position} of the log does not follow ({chain_problem}): the file "
+                f"entry {position} of the log does not follow ({chain.problem}): the file "
                 "was altered or damaged (records changed, moved, dropped or copied), which "
                 "names nobody"
             )
@@ -237,16 +242,14 @@ def verify_log(path: Path) -> Report:
     missing = replay.finals_missing()
     if table.refusal is not None and not replay.faults:
         seat, why = table.refusal
-        report.counts = _counts(replay, len(good))
+        report.counts = _counts(replay, good)
         report.problem = f"seat {seat} refused the host's setup ({why}): no game was played"
         return report
     if not table.over and not replay.stopped:
-        report.counts = _counts(replay, len(good))
-        report.problem = (
-            f"the game did not finish ({len(good)} entries, nothing wrong in them so far)"
-        )
+        report.counts = _counts(replay, good)
+        report.problem = f"the game did not finish ({good} entries, nothing wrong in them so far)"
         return report
-    report.counts = _counts(replay, len(good))
+    report.counts = _counts(replay, good)
     if missing:
         # A log that merely stops (a crash, a copy taken mid-game) must not
         # accuse anyone: a seat that withholds its reveal is named only on
@@ -269,86 +272,178 @@ def verify_log(path: Path) -> Report:
     return report
 
 
-def pass_checks(spec: TableSpec, bodies: Sequence[Any]) -> list[Check]:
-    """The shuffle and lock proofs in a log's bodies that can be stated
+class PassReader:
+    """The shuffle and lock proofs of a log's bodies that can be stated
     without replaying it (every pass but the first shuffle of a reshuffle,
-    whose input deck is the faces the game reads), in log order: what a
-    :class:`~mental_poker.batch.Prechecker` verifies ahead of the replay.
-    Only a guess at what the replay will check: a pass out of turn or
-    malformed is simply left out (the replay checks whatever it meets
-    itself, and a lookup answers only for the very same statement)."""
-    try:
-        setup = parse_setup(spec, bodies[0]) if bodies else None
-    except SetupError:
-        return []
-    if setup is None or not setup.proven:
-        return []
-    seats = setup.seats
-    deals: dict[int, tuple[list[ShufflePass], list[LockPass]]] = {}
-    for body in bodies[1:]:
-        if not isinstance(body, dict) or body.get("t") != "deal":
-            continue
+    whose input deck is the faces the game reads), one body at a time in log
+    order: what a :class:`~mental_poker.batch.Prechecker` verifies ahead of
+    the replay. Only a guess at what the replay will check: a pass out of
+    turn or malformed is simply left out (the replay checks whatever it
+    meets itself, and a lookup answers only for the very same statement).
+    Holds the last deck of each deal still in its passes, nothing more."""
+
+    def __init__(self, spec: TableSpec, setup_body: Any) -> None:
+        self.spec = spec
+        self.seats = 0
+        self._first: tuple[bytes, ...] = ()
+        self._deals: dict[int, _Passes] = {}
+        try:
+            setup = parse_setup(spec, setup_body)
+        except SetupError:
+            return
+        if not setup.proven:
+            return
+        self.seats = setup.seats
+        self._first = Deck.of(c.index for c in setup.engine().deck(setup.decoded_config())).points
+
+    def take(self, body: Any) -> list[Check]:
+        """The proof checks the next body of the log states (most: none)."""
+        if not self.seats or not isinstance(body, dict) or body.get("t") != "deal":
+            return []
         number, msg = body.get("deal"), body.get("msg")
         if type(number) is not int or not isinstance(msg, dict) or number < 0:
-            continue
+            return []
         if msg.get("type") not in ("shuffle", "lock"):
-            continue
+            return []
         points = msg.get("deck") or msg.get("stripped") or ()
         if not isinstance(points, (list, tuple)) or len(points) < 2:
-            continue  # malformed: the replay meets it and names its author
+            return []  # malformed: the replay meets it and names its author
         n = len(points)
-        shuffles, locks = deals.setdefault(number, ([], []))
+        context = Context(self.spec.table_id, number)
         try:
-            placeholder = DealSetup(Context(spec.table_id, number), seats, Deck.of(range(n)), True)
+            placeholder = DealSetup(context, self.seats, Deck.of(range(n)), True)
             message = decode_message(msg, placeholder)
         except (MentalPokerError, ValueError, TypeError):
-            continue
-        if isinstance(message, ShufflePass) and not locks and message.seat == len(shuffles):
-            shuffles.append(message)
-        elif isinstance(message, LockPass) and len(shuffles) == seats:
-            if message.seat == len(locks):
-                locks.append(message)
-    checks: list[Check] = []
-    first = Deck.of(c.index for c in setup.engine().deck(setup.decoded_config())).points
-    for number, (shuffles, locks) in sorted(deals.items()):
-        context = Context(spec.table_id, number)
-        checks += deal_checks(context, first if number == 0 else None, shuffles, locks)
-    return checks
+            return []
+        passes = self._deals.get(number)
+        if passes is None:
+            passes = self._deals[number] = _Passes(self._first if number == 0 else None)
+        checks = passes.take(message, self.seats, context)
+        if passes.locks == self.seats:
+            passes.deck, passes.gammas = None, {}  # dealt: later passes are out of turn
+        return checks
 
 
-class _prechecking:
-    """The log's pass proofs verified in a background thread while the
-    replay goes through the log (the replay takes each result when it meets
-    the pass; see :class:`~mental_poker.batch.Prechecker`); nothing with one
-    worker thread."""
+@dataclass
+class _Passes:
+    """One deal's passes as :class:`PassReader` has met them: the deck the
+    next pass takes (None: not known), each seat's Γ, how many of each."""
 
-    def __init__(self, spec: TableSpec, bodies: Sequence[Any]) -> None:
+    deck: tuple[bytes, ...] | None
+    gammas: dict[int, bytes] = field(default_factory=dict)
+    shuffles: int = 0
+    locks: int = 0
+
+    def take(self, message: Any, seats: int, context: Context) -> list[Check]:
+        deck_in, checks = self.deck, []
+        if isinstance(message, ShufflePass) and not self.locks:
+            if message.seat != self.shuffles:
+                return []
+            if message.proof is not None and deck_in is not None:
+                ctx = context.at("shuffle", message.seat)
+                checks.append(
+                    ShuffleCheck(
+                        message.seat, ctx, deck_in, message.deck, message.gamma, message.proof
+                    )
+                )
+            self.shuffles += 1
+            self.gammas[message.seat] = message.gamma
+            self.deck = message.deck
+        elif isinstance(message, LockPass) and self.shuffles == seats:
+            if message.seat != self.locks or self.locks == seats:
+                return []
+            if message.proof is not None and deck_in is not None:
+                ctx, gamma = context.at("lock", message.seat), self.gammas[message.seat]
+                checks.append(
+                    LockCheck(
+                        message.seat,
+                        ctx,
+                        deck_in,
+                        message.locked,
+                        message.stripped,
+                        gamma,
+                        message.proof,
+                    )
+                )
+            self.locks += 1
+            self.deck = message.stripped
+        return checks
+
+
+def pass_checks(spec: TableSpec, bodies: Sequence[Any]) -> list[Check]:
+    """Every check :class:`PassReader` finds in these bodies (the first one
+    the setup), in log order."""
+    if not bodies:
+        return []
+    reader = PassReader(spec, bodies[0])
+    return [check for body in bodies[1:] for check in reader.take(body)]
+
+
+READ_AHEAD = 32
+"""pass proofs verified ahead of the replay at most (each holds its decks)"""
+
+
+class _Prechecking:
+    """The log's pass proofs verified in background threads ahead of the
+    replay (the replay takes each result when it meets the pass; see
+    :class:`~mental_poker.batch.Prechecker`), read from the file by a
+    second stream a few deals ahead (:data:`READ_AHEAD` proofs); nothing
+    with one worker thread. Used as the lookup of ``checked_elsewhere``."""
+
+    def __init__(self, spec: TableSpec, index: LogIndex, path: Path) -> None:
+        self.spec = spec
         self.pre: Prechecker | None = None
+        self._ahead: deque[int] = deque()  # seq of each check submitted, not yet met
+        self._bodies: Iterator[tuple[int, Any]] = iter(())
+        self._reader: PassReader | None = None
         if group.workers() > 1:
-            try:
-                checks = pass_checks(spec, bodies)
-            except Exception:  # only a guess ahead: it never decides a verdict
-                checks = []  # (the replay checks every pass itself)
-            if checks:
-                self.pre = Prechecker()
-                self.pre.submit(checks)
+            self._bodies = (
+                (entry.seq, entry.event.decoded_body()) for entry in index.entries(path)
+            )
+            self.pre = Prechecker()
 
-    def __enter__(self) -> Any:
-        pre = self.pre
-        return pre if pre is not None else (lambda check: False)
+    def reached(self, seq: int) -> None:
+        """The replay is at entry ``seq``: keep the read-ahead full."""
+        if self.pre is None:
+            return
+        ahead = self._ahead
+        while ahead and ahead[0] < seq:
+            ahead.popleft()
+        try:
+            while len(ahead) < READ_AHEAD:
+                item = next(self._bodies, None)
+                if item is None:
+                    break
+                number, body = item
+                if self._reader is None:
+                    self._reader = PassReader(self.spec, body)
+                    continue
+                checks = self._reader.take(body)
+                self.pre.submit(checks)
+                ahead.extend(number for _ in checks)
+        except Exception:  # only a guess ahead: it never decides a verdict
+            self._bodies = iter(())  # (the replay checks every pass itself)
+
+    def __call__(self, check: Check) -> bool:
+        return self.pre is not None and self.pre(check)
+
+    def __enter__(self) -> _Prechecking:
+        return self
 
     def __exit__(self, *exc: object) -> None:
         if self.pre is not None:
             self.pre.close()
 
 
-def _chain_fault(spec: TableSpec, entry: Any, position: int, chain: Sequence[Any]) -> Fault | None:
+def _chain_fault(
+    spec: TableSpec, entry: Any, position: int, index: LogIndex, path: Path
+) -> Fault | None:
     """Whom a bad entry names (``position``: where it sits in the log, from
-    1; ``chain``: the good entries before it): nobody when its sequencer
-    signature fails (anyone can alter a file: a bad signature proves
-    nothing) or when it is a genuine entry out of place (records moved,
-    dropped or copied); the sequencer of its term when it signed a bad event
-    or a second entry for a seq of that term (protocol.md §7.4)."""
+    1; the good entries before it are in ``index``): nobody when its
+    sequencer signature fails (anyone can alter a file: a bad signature
+    proves nothing) or when it is a genuine entry out of place (records
+    moved, dropped or copied); the sequencer of its term when it signed a
+    bad event or a second entry for a seq of that term (protocol.md §7.4)."""
     sequencer = spec.sequencer_of(entry.term)
     name = spec.seats[sequencer].fingerprint
     try:
@@ -360,8 +455,9 @@ def _chain_fault(spec: TableSpec, entry: Any, position: int, chain: Sequence[Any
     except EventError as exc:
         reason = f"signed an entry around an event that fails its check ({exc})"
         return Fault(sequencer, name, reason, position)
-    for earlier in chain:  # two different entries it signed for one seq and term
-        if earlier.seq == entry.seq and earlier.term == entry.term and earlier != entry:
+    if 1 <= entry.seq < position:  # the good entry at that seq (the good chain's seq = place)
+        earlier = index.entry(path, entry.seq)
+        if earlier.term == entry.term and earlier != entry:  # two it signed for one seq, term
             reason = f"equivocated: signed two different entries for seq {entry.seq}"
             return Fault(sequencer, name, f"{reason} in term {entry.term}", position)
     return None  # a genuine entry out of place: records moved, dropped or copied

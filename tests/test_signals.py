@@ -6,6 +6,7 @@ its own process, stopped mid-game."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -56,7 +57,7 @@ def _play_until_a_move(home: Path) -> tuple[subprocess.Popen[str], list[str]]:
     try:
         for line in process.stdout:
             seen.append(line)
-            if line.startswith("  seat") and len(seen) > 8:  # moves are being made
+            if line.startswith("  ") and len(seen) > 8:  # moves are being made
                 break
     finally:
         timer.cancel()
@@ -154,7 +155,9 @@ def test_sighup_after_the_terminal_closed_still_exits_129(tmp_path) -> None:
     seen = b""
     deadline = time.monotonic() + 120
     try:
-        while seen.count(b"  seat") < 8:  # moves are being made
+        # moves are being made: story lines are indented, after a newline or
+        # after the erase of the progress line a terminal gets
+        while len(re.findall(rb"(?:\n|\x1b\[K)  \S", seen)) < 8:
             assert time.monotonic() < deadline, seen[-2000:]
             if select.select([master], [], [], 0.5)[0]:
                 seen += os.read(master, 1 << 16)

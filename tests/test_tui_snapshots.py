@@ -19,7 +19,7 @@ from textual.widgets import Footer, Static
 
 from engines.bots import Simulator, sensible_bots
 from engines.core import game
-from tui.app import SPEAKING, show_help, switch_language, switch_theme
+from tui.base import NodealerApp
 from tui.replay import load
 from tui.screens.bluff import BluffScreen
 from tui.screens.bomb import BombScreen
@@ -50,15 +50,15 @@ def _table(name: str, seats: int, events: int) -> tuple[Any, _Snap, list[str]]:
     return engine, _Snap(sim.state, view), [str(e) for e in sim.events]
 
 
-class ScreenApp(App[None]):
-    """One screen with fixed contents, as the play app would show it."""
+class ScreenApp(NodealerApp):
+    """One screen with fixed contents, as the play app would show it (the
+    keys, palette and language of every nodealer app)."""
 
     CSS_PATH = str(Path(__file__).resolve().parent.parent / "tui" / "app.tcss")
-    BINDINGS = SPEAKING
 
     def __init__(self, make: Any, lang: str, sub_title: str = "", title: str = "nodealer") -> None:
-        super().__init__()
-        self.make, self.lang, self.game = make, lang, "bluff"
+        super().__init__(lang)
+        self.make, self.game = make, "bluff"
         self._sub, self._title = sub_title, title
 
     async def on_mount(self) -> None:
@@ -67,14 +67,8 @@ class ScreenApp(App[None]):
         relabel(self, self.lang)
         await self.make(self)
 
-    def action_rules(self) -> None:
-        show_help(self, self.game)
-
-    def action_language(self) -> None:
-        switch_language(self)
-
-    def action_theme(self) -> None:
-        switch_theme(self)
+    def help_game(self) -> str | None:
+        return self.game
 
     def submit(self, event: Any) -> None:  # the table screens hand moves here
         self.submitted = event

@@ -18,37 +18,37 @@ screen hands moves to trio with :meth:`TrioGuest.call_soon`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import trio
-from textual.app import App
-from textual.binding import Binding, BindingType
 
 from engines.core import to_data
 from table.session import MoveRefused, TableSession, Update, play_bot_table
 from table.verify import verify_log
 
+from .base import NodealerApp
 from .guest import TrioGuest, start_trio_guest
-from .screens.bluff import BluffScreen
-from .screens.bomb import BombScreen
 from .screens.common import SPEAKING, relabel, show_help, switch_language, switch_theme
-from .screens.mao import MaoScreen
 from .screens.over import GameOverScreen
-from .story import progress_parts, story, update_line
+from .screens.tables import SCREENS
+from .story import game_name, progress_parts, story, update_line
+from .words import register, t
 
-SCREENS = {"bluff": BluffScreen, "bomb": BombScreen, "mao": MaoScreen}
-"""The games a person can play on a screen so far."""
+__all__ = ["SCREENS", "SPEAKING", "PlayApp", "ReplayApp", "show_help", "switch_language",
+           "switch_theme"]  # fmt: skip
+
+register(
+    {
+        "{game}, {players} players, you are seat 0": "{game}，{players} 名玩家，你是座位0",
+        "Leave this game? It ends here for you (the bots stop); its log is kept.": (
+            "离开这局吗？这局对你来说就此结束（机器人停下）；日志会保留。"
+        ),
+    }
+)
 
 
-class PlayApp(App[int]):
+class PlayApp(NodealerApp):
     """You at seat 0 against bots, each a real peer (``nodealer play``)."""
-
-    CSS_PATH = "app.tcss"
-    TITLE = "nodealer"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+q", "quit", "quit", priority=True),
-        *SPEAKING,
-    ]
 
     def __init__(
         self,
@@ -65,8 +65,7 @@ class PlayApp(App[int]):
         processes: int | None = None,
         rounds: int | None = None,
     ) -> None:
-        super().__init__()
-        self.lang = lang
+        super().__init__(lang)
         # the engine's config (e.g. ``MaoConfig(hand_size=3)``, or its wire
         # form) and how many child processes play the bots (None: one per
         # core, 0: every seat in this process)
@@ -81,10 +80,12 @@ class PlayApp(App[int]):
         self._nursery: trio.Nursery | None = None
         self.table_screen = SCREENS[game](seat=0)
         self.exit_code = 2
+        self.finished = False  # the game-over screen is up
+        self._progress: str | None = None  # the deal's last progress line
 
     async def on_mount(self) -> None:
         relabel(self, self.lang)
-        self.sub_title = f"{self.game}, {self.players} players, you are seat 0"
+        self.speak()
         await self.push_screen(self.table_screen)
         self.guest = start_trio_guest(self._table_main)
         self.run_worker(self._wait_for_trio(), exclusive=True)
@@ -123,21 +124,20 @@ class PlayApp(App[int]):
         if seat != 0 or self.session is None:
             return
         if update.kind == "progress":  # the deal's progress, never a frozen screen
-            step, count = progress_parts(update.text, self.lang)
-            self.title, self.sub_title = (step, count) if count else ("nodealer", step)
+            self._progress = update.text
+            self.speak()
             return
-        if update.kind == "event":
-            line = story(update.text, self.lang)
-            if line:
-                self.table_screen.story(line)
-        elif update.kind in ("fault", "over", "setup", "rewound"):
-            self.table_screen.story(update_line(update.kind, update.text, self.lang))
+        text, kind = update.text, update.kind
+        if kind == "event":
+            self.table_screen.tell(lambda lang: story(text, lang))
+        elif kind in ("fault", "over", "setup", "rewound"):
+            self.table_screen.tell(lambda lang: update_line(kind, text, lang))
             if update.kind == "fault":  # a cheater named: said, and the screen stays usable
                 self.notify(update_line(update.kind, update.text, self.lang),
                             severity="error", timeout=10)  # fmt: skip
         elif update.kind in ("dropped", "back"):  # a peer's connection: said, screen usable
             line = update_line(update.kind, update.text, self.lang)
-            self.table_screen.story(line)
+            self.table_screen.tell(lambda lang: update_line(kind, text, lang))
             self.notify(line, severity="warning" if update.kind == "dropped" else "information")
             return
         table = self.session.table
@@ -150,6 +150,7 @@ class PlayApp(App[int]):
         outcome = mine.result.outcome
         won = None if outcome is None else 0 in outcome.winners
         verdict = report.lines()[-1]
+        self.finished = True
         self.push_screen(GameOverScreen(str(outcome), verdict, str(mine.log_path), won))
 
     async def _submit_in_trio(self, event: Any) -> None:
@@ -167,52 +168,72 @@ class PlayApp(App[int]):
             return
         self.guest.call_soon(self._nursery.start_soon, self._submit_in_trio, event)
 
-    def action_rules(self) -> None:
-        show_help(self, self.game)
+    def help_game(self) -> str | None:
+        return self.game
 
-    def action_language(self) -> None:
-        switch_language(self)
+    def leave_question(self) -> str | None:
+        if self.finished:
+            return None
+        return t("Leave this game? It ends here for you (the bots stop); its log is kept.",
+                 self.lang)  # fmt: skip
 
-    def action_theme(self) -> None:
-        switch_theme(self)
+    def speak(self) -> None:
+        if self._progress is not None:
+            step, count = progress_parts(self._progress, self.lang)
+            self.title, self.sub_title = (step, count) if count else ("nodealer", step)
+        else:
+            said = "{game}, {players} players, you are seat 0"
+            name = game_name(self.game, self.lang)
+            self.sub_title = t(said, self.lang, game=name, players=self.players)
 
 
-class ReplayApp(App[int]):
-    """``nodealer replay LOG``: a saved game, step by step."""
+class ReplayApp(NodealerApp):
+    """``nodealer replay LOG``: a saved game, step by step. F2 reads the
+    log again in the other language and stays on the same step."""
 
-    CSS_PATH = "app.tcss"
     TITLE = "nodealer replay"
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("f3", "theme", "theme")]
-
     def __init__(self, path: Path, lang: str = "en") -> None:
-        super().__init__()
-        self.path, self.lang = path, lang
-
-    def action_theme(self) -> None:
-        switch_theme(self)
+        super().__init__(lang)
+        self.path = path
+        self.game: str | None = None
 
     async def on_mount(self) -> None:
+        relabel(self, self.lang)
+        self.sub_title = self.path.parent.name  # the table id, not a machine path
+        await self.push_screen(self._replay_screen())
+
+    def _replay_screen(self) -> Any:
         from .replay import load
         from .screens.replay import ReplayScreen
 
         steps, verdict = load(self.path, self.lang)
-        self.sub_title = str(self.path)
-        await self.push_screen(ReplayScreen(steps, verdict))
+        self.game = game_of_log(self.path)
+        return ReplayScreen(steps, verdict)
+
+    def help_game(self) -> str | None:
+        return self.game
+
+    def action_language(self) -> None:
+        at = getattr(self.screen, "at", None)
+        switch_language(self)
+        if hasattr(self.screen, "speak"):
+            return  # the replay screen says everything again itself
+        again = self._replay_screen()
+        if at is not None:
+            again.at = at
+        self.switch_screen(again)
 
 
-class HomeApp(App[str]):
-    """``nodealer`` in a terminal: choose what to do; exits with the choice
-    (``play:GAME`` or ``replay:PATH``)."""
+def game_of_log(path: Path) -> str | None:
+    """The game a saved log plays (its setup body names it), or None."""
+    from p2p.store import read_log
 
-    CSS_PATH = "app.tcss"
-    TITLE = "nodealer"
-
-    def __init__(self, who: str, games: list[tuple[str, int]], saved: list[Any]) -> None:
-        super().__init__()
-        self.who, self.games, self.saved = who, games, saved
-
-    async def on_mount(self) -> None:
-        from .screens.home import HomeScreen
-
-        await self.push_screen(HomeScreen(self.who, self.games, self.saved))
+    try:
+        for entry in read_log(path).entries:
+            body = entry.event.decoded_body()
+            if isinstance(body, dict) and body.get("t") == "setup":
+                return str(body.get("game"))
+    except Exception:  # a damaged log: the replay says so; F1 shows the keys only
+        return None
+    return None

@@ -25,15 +25,12 @@ the waiting room says so and shows the story.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import trio
-from textual.app import App
-from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from p2p.identity import Identity
@@ -48,10 +45,12 @@ from table.seating import (
 from table.session import MoveRefused, Snapshot, TableSession, Update
 from table.verify import verify_log
 
+from .base import NodealerApp
 from .guest import TrioGuest, start_trio_guest
-from .screens.common import SPEAKING, relabel, show_help, switch_language, switch_theme
+from .screens.common import relabel
 from .screens.lobby import LobbyScreen
 from .screens.over import GameOverScreen
+from .screens.tables import SCREENS
 from .story import progress_parts, story, update_line
 from .words import register, t
 
@@ -74,23 +73,19 @@ register(
         "going back to {table} (seat {seat}): waiting for the other seats": (
             "回到牌桌 {table}（座位{seat}）：正在等其他座位"
         ),
+        "{table}, you are seat {seat}": "{table}，你是座位{seat}",
+        "Leave the table? The others are still playing; the game waits for your seat "
+        "(nodealer join takes you back).": (
+            "离开牌桌吗？其他人还在玩；这局会等你的座位（nodealer join 可以回来）。"
+        ),
+        "q quits (Esc does nothing here)": "按 q 退出（这里的 Esc 不做任何事）",
     }
 )
 
 
 def table_screens() -> dict[str, type[Screen[None]]]:
-    """The games a person can play on a screen on this machine: Bluff and
-    the Bomb game, and Mao once ``tui/screens/mao.py`` exists."""
-    from .app import SCREENS
-
-    screens: dict[str, type[Screen[None]]] = dict(SCREENS)
-    if "mao" not in screens and importlib.util.find_spec("tui.screens.mao") is not None:
-        from .screens import mao  # type: ignore[attr-defined]
-
-        found = getattr(mao, "MaoScreen", None)
-        if found is not None:
-            screens["mao"] = found
-    return screens
+    """The games a person can play on a screen on this machine."""
+    return dict(SCREENS)
 
 
 @dataclass(frozen=True)
@@ -154,17 +149,10 @@ def problem_text(exc: BaseException) -> str | None:
     return None
 
 
-class TableApp(App[int]):
+class TableApp(NodealerApp):
     """One person at a table on the LAN: the waiting room, then the table,
     then the game-over screen. ``exit_code``: 0 clean, 1 cheating, 2 a
     problem (``problem`` says which)."""
-
-    CSS_PATH = "app.tcss"
-    TITLE = "nodealer"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+q", "quit", "quit", priority=True),
-        *SPEAKING,
-    ]
 
     def __init__(
         self,
@@ -178,9 +166,9 @@ class TableApp(App[int]):
         advertise: Callable[[Any, Callable[[str], None]], Awaitable[None]] | None = None,
         lang: str = "en",
     ) -> None:
-        super().__init__()
+        super().__init__(lang)
         self.plan, self.identity, self.home = plan, identity, home
-        self.nickname, self.time_scale, self.lang = nickname, time_scale, lang
+        self.nickname, self.time_scale = nickname, time_scale
         self.bot_for, self.advertise = bot_for, advertise
         self.hosting = isinstance(plan, HostPlan)
         self.lobby_screen = LobbyScreen(
@@ -198,19 +186,24 @@ class TableApp(App[int]):
         self.result: SeatResult | None = None
         self.problem: str | None = None
         self.exit_code = 2
+        self._progress: str | None = None  # the deal's last progress line
 
-    def action_rules(self) -> None:
-        game = self.settings.game if self.settings is not None else _planned_game(self.plan)
-        if game is None:
-            self.notify(t("the rules come with the table's settings", self.lang))
-            return
-        show_help(self, game)
+    def help_game(self) -> str | None:
+        return self.settings.game if self.settings is not None else _planned_game(self.plan)
 
-    def action_language(self) -> None:
-        switch_language(self)
+    def leave_question(self) -> str | None:
+        if self.table_screen is None or self.result is not None or self.problem is not None:
+            return None  # the waiting room, the game over, a table that failed
+        return t("Leave the table? The others are still playing; the game waits for your "
+                 "seat (nodealer join takes you back).", self.lang)  # fmt: skip
 
-    def action_theme(self) -> None:
-        switch_theme(self)
+    def speak(self) -> None:
+        if self._progress is not None:
+            step, count = progress_parts(self._progress, self.lang)
+            self.title, self.sub_title = (step, count) if count else ("nodealer", step)
+        elif self.table_screen is not None and self.settings is not None:
+            self.sub_title = t("{table}, you are seat {seat}", self.lang,
+                               table=self.settings, seat=self.seat)  # fmt: skip
 
     async def on_mount(self) -> None:
         relabel(self, self.lang)
@@ -329,16 +322,21 @@ class TableApp(App[int]):
     def _updated(self, update: Update) -> None:
         self._to_table()
         if update.kind == "progress":  # the deal's progress, never a frozen screen
-            step, count = progress_parts(update.text, self.lang)
-            self.title, self.sub_title = (step, count) if count else ("nodealer", step)
+            self._progress = update.text
+            self.speak()
             return
-        line: str | None = None
-        if update.kind == "event":
-            line = story(update.text, self.lang)
-        elif update.kind in ("fault", "over", "setup", "rewound", "dropped", "back"):
-            line = update_line(update.kind, update.text, self.lang)
+        text, kind = update.text, update.kind
+
+        def said(lang: str) -> str | None:
+            if kind == "event":
+                return story(text, lang)
+            if kind in ("fault", "over", "setup", "rewound", "dropped", "back"):
+                return update_line(kind, text, lang)
+            return None
+
+        line = said(self.lang)
         if line:
-            self._story(line)
+            self._story(said)
         if update.kind in ("dropped", "back"):  # a peer's connection: said, screen usable
             severity = "warning" if update.kind == "dropped" else "information"
             self.notify(line or update.text, severity=severity)
@@ -357,7 +355,8 @@ class TableApp(App[int]):
         if screen is None:
             return  # a bot plays: the waiting room shows the story
         self.table_screen = screen(seat=self.seat)
-        self.sub_title = f"{self.settings}, you are seat {self.seat}"
+        self._progress = None
+        self.speak()
         self.push_screen(self.table_screen)
 
     def _over(self, mine: SeatResult) -> None:
@@ -395,12 +394,14 @@ class TableApp(App[int]):
         self._pending = None
         self.table_screen.refresh_table(snapshot, game)
 
-    def _story(self, line: str) -> None:
+    def _story(self, said: Callable[[str], str | None]) -> None:
         screen = self.table_screen
         if screen is not None and screen.is_mounted:
-            screen.story(line)
+            screen.tell(said)
         elif screen is None and self.lobby_screen.is_mounted:
-            self.lobby_screen.note(line)
+            line = said(self.lang)
+            if line:
+                self.lobby_screen.note(line)
 
     def _refused(self, reason: str) -> None:
         self.notify(reason, severity="warning", timeout=4)
@@ -435,20 +436,16 @@ class TableApp(App[int]):
             self.notify(t("not started: {reason}", self.lang, reason=exc), severity="warning")
 
 
-class LanHomeApp(App[str]):
+class LanHomeApp(NodealerApp):
     """``nodealer`` in a terminal: the home screen with the LAN's tables;
-    exits with the choice (see :mod:`tui.screens.home`). ``lan`` opens the
-    LAN browser (None: no browsing, e.g. in tests without a namespace)."""
+    exits with the choice (see :mod:`tui.screens.home`; None: ``q``).
+    ``lan`` opens the LAN browser (None: no browsing, e.g. in tests without
+    a namespace)."""
 
-    CSS_PATH = "app.tcss"
-    TITLE = "nodealer"
-    BINDINGS: ClassVar[list[BindingType]] = [SPEAKING[1], SPEAKING[2]]  # language, theme
-
-    def action_language(self) -> None:
-        switch_language(self)
-
-    def action_theme(self) -> None:
-        switch_theme(self)
+    def action_back(self) -> None:
+        # home is the first screen: Esc has nowhere to go back to, and a
+        # stray Esc must not end the program
+        self.note("q quits (Esc does nothing here)")
 
     def __init__(
         self,
@@ -460,12 +457,13 @@ class LanHomeApp(App[str]):
         hostable: list[str] | None = None,
         lang: str = "en",
     ) -> None:
-        super().__init__()
+        super().__init__(lang)
         self.who, self.games, self.saved = who, games, saved
-        self.lan, self.hostable, self.lang = lan, hostable, lang
+        self.lan, self.hostable = lan, hostable
         self.home_screen: Any = None
 
     async def on_mount(self) -> None:
+        relabel(self, self.lang)
         from .screens.home import HomeScreen
 
         self.home_screen = HomeScreen(

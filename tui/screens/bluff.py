@@ -16,13 +16,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Footer, Header, RichLog, Static
+from textual.widgets import Header, RichLog, Static
 
 from engines.bluff import Accept, Challenge, Claim, PlayFaceDown, Show
 
 from ..widgets.cards import Hand
 from ..words import register, t
-from .common import HELP_FIRST, TableScreen, lang_of, relabel
+from .common import HELP_FIRST, TableScreen, footer, lang_of, relabel
 
 register(
     {
@@ -107,7 +107,7 @@ class BluffScreen(TableScreen):
             yield Hand(id="hand")
             yield Static(id="claim")
         yield RichLog(id="story", wrap=True, markup=False)
-        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
+        yield footer()  # fits the width: F1, ^q and F2 always shown
 
     # -------------------------------------------------------------- from the app
     def refresh_table(self, snapshot: Any, game: Any) -> None:

@@ -22,14 +22,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Header, Input, Label, OptionList, Select, Static
+from textual.widgets import Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from p2p.discovery import BadHostPort, Change, DiscoveryError, TableAd, TableEvent, parse_hostport
 
 from ..story import game_name
+from ..variants import parse_config
 from ..words import register, t
-from .common import relabel
+from .common import footer, relabel
 
 Browser = Callable[[], AbstractAsyncContextManager[AsyncIterator[TableEvent]]]
 """Opens a LAN browser: ``async with browser() as events: async for event in events``."""
@@ -183,7 +184,7 @@ class HomeScreen(Screen[None]):
             Option(t("join a table by address…", lang), id="form:join"),
         ]
         yield OptionList(*options, id="choices")
-        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
+        yield footer()  # fits the width: F1, ^q and F2 always shown
 
     def speak(self) -> None:
         """Say everything again in the app's language (after a switch)."""
@@ -369,8 +370,6 @@ class HostForm(ModalScreen[dict[str, Any] | None]):
         """The form as a host plan, or None with the mistake shown."""
         from engines.core import game
         from table.seating import GameSettings, SeatingError
-
-        from ..lan import parse_config
 
         lang = _lang(self)
         name = str(self.query_one("#game", Select).value)

@@ -17,14 +17,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, RichLog, Static
+from textual.widgets import Header, RichLog, Static
 
 from engines.core import game as engine_for
 from engines.core import to_data
 
 from ..story import game_name
 from ..words import register, t
-from .common import relabel
+from .common import footer, relabel
 
 register(
     {
@@ -129,7 +129,7 @@ class LobbyScreen(Screen[None]):
             yield Static(id="lobby-seats")
             yield Static(id="lobby-status")
         yield RichLog(id="story", wrap=True, markup=False)
-        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
+        yield footer()  # fits the width: F1, ^q and F2 always shown
 
     def on_mount(self) -> None:
         relabel(self, self.lang)

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from .palette import ANSI_DARK, ANSI_LIGHT, DARK, DARK_THEME, LIGHT_THEME
+from .palette import ANSI_DARK, ANSI_LIGHT, DARK, DARK_THEME, LIGHT_THEME, NamedColours
 from .screens.common import SPEAKING, Confirm, show_help, switch_language, switch_theme
 from .words import register, t
 
@@ -44,7 +44,16 @@ class NodealerApp(App[Any]):
         for theme in (DARK_THEME, LIGHT_THEME):
             self.register_theme(theme)
         self.ansi_theme_dark, self.ansi_theme_light = ANSI_DARK, ANSI_LIGHT
+        # after ANSI -> truecolor, before NO_COLOR's greys (tui.palette)
+        self._filters.insert(1, NamedColours(lambda: self.ansi_theme))
         self.theme = DARK
+
+    def get_key_display(self, binding: Binding) -> str:
+        """Function keys as printed on keyboards (F1, not f1)."""
+        shown = super().get_key_display(binding)
+        if len(shown) in (2, 3) and shown[0] == "f" and shown[1:].isdigit():
+            return shown.upper()
+        return shown
 
     # -------------------------------------------------------------- hooks
     def help_game(self) -> str | None:

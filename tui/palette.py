@@ -3,10 +3,13 @@ at least 4.5:1 against its background (WCAG 2's contrast ratio), with or
 without colour (``NO_COLOR``: Textual turns every colour into a grey of
 the same luminance, so the pairs below keep their distance in grey too).
 
-Red suits, the hand's cursor and the picked cards are drawn with ANSI
-colour names (``red``, ``yellow``) by the card widget; Textual maps ANSI
-colours through the app's *ANSI theme*, so each theme here comes with one
-whose red and yellow read well on that theme's background.
+Red suits, the hand's cursor, claims and verdicts are drawn with colour
+names (``red``, ``yellow``, ``green``, ``cyan``) by the screens. Textual
+maps a name either through the app's *ANSI theme* or, when it reads the
+name itself, to the pure CSS colour (``red`` = #FF0000, 4.0:1 on white).
+Each theme here comes with an ANSI theme whose colours read well on that
+theme's background, and :class:`NamedColours` sends the pure CSS colours
+to the same ones, so every screen's red is the palette's red.
 
 :func:`contrast` and :func:`luminance` are WCAG 2.x's formulas; the tests
 render every screen in each palette and check every character with them.
@@ -14,7 +17,15 @@ render every screen in each palette and check every character with them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import lru_cache
+
+from rich.color import Color as RichColor
+from rich.segment import Segment
+from rich.style import Style
 from rich.terminal_theme import TerminalTheme
+from textual.color import Color
+from textual.filter import LineFilter
 from textual.theme import Theme
 
 MINIMUM = 4.5
@@ -75,7 +86,7 @@ LIGHT_THEME = Theme(
     variables={
         "text-muted": "#4A4A4A",
         "text-disabled": "#5A5A5A",
-        "footer-key-foreground": "#8A4B00",
+        "footer-key-foreground": "#094E94",
         "footer-description-foreground": "#1A1A1A",
         "footer-background": "#E4E4E4",
         "footer-item-background": "#E4E4E4",
@@ -141,3 +152,51 @@ def contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
     """
     high, low = sorted((luminance(a), luminance(b)), reverse=True)
     return (high + 0.05) / (low + 0.05)
+
+
+NAMED = {
+    (255, 0, 0): 1,  # red
+    (0, 128, 0): 2,  # green
+    (0, 255, 0): 2,  # lime
+    (255, 255, 0): 3,  # yellow
+    (0, 0, 255): 4,  # blue
+    (255, 0, 255): 5,  # magenta
+    (0, 255, 255): 6,  # cyan
+}
+"""The pure CSS colours a colour name becomes -> its ANSI number."""
+
+
+class NamedColours(LineFilter):
+    """Draws the pure CSS colours of colour names (see :data:`NAMED`) in the
+    current ANSI theme's colours. Runs before ``NO_COLOR``'s grey filter,
+    so the greys are those of the palette's colours."""
+
+    def __init__(self, ansi_theme: Callable[[], TerminalTheme]) -> None:
+        super().__init__()
+        self._ansi_theme = ansi_theme
+
+    def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        theme = self._ansi_theme()
+        return [
+            Segment(text, None if style is None else _named(style, theme), control)
+            for text, style, control in segments
+        ]
+
+
+@lru_cache(1024)
+def _named(style: Style, theme: TerminalTheme) -> Style:
+    color, bgcolor = style.color, style.bgcolor
+    new_color = _swap(color, theme)
+    new_bgcolor = _swap(bgcolor, theme)
+    if new_color is color and new_bgcolor is bgcolor:
+        return style
+    return style + Style.from_color(new_color, new_bgcolor)
+
+
+def _swap(color: RichColor | None, theme: TerminalTheme) -> RichColor | None:
+    if color is None or color.triplet is None:
+        return color
+    number = NAMED.get(tuple(color.triplet))
+    if number is None:
+        return color
+    return RichColor.from_triplet(theme.ansi_colors[number])

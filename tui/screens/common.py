@@ -257,9 +257,16 @@ class FittingFooter(Footer):
         for _, binding, enabled, tooltip in self.screen.active_bindings.values():
             if binding.show and binding.action not in {b.action for b, _, _ in shown.values()}:
                 shown.setdefault(binding.key, (binding, enabled, tooltip))
-        pinned = [shown[k] for k in PINNED_KEYS if k in shown]
         others = [entry for key, entry in shown.items() if key not in PINNED_KEYS]
+        said = {entry[0].description for entry in others}
+        # ^q "quit" next to the screen's own q "quit" says nothing new
+        pinned = [
+            shown[k]
+            for k in PINNED_KEYS
+            if k in shown and not (k == "ctrl+q" and shown[k][0].description in said)
+        ]
         width = self.size.width or self.app.size.width
+        self._composed_for = width
         lang = lang_of(self)
 
         def cells(entry: tuple[Binding, bool, str], words: str | None = None) -> int:
@@ -291,7 +298,10 @@ class FittingFooter(Footer):
             ).data_bind(compact=Footer.compact)
 
     def on_resize(self, event: events.Resize) -> None:
-        if self._bindings_ready and self.is_attached:
+        width = event.size.width
+        ready = self._bindings_ready and self.is_attached
+        if ready and width != self.__dict__.get("_composed_for"):
+            self._composed_for = width
             self.call_after_refresh(self.recompose)
 
 

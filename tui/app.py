@@ -128,6 +128,7 @@ class PlayApp(NodealerApp):
             self.speak()
             return
         text, kind = update.text, update.kind
+        self._dealt()
         if kind == "event":
             self.table_screen.tell(lambda lang: story(text, lang))
         elif kind in ("fault", "over", "setup", "rewound"):
@@ -176,6 +177,14 @@ class PlayApp(NodealerApp):
             return None
         return t("Leave this game? It ends here for you (the bots stop); its log is kept.",
                  self.lang)  # fmt: skip
+
+    def _dealt(self) -> None:
+        """Something other than the deal's progress: the deal is over, the
+        header says the table again."""
+        if self._progress is not None:
+            self._progress = None
+            self.title = "nodealer"
+            self.speak()
 
     def speak(self) -> None:
         if self._progress is not None:

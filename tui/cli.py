@@ -270,8 +270,13 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _home(parser: argparse.ArgumentParser) -> int:
-    """The home screen (the LAN's tables found by mDNS), then what was chosen there."""
+def _home(parser: argparse.ArgumentParser, run: Any = None) -> int:
+    """The home screen (the LAN's tables found by mDNS), then what was
+    chosen there, in the language home spoke (``NODEALER_LANG``, or F2 on
+    home); when that ends (a game over, ``q`` or a confirmed ``^q`` at a
+    table, a replay closed) home opens again, until ``q`` on home.
+    ``run(app)`` runs the home app and returns its choice (tests; default
+    ``app.run()``)."""
     from engines.core import games as registered
     from p2p.discovery import browse
     from p2p.identity import Identity
@@ -283,11 +288,15 @@ def _home(parser: argparse.ArgumentParser) -> int:
     identity = Identity.load_or_create()
     who = f"{os.environ.get('USER', 'player')} ({identity.public.fingerprint})"
     choices = [(name, g.default_seats) for name, g in registered().items() if name in SCREENS]
-    app = LanHomeApp(who, choices, saved_games(), lan=browse, hostable=list(registered()))
-    choice = app.run()
-    if not choice:
-        return 0
-    return main(choice_argv(choice))
+    lang = "zh" if os.environ.get("NODEALER_LANG") == "zh" else "en"
+    while True:
+        app = LanHomeApp(who, choices, saved_games(), lan=browse,
+                         hostable=list(registered()), lang=lang)  # fmt: skip
+        choice = app.run() if run is None else run(app)
+        if not choice:
+            return 0
+        lang = app.lang  # F2 on home carries on into the game
+        main([*choice_argv(choice), "--lang", lang])
 
 
 def choice_argv(choice: str) -> list[str]:

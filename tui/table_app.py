@@ -197,6 +197,14 @@ class TableApp(NodealerApp):
         return t("Leave the table? The others are still playing; the game waits for your "
                  "seat (nodealer join takes you back).", self.lang)  # fmt: skip
 
+    def _dealt(self) -> None:
+        """Something other than the deal's progress: the deal is over, the
+        header says the table again."""
+        if self._progress is not None:
+            self._progress = None
+            self.title = "nodealer"
+            self.speak()
+
     def speak(self) -> None:
         if self._progress is not None:
             step, count = progress_parts(self._progress, self.lang)
@@ -326,6 +334,7 @@ class TableApp(NodealerApp):
             self.speak()
             return
         text, kind = update.text, update.kind
+        self._dealt()
 
         def said(lang: str) -> str | None:
             if kind == "event":

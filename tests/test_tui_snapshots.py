@@ -1,5 +1,5 @@
 """Screen snapshots (pytest-textual-snapshot): the deal, Bluff, Bomb, game
-over, replay and help screens in English and Chinese at 80×24 and 120×40,
+over, replay and help screens in English and Chinese at 80×24 and 160×45,
 from fixed game states so that a snapshot changes only when the screen does.
 ``pytest --snapshot-update`` rewrites them after a deliberate change.
 
@@ -29,7 +29,7 @@ from tui.screens.replay import ReplayScreen
 from tui.story import progress_parts
 
 VECTOR = Path(__file__).parent / "vectors" / "bluff-2-proven.log"
-SIZES = [(80, 24), (120, 40)]
+SIZES = [(80, 24), (160, 45)]
 LANGS = ["en", "zh"]
 
 
@@ -149,6 +149,19 @@ def _lobby(app: ScreenApp) -> Any:
     return show()
 
 
+def _confirm(app: ScreenApp) -> Any:
+    from tui.screens.common import Confirm
+
+    async def show() -> None:
+        await _table_screen(app, BluffScreen(seat=0), "bluff", 3, 12)
+        question = "Leave this game? It ends here for you (the bots stop); its log is kept."
+        from tui.words import t
+
+        await app.push_screen(Confirm(t(question, app.lang), app.lang))
+
+    return show()
+
+
 SCREENS = {
     "home": (_home, ""),
     "waiting": (_lobby, ""),
@@ -158,6 +171,7 @@ SCREENS = {
     "over": (_over, ""),
     "replay": (_replay, ""),
     "help": (_help, ""),
+    "confirm": (_confirm, ""),
 }
 
 

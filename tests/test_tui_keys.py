@@ -31,7 +31,7 @@ def _text(app: Any) -> str:
 
 
 def _story(screen: Any) -> str:
-    log = screen.query_one(screen.STORY, RichLog)
+    log = screen.query_one(getattr(screen, "STORY", "#story"), RichLog)
     return "\n".join(strip.text for strip in log.lines)
 
 
@@ -248,5 +248,26 @@ def test_f2_retells_a_table_screens_story() -> None:
             await pilot.press("f2")
             await pilot.pause()
             assert _story(screen) != english and "座位" in _story(screen)
+
+    asyncio.run(run())
+
+
+def test_f2_says_the_waiting_rooms_notes_and_problem_again() -> None:
+    from tests.test_tui_snapshots import _lobby
+    from tui.words import t
+
+    async def run() -> None:
+        app = ScreenApp(_lobby, "en")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            screen.note(lambda lang: t("the table is not ready yet", lang))  # type: ignore[attr-defined]
+            screen.show_problem("address in use")  # type: ignore[attr-defined]
+            await pilot.pause()
+            assert "the table is not ready yet" in _story(screen)
+            await pilot.press("f2")
+            await pilot.pause()
+            assert "牌桌还没准备好" in _story(screen) and "not ready" not in _story(screen)
+            assert "address in use" in _text(app)  # the problem is still said
 
     asyncio.run(run())

@@ -71,6 +71,7 @@ def _theme_flips(session: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.netns
 def test_f1_f2_f3_on_home_table_and_replay_in_a_real_terminal(tmp_path: Path) -> None:
     if shutil.which("tmux") is None:
         pytest.skip("needs tmux (.ci/run installs it)")

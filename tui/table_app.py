@@ -221,7 +221,7 @@ class TableApp(NodealerApp):
         if isinstance(self.plan, ResumePlan):
             held = self.plan.held
             text = "going back to {table} (seat {seat}): waiting for the other seats"
-            self.lobby_screen.note(t(text, self.lang, table=held.settings, seat=held.seat))
+            self.lobby_screen.note(lambda lang: t(text, lang, table=held.settings, seat=held.seat))
         self.guest = start_trio_guest(self._main)
         self.run_worker(self._wait_for_trio(), exclusive=True)
 
@@ -292,14 +292,8 @@ class TableApp(NodealerApp):
         for a game this machine has no screen for."""
         self.settings, self.seat = settings, seat
         if settings.game not in table_screens():
-            self.lobby_screen.note(
-                t(
-                    "no table screen for {game} on this machine yet: "
-                    "a sensible bot plays your seat",
-                    self.lang,
-                    game=settings.game,
-                )
-            )
+            said = "no table screen for {game} on this machine yet: a sensible bot plays your seat"
+            self.lobby_screen.note(lambda lang: t(said, lang, game=settings.game))
             return None if self.bot_for is None else self.bot_for(settings, seat)
         return None  # the session is handed to us (on_session): submit_move
 
@@ -408,9 +402,7 @@ class TableApp(NodealerApp):
         if screen is not None and screen.is_mounted:
             screen.tell(said)
         elif screen is None and self.lobby_screen.is_mounted:
-            line = said(self.lang)
-            if line:
-                self.lobby_screen.note(line)
+            self.lobby_screen.note(said)
 
     def _refused(self, reason: str) -> None:
         self.notify(reason, severity="warning", timeout=4)

@@ -144,6 +144,13 @@ def test_nodealer_lang_opens_home_in_chinese_and_the_choice_keeps_it(
     assert "你：" in seen[0] and "开桌" in seen[0]
     assert ran == [["replay", "/nowhere/log", "--lang", "zh"]]  # then home again, then q
 
+    monkeypatch.delenv("NODEALER_LANG")  # nodealer --lang zh: the same
+    seen.clear()
+    ran.clear()
+    assert cli._home(cli.build_parser(), run=run, lang="zh") == 0
+    assert "开桌" in seen[0] and ran == [["replay", "/nowhere/log", "--lang", "zh"]]
+    assert cli.build_parser().parse_args(["--lang", "zh"]).home_lang == "zh"
+
 
 def test_replay_answers_f1_f2_f3_and_q_goes_back() -> None:
     async def run() -> None:

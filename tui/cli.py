@@ -130,6 +130,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Fair card games for a LAN party with no server and no dealer.",
     )
     parser.add_argument("--version", action="version", version=f"nodealer {_version()}")
+    parser.add_argument(
+        "--lang",
+        dest="home_lang",
+        choices=("en", "zh"),
+        default=None,
+        help="the language of the home screen (nodealer with no command; default NODEALER_LANG)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo = commands.add_parser(
         "demo",
@@ -270,7 +277,7 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _home(parser: argparse.ArgumentParser, run: Any = None) -> int:
+def _home(parser: argparse.ArgumentParser, run: Any = None, lang: str | None = None) -> int:
     """The home screen (the LAN's tables found by mDNS), then what was
     chosen there, in the language home spoke (``NODEALER_LANG``, or F2 on
     home); when that ends (a game over, ``q`` or a confirmed ``^q`` at a
@@ -288,7 +295,8 @@ def _home(parser: argparse.ArgumentParser, run: Any = None) -> int:
     identity = Identity.load_or_create()
     who = f"{os.environ.get('USER', 'player')} ({identity.public.fingerprint})"
     choices = [(name, g.default_seats) for name, g in registered().items() if name in SCREENS]
-    lang = "zh" if os.environ.get("NODEALER_LANG") == "zh" else "en"
+    if lang is None:
+        lang = "zh" if os.environ.get("NODEALER_LANG") == "zh" else "en"
     while True:
         app = LanHomeApp(who, choices, saved_games(), lan=browse,
                          hostable=list(registered()), lang=lang)  # fmt: skip
@@ -679,7 +687,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         if sys.stdin.isatty() and sys.stdout.isatty():
-            return _home(parser)
+            return _home(parser, lang=args.home_lang)
         parser.print_help()
         return 0
     handler = getattr(args, "handler", None)

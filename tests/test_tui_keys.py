@@ -255,6 +255,9 @@ def test_f2_retells_a_table_screens_story() -> None:
             await pilot.press("f2")
             await pilot.pause()
             assert _story(screen) != english and "座位" in _story(screen)
+            await pilot.pause(0.2)
+            footer = _text(app).split("\n")[-1]
+            assert "English" in footer and "帮助" in footer  # the footer's keys too
 
     asyncio.run(run())
 
@@ -276,5 +279,26 @@ def test_f2_says_the_waiting_rooms_notes_and_problem_again() -> None:
             await pilot.pause()
             assert "牌桌还没准备好" in _story(screen) and "not ready" not in _story(screen)
             assert "address in use" in _text(app)  # the problem is still said
+
+    asyncio.run(run())
+
+
+def test_f2_on_the_help_screen_opens_it_again_in_the_other_language() -> None:
+    async def run() -> None:
+        app = ScreenApp(SCREENS["bluff"][0], "en")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            await pilot.press("f1")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen) and app.screen.lang == "en"
+            await pilot.press("f1")  # F1 again: one help screen, not two
+            await pilot.pause()
+            await pilot.press("f2")
+            await pilot.pause(0.2)
+            assert isinstance(app.screen, HelpScreen) and app.screen.lang == "zh"
+            assert sum(isinstance(s, HelpScreen) for s in app.screen_stack) == 1
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, BluffScreen)
 
     asyncio.run(run())

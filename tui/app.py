@@ -223,7 +223,7 @@ class ReplayApp(NodealerApp):
     def help_game(self) -> str | None:
         return self.game
 
-    def action_language(self) -> None:
+    def change_language(self) -> None:
         at = getattr(self.screen, "at", None)
         switch_language(self)
         if hasattr(self.screen, "speak"):

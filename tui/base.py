@@ -16,7 +16,14 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from .palette import ANSI_DARK, ANSI_LIGHT, DARK, DARK_THEME, LIGHT_THEME, NamedColours
-from .screens.common import SPEAKING, Confirm, show_help, switch_language, switch_theme
+from .screens.common import (
+    SPEAKING,
+    Confirm,
+    HelpScreen,
+    show_help,
+    switch_language,
+    switch_theme,
+)
 from .words import register, t
 
 register({"back": "返回"})
@@ -69,9 +76,21 @@ class NodealerApp(App[Any]):
 
     # -------------------------------------------------------------- keys
     def action_rules(self) -> None:
-        show_help(self, self.help_game())
+        if not isinstance(self.screen, HelpScreen):
+            show_help(self, self.help_game())
 
-    def action_language(self) -> None:
+    async def action_language(self) -> None:
+        """F2: the other language, everywhere (the help screen, if open,
+        opens again in it)."""
+        helping = isinstance(self.screen, HelpScreen)
+        if helping:
+            await self.pop_screen()
+        self.change_language()
+        if helping:
+            show_help(self, self.help_game())
+
+    def change_language(self) -> None:
+        """Every screen, and the app's own words, in the other language."""
         switch_language(self)
         self.speak()
 

@@ -97,6 +97,9 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss", "close"),
         Binding("q", "dismiss", "close", show=False),
+        # a modal screen hides the app's keys: F2 and F3 work here too
+        Binding("f2", "app.language", "language", show=False),
+        Binding("f3", "app.theme", "theme", show=False),
     ]
 
     def __init__(self, game: str | None, lang: str, keys: list[tuple[str, str]]) -> None:
@@ -296,6 +299,12 @@ class FittingFooter(Footer):
                 disabled=not enabled,
                 tooltip=tooltip,
             ).data_bind(compact=Footer.compact)
+
+    def on_mount(self) -> None:
+        # composed at once, not only when the screen's keys change while it
+        # is on top (a screen pushed under a question shows its keys too)
+        self._bindings_ready = True
+        self.call_after_refresh(self.recompose)
 
     def on_resize(self, event: events.Resize) -> None:
         width = event.size.width

@@ -302,3 +302,30 @@ def test_f2_on_the_help_screen_opens_it_again_in_the_other_language() -> None:
             assert isinstance(app.screen, BluffScreen)
 
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("form", ["h", "j"])
+def test_the_home_forms_answer_f1_f2_f3(form: str) -> None:
+    async def run() -> None:
+        app = LanHomeApp("me (XXXX-XXXX-XXXX-XXXX)", [("bluff", 2)], [])
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await pilot.press(form)
+            await pilot.pause()
+            title = str(app.screen.query_one("#form-title", Static).render())
+            assert title in ("host a table", "join a table by address")
+            await pilot.press("f2")
+            await pilot.pause()
+            said = str(app.screen.query_one("#form-title", Static).render())
+            assert said in ("开桌", "按地址加入牌桌")
+            theme = app.theme
+            await pilot.press("f3")
+            assert app.theme != theme
+            await pilot.press("f1")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen) and app.screen.lang == "zh"
+            await pilot.press("escape", "escape")
+            await pilot.pause()
+            assert "开桌" in _text(app) and not app._exit  # home, still running
+
+    asyncio.run(run())

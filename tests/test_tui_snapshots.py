@@ -183,7 +183,21 @@ def test_screen_snapshot(snap_compare, name: str, lang: str, size: tuple[int, in
     title = "nodealer"
     if name == "deal":  # as the apps show a deal's progress: its step, then its count
         title, sub_title = progress_parts(sub_title, lang)
-    assert snap_compare(ScreenApp(make, lang, sub_title, title), terminal_size=size)
+    async def settle(pilot: Any) -> None:  # drawn as it stays (a question on top included)
+        for _ in range(3):
+            await pilot.pause()
+            await pilot.wait_for_scheduled_animations()
+        if name == "confirm":
+            from tui.screens.common import Confirm
+
+            for _ in range(100):
+                if isinstance(pilot.app.screen, Confirm):
+                    break
+                await pilot.pause(0.05)
+            await pilot.pause()
+
+    assert snap_compare(ScreenApp(make, lang, sub_title, title), terminal_size=size,
+                        run_before=settle)  # fmt: skip
 
 
 def test_f2_switches_the_language_of_a_live_screen_and_its_keys() -> None:

@@ -150,6 +150,7 @@ def _lobby(app: ScreenApp) -> Any:
 
 
 def _confirm(app: ScreenApp) -> Any:
+    import tui.app  # noqa: F401  (registers the question's words)
     from tui.screens.common import Confirm
 
     async def show() -> None:

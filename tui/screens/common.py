@@ -278,11 +278,13 @@ class FittingFooter(Footer):
             key = cell_len(self.app.get_key_display(binding))
             return key + 1 + (cell_len(text) + 1 if text else 0)
 
+        # dropped first: keys that do nothing now (dimmed), then the last ones
+        order = [e for e in reversed(others) if not e[1]] + [e for e in reversed(others) if e[1]]
         kept, help_words = others, ""
-        for n in range(len(others), -1, -1):  # drop the screen's last keys first
-            kept = others[:n]
-            help_words = "" if n == len(others) else t("help, {n} more keys", lang,
-                                                        n=len(others) - n)  # fmt: skip
+        for n in range(len(others) + 1):
+            gone = {id(e) for e in order[:n]}
+            kept = [e for e in others if id(e) not in gone]
+            help_words = t("help, {n} more keys", lang, n=n) if n else ""
             used = sum(cells(e, help_words if help_words and e[0].key == "f1" else None)
                        for e in pinned) + sum(map(cells, kept))  # fmt: skip
             if used <= width:

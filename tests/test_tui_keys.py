@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from textual.widgets import Input, RichLog, Static
@@ -329,3 +329,35 @@ def test_the_home_forms_answer_f1_f2_f3(form: str) -> None:
             assert "开桌" in _text(app) and not app._exit  # home, still running
 
     asyncio.run(run())
+
+
+def test_the_footer_drops_dead_keys_first_then_the_last_ones() -> None:
+    from textual.app import ComposeResult
+    from textual.binding import Binding, BindingType
+    from textual.screen import Screen
+
+    from tui.screens.common import footer
+
+    class Busy(Screen[None]):
+        BINDINGS: ClassVar[list[BindingType]] = [
+            Binding(k, f"say('{k}')", f"key {k} does a thing") for k in "abcdefgh"
+        ]
+
+        def compose(self) -> ComposeResult:
+            yield footer()
+
+        def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+            return parameters != ("a",)  # a does nothing now: shown dimmed, if at all
+
+        def action_say(self, key: str) -> None:
+            pass
+
+    async def run() -> list[str]:
+        app = ScreenApp(lambda a: a.push_screen(Busy()), "en")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause(0.2)
+            return [key.key for key in app.screen.query_one(FittingFooter).children]
+
+    keys = asyncio.run(run())
+    assert keys[0] == "f1" and keys[-2:] == ["ctrl+q", "f2"]
+    assert "a" not in keys and "b" in keys and "h" not in keys  # a dead, h last

@@ -6,10 +6,11 @@ import asyncio
 import shutil
 from pathlib import Path
 
-from tui.app import HomeApp, ReplayApp
+from tui.app import ReplayApp
 from tui.games import SavedGame, saved_games
 from tui.replay import load
 from tui.screens.replay import ReplayScreen
+from tui.table_app import LanHomeApp
 
 VECTOR = Path(__file__).resolve().parent / "vectors" / "bluff-2-proven.log"
 
@@ -22,7 +23,7 @@ def test_home_offers_games_and_saved_games(tmp_path) -> None:
     assert [s.table_id for s in saved] == ["abcdef"] and isinstance(saved[0], SavedGame)
 
     async def run() -> str | None:
-        app = HomeApp("me (XXXX-XXXX-XXXX-XXXX)", [("bluff", 2), ("bomb", 5)], saved)
+        app = LanHomeApp("me (XXXX-XXXX-XXXX-XXXX)", [("bluff", 2), ("bomb", 5)], saved)
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.press("down", "down", "enter")  # the saved game
         return app.return_value

@@ -1,5 +1,5 @@
 """Screen snapshots (pytest-textual-snapshot): the deal, Bluff, Bomb, game
-over, replay and help screens in English and Chinese at 80×24 and 120×40,
+over, replay and help screens in English and Chinese at 80×24 and 160×45,
 from fixed game states so that a snapshot changes only when the screen does.
 ``pytest --snapshot-update`` rewrites them after a deliberate change.
 
@@ -19,7 +19,7 @@ from textual.widgets import Footer, Static
 
 from engines.bots import Simulator, sensible_bots
 from engines.core import game
-from tui.app import SPEAKING, show_help, switch_language, switch_theme
+from tui.base import NodealerApp
 from tui.replay import load
 from tui.screens.bluff import BluffScreen
 from tui.screens.bomb import BombScreen
@@ -29,7 +29,7 @@ from tui.screens.replay import ReplayScreen
 from tui.story import progress_parts
 
 VECTOR = Path(__file__).parent / "vectors" / "bluff-2-proven.log"
-SIZES = [(80, 24), (120, 40)]
+SIZES = [(80, 24), (160, 45)]
 LANGS = ["en", "zh"]
 
 
@@ -50,15 +50,15 @@ def _table(name: str, seats: int, events: int) -> tuple[Any, _Snap, list[str]]:
     return engine, _Snap(sim.state, view), [str(e) for e in sim.events]
 
 
-class ScreenApp(App[None]):
-    """One screen with fixed contents, as the play app would show it."""
+class ScreenApp(NodealerApp):
+    """One screen with fixed contents, as the play app would show it (the
+    keys, palette and language of every nodealer app)."""
 
     CSS_PATH = str(Path(__file__).resolve().parent.parent / "tui" / "app.tcss")
-    BINDINGS = SPEAKING
 
     def __init__(self, make: Any, lang: str, sub_title: str = "", title: str = "nodealer") -> None:
-        super().__init__()
-        self.make, self.lang, self.game = make, lang, "bluff"
+        super().__init__(lang)
+        self.make, self.game = make, "bluff"
         self._sub, self._title = sub_title, title
 
     async def on_mount(self) -> None:
@@ -67,14 +67,8 @@ class ScreenApp(App[None]):
         relabel(self, self.lang)
         await self.make(self)
 
-    def action_rules(self) -> None:
-        show_help(self, self.game)
-
-    def action_language(self) -> None:
-        switch_language(self)
-
-    def action_theme(self) -> None:
-        switch_theme(self)
+    def help_game(self) -> str | None:
+        return self.game
 
     def submit(self, event: Any, seen: int | None = None) -> None:  # table screens hand moves here
         self.submitted = event
@@ -155,6 +149,20 @@ def _lobby(app: ScreenApp) -> Any:
     return show()
 
 
+def _confirm(app: ScreenApp) -> Any:
+    import tui.app  # noqa: F401  (registers the question's words)
+    from tui.screens.common import Confirm
+
+    async def show() -> None:
+        await _table_screen(app, BluffScreen(seat=0), "bluff", 3, 12)
+        question = "Leave this game? It ends here for you (the bots stop); its log is kept."
+        from tui.words import t
+
+        await app.push_screen(Confirm(t(question, app.lang), app.lang))
+
+    return show()
+
+
 SCREENS = {
     "home": (_home, ""),
     "waiting": (_lobby, ""),
@@ -164,6 +172,7 @@ SCREENS = {
     "over": (_over, ""),
     "replay": (_replay, ""),
     "help": (_help, ""),
+    "confirm": (_confirm, ""),
 }
 
 
@@ -175,7 +184,21 @@ def test_screen_snapshot(snap_compare, name: str, lang: str, size: tuple[int, in
     title = "nodealer"
     if name == "deal":  # as the apps show a deal's progress: its step, then its count
         title, sub_title = progress_parts(sub_title, lang)
-    assert snap_compare(ScreenApp(make, lang, sub_title, title), terminal_size=size)
+    async def settle(pilot: Any) -> None:  # drawn as it stays (a question on top included)
+        for _ in range(3):
+            await pilot.pause()
+            await pilot.wait_for_scheduled_animations()
+        if name == "confirm":
+            from tui.screens.common import Confirm
+
+            for _ in range(100):
+                if isinstance(pilot.app.screen, Confirm):
+                    break
+                await pilot.pause(0.05)
+            await pilot.pause()
+
+    assert snap_compare(ScreenApp(make, lang, sub_title, title), terminal_size=size,
+                        run_before=settle)  # fmt: skip
 
 
 def test_f2_switches_the_language_of_a_live_screen_and_its_keys() -> None:

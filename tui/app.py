@@ -18,20 +18,17 @@ screen hands moves to trio with :meth:`TrioGuest.call_soon`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import trio
-from textual.app import App
-from textual.binding import Binding, BindingType
 
 from engines.core import to_data
 from table.names import SeatNames, default_name
 from table.session import MoveRefused, TableMovedOn, TableSession, Update, play_bot_table
 from table.verify import verify_log
 
+from .base import NodealerApp
 from .guest import TrioGuest, start_trio_guest
-from .screens.bluff import BluffScreen
-from .screens.bomb import BombScreen
 from .screens.common import (
     SPEAKING,
     game_title,
@@ -40,25 +37,27 @@ from .screens.common import (
     switch_language,
     switch_theme,
 )
-from .screens.mao import MaoScreen
 from .screens.over import GameOverScreen
+from .screens.tables import SCREENS
 from .story import StoryTeller, progress_parts, update_line
-from .words import refusal_text, t
+from .words import refusal_text, register, t
 
-SCREENS = {"bluff": BluffScreen, "bomb": BombScreen, "mao": MaoScreen}
-"""The games a person can play on a screen so far."""
+__all__ = ["SCREENS", "SPEAKING", "PlayApp", "ReplayApp", "show_help", "switch_language",
+           "switch_theme"]  # fmt: skip
+
+register(
+    {
+        "Leave this game? It ends here for you (the bots stop); its log is kept.": (
+            "离开这局吗？这局对你来说就此结束（机器人停下）；日志会保留。"
+        ),
+    }
+)
 
 
-class PlayApp(App[int]):
+class PlayApp(NodealerApp):
     """You at seat 0 against bots, each a real peer (``nodealer play``)."""
 
-    CSS_PATH = "app.tcss"
-    TITLE = "nodealer"
     TIMERS_WAIT = True  # every other seat a bot: timers may wait for the person (screens.holding)
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+q", "quit", "quit", priority=True),
-        *SPEAKING,
-    ]
 
     def __init__(
         self,
@@ -77,8 +76,7 @@ class PlayApp(App[int]):
         pace: Any = None,
         name: str | None = None,
     ) -> None:
-        super().__init__()
-        self.lang = lang
+        super().__init__(lang)
         self.pace = pace  # a table.pace.Pace: the bots wait for you (None: they do not)
         # seat 0 is the person (``name``), the bots are named after it
         self.names = SeatNames.for_play(name or default_name(), players, me=0)
@@ -100,12 +98,12 @@ class PlayApp(App[int]):
         self.table_screen = SCREENS[game](seat=0)
         self.table_screen.names = self.names
         self.exit_code = 2
+        self.finished = False  # the game-over screen is up
+        self._progress: str | None = None  # the deal's last progress line
 
     async def on_mount(self) -> None:
         relabel(self, self.lang)
-        players = self.names.listed(range(self.players), self.lang)
-        colon = "：" if self.lang == "zh" else ": "
-        self.sub_title = game_title(self.game, self.lang) + colon + players
+        self.speak()
         await self.push_screen(self.table_screen)
         self.guest = start_trio_guest(self._table_main)
         self.run_worker(self._wait_for_trio(), exclusive=True)
@@ -146,9 +144,10 @@ class PlayApp(App[int]):
         if seat != 0 or self.session is None:
             return
         if update.kind == "progress":  # the deal's progress, never a frozen screen
-            step, count = progress_parts(update.text, self.lang)
-            self.title, self.sub_title = (step, count) if count else ("nodealer", step)
+            self._progress = update.text
+            self.speak()
             return
+        self._dealt()
         if update.kind == "event":
             for line in self.teller.tell(update.text, self.lang):
                 self.table_screen.story(line)
@@ -174,6 +173,7 @@ class PlayApp(App[int]):
         verdict = report.lines()[-1]
         self.log_path = Path(mine.log_path)
         self.outcome = None if outcome is None else str(outcome)
+        self.finished = True
         over = getattr(self.table_screen, "game_over", GameOverScreen)  # a game's own story
         self.push_screen(over(str(outcome), verdict, str(mine.log_path), won, names=self.names))
 
@@ -197,53 +197,87 @@ class PlayApp(App[int]):
             return
         self.guest.call_soon(self._nursery.start_soon, self._submit_in_trio, event, seen)
 
-    def action_rules(self) -> None:
-        show_help(self, self.game)
+    def help_game(self) -> str | None:
+        return self.game
 
-    def action_language(self) -> None:
-        switch_language(self)
+    def change_language(self) -> None:
+        super().change_language()
         self.table_screen.retell(self.teller.retell(self.lang))
 
-    def action_theme(self) -> None:
-        switch_theme(self)
+    def leave_question(self) -> str | None:
+        if self.finished:
+            return None
+        return t("Leave this game? It ends here for you (the bots stop); its log is kept.",
+                 self.lang)  # fmt: skip
+
+    def _dealt(self) -> None:
+        """Something other than the deal's progress: the deal is over, the
+        header says the table again."""
+        if self._progress is not None:
+            self._progress = None
+            self.title = "nodealer"
+            self.speak()
+
+    def speak(self) -> None:
+        if self._progress is not None:
+            step, count = progress_parts(self._progress, self.lang)
+            self.title, self.sub_title = (step, count) if count else ("nodealer", step)
+        else:
+            players = self.names.listed(range(self.players), self.lang)
+            colon = "：" if self.lang == "zh" else ": "
+            self.sub_title = game_title(self.game, self.lang) + colon + players
 
 
-class ReplayApp(App[int]):
-    """``nodealer replay LOG``: a saved game, step by step."""
+class ReplayApp(NodealerApp):
+    """``nodealer replay LOG``: a saved game, step by step. F2 reads the
+    log again in the other language and stays on the same step."""
 
-    CSS_PATH = "app.tcss"
     TITLE = "nodealer replay"
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("f3", "theme", "theme")]
-
     def __init__(self, path: Path, lang: str = "en", me: str | None = None) -> None:
-        super().__init__()
-        self.path, self.lang, self.me = path, lang, me  # me: this machine's fingerprint
-
-    def action_theme(self) -> None:
-        switch_theme(self)
+        super().__init__(lang)
+        self.path, self.me = path, me  # me: this machine's fingerprint
+        self.game: str | None = None
 
     async def on_mount(self) -> None:
+        relabel(self, self.lang)
+        await self.push_screen(self._replay_screen())
+
+    def _replay_screen(self) -> Any:
         from .replay import load, title
         from .screens.replay import ReplayScreen
 
         steps, verdict = load(self.path, self.lang, self.me)
         self.sub_title = title(self.path, self.lang, self.me)  # not the file's path
-        await self.push_screen(ReplayScreen(steps, verdict))
+        self.game = game_of_log(self.path)
+        return ReplayScreen(steps, verdict)
+
+    def help_game(self) -> str | None:
+        return self.game
+
+    def change_language(self) -> None:
+        at = getattr(self.screen, "at", None)
+        switch_language(self)
+        if hasattr(self.screen, "speak"):
+            from .replay import title
+
+            self.sub_title = title(self.path, self.lang, self.me)
+            return  # the replay screen says everything again itself
+        again = self._replay_screen()
+        if at is not None:
+            again.at = at
+        self.switch_screen(again)
 
 
-class HomeApp(App[str]):
-    """``nodealer`` in a terminal: choose what to do; exits with the choice
-    (``play:GAME`` or ``replay:PATH``)."""
+def game_of_log(path: Path) -> str | None:
+    """The game a saved log plays (its setup body names it), or None."""
+    from p2p.store import read_log
 
-    CSS_PATH = "app.tcss"
-    TITLE = "nodealer"
-
-    def __init__(self, who: str, games: list[tuple[str, int]], saved: list[Any]) -> None:
-        super().__init__()
-        self.who, self.games, self.saved = who, games, saved
-
-    async def on_mount(self) -> None:
-        from .screens.home import HomeScreen
-
-        await self.push_screen(HomeScreen(self.who, self.games, self.saved))
+    try:
+        for entry in read_log(path).entries:
+            body = entry.event.decoded_body()
+            if isinstance(body, dict) and body.get("t") == "setup":
+                return str(body.get("game"))
+    except Exception:  # a damaged log: the replay says so; F1 shows the keys only
+        return None
+    return None

@@ -148,6 +148,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Fair card games for a LAN party with no server and no dealer.",
     )
     parser.add_argument("--version", action="version", version=f"nodealer {_version()}")
+    parser.add_argument(
+        "--lang",
+        dest="home_lang",
+        choices=("en", "zh"),
+        default=None,
+        help="the language of the home screen (nodealer with no command; default NODEALER_LANG)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo = commands.add_parser(
         "demo",
@@ -319,8 +326,13 @@ def _own_fingerprint() -> str | None:
         return None
 
 
-def _home(parser: argparse.ArgumentParser) -> int:
-    """The home screen (the LAN's tables found by mDNS), then what was chosen there."""
+def _home(parser: argparse.ArgumentParser, run: Any = None, lang: str | None = None) -> int:
+    """The home screen (the LAN's tables found by mDNS), then what was
+    chosen there, in the language home spoke (``NODEALER_LANG``, or F2 on
+    home); when that ends (a game over, ``q`` or a confirmed ``^q`` at a
+    table, a replay closed) home opens again, until ``q`` on home.
+    ``run(app)`` runs the home app and returns its choice (tests; default
+    ``app.run()``)."""
     from engines.core import games as registered
     from p2p.discovery import browse
     from p2p.identity import Identity
@@ -333,11 +345,16 @@ def _home(parser: argparse.ArgumentParser) -> int:
     identity = Identity.load_or_create()
     who = f"{default_name()} ({identity.public.fingerprint})"
     choices = [(name, g.default_seats) for name, g in registered().items() if name in SCREENS]
-    app = LanHomeApp(who, choices, saved_games(), lan=browse, hostable=list(registered()))
-    choice = app.run()
-    if not choice:
-        return 0
-    return main(choice_argv(choice))
+    if lang is None:
+        lang = "zh" if os.environ.get("NODEALER_LANG") == "zh" else "en"
+    while True:
+        app = LanHomeApp(who, choices, saved_games(), lan=browse,
+                         hostable=list(registered()), lang=lang)  # fmt: skip
+        choice = app.run() if run is None else run(app)
+        if not choice:
+            return 0
+        lang = app.lang  # F2 on home carries on into the game
+        main([*choice_argv(choice), "--lang", lang])
 
 
 def choice_argv(choice: str) -> list[str]:
@@ -792,7 +809,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         if sys.stdin.isatty() and sys.stdout.isatty():
-            return _home(parser)
+            return _home(parser, lang=args.home_lang)
         parser.print_help()
         return 0
     handler = getattr(args, "handler", None)

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .variants import parse_config
+
 EXIT_CLEAN, EXIT_CHEATING, EXIT_PROBLEM = 0, 1, 2
 
 
@@ -464,32 +466,6 @@ async def _advertise(
                     await advert.update(taken)
     except DiscoveryError as exc:
         note(f"note: not advertised on the LAN ({exc}); use --connect")
-
-
-def parse_config(engine: Any, pairs: list[str]) -> Any:
-    """``--config KEY=VALUE`` pairs as the engine's config data (None: the
-    defaults); values are JSON (true, 600, "text") or plain text."""
-    import json
-
-    from engines.core import EngineError, to_data
-
-    if not pairs:
-        return None
-    data = to_data(engine.Config())
-    for pair in pairs:
-        key, sep, text = pair.partition("=")
-        key = key.strip()
-        if not sep or key not in data:
-            known = ", ".join(sorted(data))
-            raise ValueError(f"--config {pair!r}: expected KEY=VALUE with KEY one of {known}")
-        try:
-            data[key] = json.loads(text)
-        except json.JSONDecodeError:
-            data[key] = text
-    try:
-        return to_data(engine.decode_config(data))
-    except (EngineError, ValueError, TypeError) as exc:
-        raise ValueError(f"--config: {exc}") from None
 
 
 def _fit(text: str, limit: int = 63) -> str:

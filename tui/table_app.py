@@ -25,15 +25,12 @@ the waiting room says so and shows the story.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import trio
-from textual.app import App
-from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from p2p.identity import Identity
@@ -49,10 +46,12 @@ from table.seating import (
 from table.session import MoveRefused, Snapshot, TableMovedOn, TableSession, Update
 from table.verify import verify_log
 
+from .base import NodealerApp
 from .guest import TrioGuest, start_trio_guest
-from .screens.common import SPEAKING, relabel, show_help, switch_language, switch_theme
+from .screens.common import relabel
 from .screens.lobby import LobbyScreen
 from .screens.over import GameOverScreen
+from .screens.tables import SCREENS
 from .story import StoryTeller, progress_parts, update_line
 from .words import refusal_text, register, t
 
@@ -75,23 +74,19 @@ register(
         "going back to {table} (seat {seat}): waiting for the other seats": (
             "回到牌桌 {table}（座位{seat}）：正在等其他座位"
         ),
+        "{table}, you are seat {seat}": "{table}，你是座位{seat}",
+        "Leave the table? The others are still playing; the game waits for your seat "
+        "(nodealer join takes you back).": (
+            "离开牌桌吗？其他人还在玩；这局会等你的座位（nodealer join 可以回来）。"
+        ),
+        "q quits (Esc does nothing here)": "按 q 退出（这里的 Esc 不做任何事）",
     }
 )
 
 
 def table_screens() -> dict[str, type[Screen[None]]]:
-    """The games a person can play on a screen on this machine: Bluff and
-    the Bomb game, and Mao once ``tui/screens/mao.py`` exists."""
-    from .app import SCREENS
-
-    screens: dict[str, type[Screen[None]]] = dict(SCREENS)
-    if "mao" not in screens and importlib.util.find_spec("tui.screens.mao") is not None:
-        from .screens import mao  # type: ignore[attr-defined]
-
-        found = getattr(mao, "MaoScreen", None)
-        if found is not None:
-            screens["mao"] = found
-    return screens
+    """The games a person can play on a screen on this machine."""
+    return dict(SCREENS)
 
 
 @dataclass(frozen=True)
@@ -155,17 +150,10 @@ def problem_text(exc: BaseException) -> str | None:
     return None
 
 
-class TableApp(App[int]):
+class TableApp(NodealerApp):
     """One person at a table on the LAN: the waiting room, then the table,
     then the game-over screen. ``exit_code``: 0 clean, 1 cheating, 2 a
     problem (``problem`` says which)."""
-
-    CSS_PATH = "app.tcss"
-    TITLE = "nodealer"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+q", "quit", "quit", priority=True),
-        *SPEAKING,
-    ]
 
     def __init__(
         self,
@@ -179,9 +167,9 @@ class TableApp(App[int]):
         advertise: Callable[[Any, Callable[[str], None]], Awaitable[None]] | None = None,
         lang: str = "en",
     ) -> None:
-        super().__init__()
+        super().__init__(lang)
         self.plan, self.identity, self.home = plan, identity, home
-        self.nickname, self.time_scale, self.lang = nickname, time_scale, lang
+        self.nickname, self.time_scale = nickname, time_scale
         self.bot_for, self.advertise = bot_for, advertise
         self.hosting = isinstance(plan, HostPlan)
         self.lobby_screen = LobbyScreen(
@@ -205,24 +193,41 @@ class TableApp(App[int]):
         self.teller = StoryTeller(self.names)
         self._told: list[str] = []  # the story so far, shown once the table screen is up
         self._told_shown = 0
+        self._progress: str | None = None  # the deal's last progress line
 
-    def action_rules(self) -> None:
-        game = self.settings.game if self.settings is not None else _planned_game(self.plan)
-        if game is None:
-            self.notify(t("the rules come with the table's settings", self.lang))
-            return
-        show_help(self, game)
+    def help_game(self) -> str | None:
+        return self.settings.game if self.settings is not None else _planned_game(self.plan)
 
-    def action_language(self) -> None:
-        switch_language(self)
+    def change_language(self) -> None:
+        super().change_language()
         screen = self.table_screen
         if screen is not None and screen.is_mounted:
             self._told = self.teller.retell(self.lang)
             self._told_shown = len(self._told)
             screen.retell(list(self._told))
 
-    def action_theme(self) -> None:
-        switch_theme(self)
+    def leave_question(self) -> str | None:
+        if self.table_screen is None or self.result is not None or self.problem is not None:
+            return None  # the waiting room, the game over, a table that failed
+        return t("Leave the table? The others are still playing; the game waits for your "
+                 "seat (nodealer join takes you back).", self.lang)  # fmt: skip
+
+    def _dealt(self) -> None:
+        """Something other than the deal's progress: the deal is over, the
+        header says the table again."""
+        if self._progress is not None:
+            self._progress = None
+            self.title = "nodealer"
+            self.speak()
+
+    def speak(self) -> None:
+        if self._progress is not None:
+            step, count = progress_parts(self._progress, self.lang)
+            self.title, self.sub_title = (step, count) if count else ("nodealer", step)
+        elif self.table_screen is not None and self.settings is not None:
+            you = self.names.name(self.seat, self.lang) if self.names is not None else None
+            self.sub_title = t("{table}, you are {you}", self.lang, table=self.settings,
+                               you=you or t("seat {seat}", self.lang, seat=self.seat))  # fmt: skip
 
     async def on_mount(self) -> None:
         relabel(self, self.lang)
@@ -232,7 +237,7 @@ class TableApp(App[int]):
         if isinstance(self.plan, ResumePlan):
             held = self.plan.held
             text = "going back to {table} (seat {seat}): waiting for the other seats"
-            self.lobby_screen.note(t(text, self.lang, table=held.settings, seat=held.seat))
+            self.lobby_screen.note(lambda lang: t(text, lang, table=held.settings, seat=held.seat))
         self.guest = start_trio_guest(self._main)
         self.run_worker(self._wait_for_trio(), exclusive=True)
 
@@ -303,14 +308,8 @@ class TableApp(App[int]):
         for a game this machine has no screen for."""
         self.settings, self.seat = settings, seat
         if settings.game not in table_screens():
-            self.lobby_screen.note(
-                t(
-                    "no table screen for {game} on this machine yet: "
-                    "a sensible bot plays your seat",
-                    self.lang,
-                    game=settings.game,
-                )
-            )
+            said = "no table screen for {game} on this machine yet: a sensible bot plays your seat"
+            self.lobby_screen.note(lambda lang: t(said, lang, game=settings.game))
             return None if self.bot_for is None else self.bot_for(settings, seat)
         return None  # the session is handed to us (on_session): submit_move
 
@@ -348,9 +347,10 @@ class TableApp(App[int]):
     def _updated(self, update: Update) -> None:
         self._to_table()
         if update.kind == "progress":  # the deal's progress, never a frozen screen
-            step, count = progress_parts(update.text, self.lang)
-            self.title, self.sub_title = (step, count) if count else ("nodealer", step)
+            self._progress = update.text
+            self.speak()
             return
+        self._dealt()
         line: str | None = None
         if update.kind == "event":
             for line in self.teller.tell(update.text, self.lang):
@@ -378,8 +378,8 @@ class TableApp(App[int]):
         self.table_screen = screen(seat=self.seat)
         if self.names is not None:
             self.table_screen.names = self.names.seen_by(self.seat)
-        you = self.names.name(self.seat) if self.names is not None else f"seat {self.seat}"
-        self.sub_title = f"{self.settings}, you are {you}"
+        self._progress = None
+        self.speak()
         self.push_screen(self.table_screen)
 
     def _over(self, mine: SeatResult) -> None:
@@ -482,20 +482,16 @@ class TableApp(App[int]):
             self.notify(t("not started: {reason}", self.lang, reason=exc), severity="warning")
 
 
-class LanHomeApp(App[str]):
+class LanHomeApp(NodealerApp):
     """``nodealer`` in a terminal: the home screen with the LAN's tables;
-    exits with the choice (see :mod:`tui.screens.home`). ``lan`` opens the
-    LAN browser (None: no browsing, e.g. in tests without a namespace)."""
+    exits with the choice (see :mod:`tui.screens.home`; None: ``q``).
+    ``lan`` opens the LAN browser (None: no browsing, e.g. in tests without
+    a namespace)."""
 
-    CSS_PATH = "app.tcss"
-    TITLE = "nodealer"
-    BINDINGS: ClassVar[list[BindingType]] = [SPEAKING[1], SPEAKING[2]]  # language, theme
-
-    def action_language(self) -> None:
-        switch_language(self)
-
-    def action_theme(self) -> None:
-        switch_theme(self)
+    def action_back(self) -> None:
+        # home is the first screen: Esc has nowhere to go back to, and a
+        # stray Esc must not end the program
+        self.note("q quits (Esc does nothing here)")
 
     def __init__(
         self,
@@ -507,12 +503,13 @@ class LanHomeApp(App[str]):
         hostable: list[str] | None = None,
         lang: str = "en",
     ) -> None:
-        super().__init__()
+        super().__init__(lang)
         self.who, self.games, self.saved = who, games, saved
-        self.lan, self.hostable, self.lang = lan, hostable, lang
+        self.lan, self.hostable = lan, hostable
         self.home_screen: Any = None
 
     async def on_mount(self) -> None:
+        relabel(self, self.lang)
         from .screens.home import HomeScreen
 
         self.home_screen = HomeScreen(

@@ -32,7 +32,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Footer, Header, RichLog, Static
+from textual.widgets import Header, RichLog, Static
 
 from engines.bluff import (
     ACE_OF_SPADES,
@@ -49,7 +49,7 @@ from engines.bluff import (
 
 from ..widgets.cards import Hand
 from ..words import register, t, turn_text
-from .common import HELP_FIRST, TableScreen, lang_of, relabel, ring_bell
+from .common import HELP_FIRST, TableScreen, footer, lang_of, relabel, ring_bell
 
 GRACE = 1.0
 """Seconds after a new claim shows in which ``c`` is taken to be meant for
@@ -243,7 +243,7 @@ class BluffScreen(TableScreen):
             yield Hand(id="hand", caption=True)
             yield Static(id="claim")
         yield RichLog(id="story", wrap=True, markup=False)
-        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
+        yield footer()  # fits the width: F1, ^q and F2 always shown
 
     # -------------------------------------------------------------- words
     def _who(self, seat: int) -> str:

@@ -25,7 +25,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Footer, Header, RichLog, Static
+from textual.widgets import Header, RichLog, Static
 
 from engines.bomb import Detonate, Kind, Pass, PlaceBomb, PlayToArea, is_pattern, related
 from engines.cards import Card
@@ -33,7 +33,7 @@ from engines.cards import Card
 from ..widgets.cards import Hand, card_text
 from ..words import register, t
 from .bomb_words import ending, identity_line, phase_words
-from .common import HELP_FIRST, TableScreen, lang_of, relabel
+from .common import HELP_FIRST, TableScreen, footer, lang_of, relabel
 from .holding import TimerHold
 from .naming import seat_namer
 from .table_over import StoryOverScreen
@@ -165,7 +165,7 @@ class BombScreen(TableScreen):
             yield Hand(id="hand")
             yield Static(id="claim")
         yield RichLog(id="story", wrap=True, markup=False)
-        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
+        yield footer()  # fits the width: F1, ^q and F2 always shown
 
     def on_mount(self) -> None:
         relabel(self, lang_of(self))

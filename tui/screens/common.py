@@ -1,23 +1,29 @@
 """What every screen shares: the language it speaks (the app's ``lang``),
-its footer keys in that language, and the help screen (a game's public
-rules and the keys that work now)."""
+its footer keys in that language (a footer that fits the terminal's width,
+never losing help, quit and language), the help screen (a game's public
+rules and the keys that work now) and a yes/no question (:class:`Confirm`)
+for an act that cannot be undone."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Markdown, RichLog, Static
+from textual.widgets import Footer, Markdown, RichLog, Static
+from textual.widgets._footer import FooterKey
 
 from engines.cards import Card
 from rules import rulebook, rulebook_file
 from table.names import SeatNames
 
+from ..palette import THEMES
 from ..widgets.cards import Hand
 from ..widgets.story_log import redraw, tell
 from ..words import register, t
@@ -34,6 +40,14 @@ register(
         "theme": "主题",
         "quit": "退出",
         "Keys": "按键",
+        "help, {n} more keys": "帮助，另有 {n} 个键",
+        "yes": "是",
+        "no": "否",
+        "y yes · n no": "y 是 · n 否",
+        "nodealer — fair card games with no dealer": "nodealer——没有庄家的公平纸牌游戏",
+        "Choose a game or a table; at a table F1 shows that game's rules.": (
+            "选一个游戏或一张牌桌；在牌桌上按 F1 可看该游戏的规则。"
+        ),
         "(rules not found: {path})": "（找不到规则：{path}）",
         "{game} — the public rules": "{game}——公开的规则",
         "escape or q closes": "按 escape 或 q 关闭",
@@ -87,23 +101,31 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss", "close"),
         Binding("q", "dismiss", "close", show=False),
+        # a modal screen hides the app's keys: F2 and F3 work here too
+        Binding("f2", "app.language", "language", show=False),
+        Binding("f3", "app.theme", "theme", show=False),
     ]
 
-    def __init__(self, game: str, lang: str, keys: list[tuple[str, str]]) -> None:
+    def __init__(self, game: str | None, lang: str, keys: list[tuple[str, str]]) -> None:
         super().__init__()
         self.game, self.lang, self.keys = game, lang, keys
 
     def compose(self) -> ComposeResult:
-        text = rulebook(self.game, self.lang)
-        if text is None:
-            path = rulebook_file(self.game, self.lang)
-            text = t("(rules not found: {path})", self.lang, path=path)
-        listed = [*self.keys, ("ctrl+p", t("command palette", self.lang))]
-        keys = "\n".join(f"- `{key}` {description}" for key, description in listed)
+        keys = "\n".join(f"- `{key}` {description}" for key, description in self.keys)
         with VerticalScroll(id="help"):
-            yield Static(t("{game} — the public rules", self.lang,
-                           game=game_title(self.game, self.lang)), id="help-title")  # fmt: skip
-            yield Markdown(text)
+            if self.game is None:  # home, replay: what nodealer is, and the keys
+                yield Static(t("nodealer — fair card games with no dealer", self.lang),
+                             id="help-title")  # fmt: skip
+                yield Static(t("Choose a game or a table; at a table F1 shows that game's "
+                               "rules.", self.lang))  # fmt: skip
+            else:
+                text = rulebook(self.game, self.lang)  # package data: a wheel has it too
+                if text is None:
+                    path = rulebook_file(self.game, self.lang)
+                    text = t("(rules not found: {path})", self.lang, path=path)
+                yield Static(t("{game} — the public rules", self.lang,
+                               game=game_title(self.game, self.lang)), id="help-title")  # fmt: skip
+                yield Markdown(text)
             yield Markdown(f"## {t('Keys', self.lang)}\n\n{keys}")
             yield Static(t("escape or q closes", self.lang), classes="hint")
 
@@ -114,15 +136,41 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
+TOOLKIT_KEYS = frozenset({"tab", "shift+tab", "ctrl+c", "super+c", "ctrl+p"})
+"""Keys Textual itself binds (focus, copy, its command palette): not the
+game's, so the help screen does not list them."""
+
+
+def key_name(key: str) -> str:
+    """A key as a person reads it (``ctrl+q`` -> ``^q``, ``f1`` -> ``F1``)."""
+    names = {"escape": "Esc", "enter": "Enter", "space": "Space", "up": "↑", "down": "↓",
+             "left": "←", "right": "→", "backspace": "Backspace", "question_mark": "?",
+             "left_square_bracket": "[", "right_square_bracket": "]", "home": "Home",
+             "end": "End"}  # fmt: skip
+    if key in names:
+        return names[key]
+    if key.startswith("ctrl+"):
+        return "^" + key[5:]
+    if len(key) > 1 and key[0] == "f" and key[1:].isdigit():
+        return key.upper()
+    return key
+
+
 def screen_keys(screen: DOMNode, lang: str) -> list[tuple[str, str]]:
-    """The keys a screen answers to now, with what they do, in ``lang``."""
+    """The keys a screen answers to now, with what they do, in ``lang``
+    (the game's and nodealer's keys; none of the toolkit's)."""
     english: dict[tuple[str, str], str] = screen.__dict__.get("_english_keys", {})
-    out = []
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
     for key, listed in screen._bindings.key_to_bindings.items():
+        if key in TOOLKIT_KEYS:
+            continue
         for binding in listed:
             description = english.get((key, binding.action), binding.description)
-            if description:
-                out.append((binding.key_display or key, t(description, lang)))
+            shown = binding.key_display or key_name(key)
+            if description and shown not in seen:
+                seen.add(shown)
+                out.append((shown, t(description, lang)))
     return out
 
 
@@ -227,22 +275,131 @@ SPEAKING: list[BindingType] = [
 """Keys every app answers: the help screen, the language, light or dark."""
 
 HELP_FIRST = Binding("f1", "app.rules", "help")
-"""A table screen's first key, so that F1 stays in an 80-column footer
-however many keys the game has (the rest are listed on the help screen)."""
+"""A table screen's first key, so that F1 comes first in its footer."""
+
+PINNED_KEYS = ("f1", "ctrl+q", "f2")
+"""Keys a footer never drops, however narrow the terminal: help (which
+lists every key), quit and the language."""
 
 
-def show_help(app: App[Any], game: str) -> None:
-    """The help screen: the game's public rules and the keys of this screen."""
+class FittingFooter(Footer):
+    """Textual's footer, cut to the terminal's width by dropping the last
+    of the screen's own keys, never help (F1), quit (^q) or the language
+    (F2); when keys are dropped F1 says how many more it lists."""
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        shown: dict[str, tuple[Binding, bool, str]] = {}
+        for _, binding, enabled, tooltip in self.screen.active_bindings.values():
+            if binding.show and binding.action not in {b.action for b, _, _ in shown.values()}:
+                shown.setdefault(binding.key, (binding, enabled, tooltip))
+        others = [entry for key, entry in shown.items() if key not in PINNED_KEYS]
+        said = {entry[0].description for entry in others}
+        # ^q "quit" next to the screen's own q "quit" says nothing new
+        pinned = [
+            shown[k]
+            for k in PINNED_KEYS
+            if k in shown and not (k == "ctrl+q" and shown[k][0].description in said)
+        ]
+        width = self.size.width or self.app.size.width
+        self._composed_for = width
+        lang = lang_of(self)
+
+        def cells(entry: tuple[Binding, bool, str], words: str | None = None) -> int:
+            binding = entry[0]
+            text = binding.description if words is None else words
+            key = cell_len(self.app.get_key_display(binding))
+            return key + 1 + (cell_len(text) + 1 if text else 0)
+
+        # dropped first: keys that do nothing now (dimmed), then the last ones
+        order = [e for e in reversed(others) if not e[1]] + [e for e in reversed(others) if e[1]]
+        kept, help_words = others, ""
+        for n in range(len(others) + 1):
+            gone = {id(e) for e in order[:n]}
+            kept = [e for e in others if id(e) not in gone]
+            help_words = t("help, {n} more keys", lang, n=n) if n else ""
+            used = sum(cells(e, help_words if help_words and e[0].key == "f1" else None)
+                       for e in pinned) + sum(map(cells, kept))  # fmt: skip
+            if used <= width:
+                break
+        head = [e for e in pinned if e[0].key == "f1"]
+        tail = [e for e in pinned if e[0].key != "f1"]
+        for binding, enabled, tooltip in [*head, *kept, *tail]:
+            description = help_words if help_words and binding.key == "f1" else binding.description
+            yield FooterKey(
+                binding.key,
+                self.app.get_key_display(binding),
+                description,
+                binding.action,
+                disabled=not enabled,
+                tooltip=tooltip,
+            ).data_bind(compact=Footer.compact)
+
+    def on_mount(self) -> None:
+        # composed at once, not only when the screen's keys change while it
+        # is on top (a screen pushed under a question shows its keys too)
+        self._bindings_ready = True
+        self.call_after_refresh(self.recompose)
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = event.size.width
+        ready = self._bindings_ready and self.is_attached
+        if ready and width != self.__dict__.get("_composed_for"):
+            self._composed_for = width
+            self.call_after_refresh(self.recompose)
+
+
+def footer() -> FittingFooter:
+    """The footer every screen shows (compact: the most keys in 80 columns)."""
+    return FittingFooter(compact=True, show_command_palette=False)
+
+
+class Confirm(ModalScreen[bool]):
+    """A yes/no question before an act that cannot be undone (leaving a
+    table others play at, detonating): ``y`` or Enter says yes; ``n``,
+    Esc or ``q`` says no. Dismissed with the answer::
+
+        app.push_screen(Confirm(question, lang), lambda yes: ...)
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "yes"),
+        Binding("enter", "answer(True)", "yes", show=False),
+        Binding("n", "answer(False)", "no"),
+        Binding("escape", "answer(False)", "no", show=False),
+        Binding("q", "answer(False)", "no", show=False),
+    ]
+
+    def __init__(self, question: str, lang: str) -> None:
+        super().__init__()
+        self.question, self.lang = question, lang
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm"):
+            yield Static(self.question, id="confirm-question")
+            yield Static(t("y yes · n no", self.lang), classes="hint")
+
+    def on_mount(self) -> None:
+        relabel(self, self.lang)
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+def show_help(app: App[Any], game: str | None) -> None:
+    """The help screen: the game's public rules (None: what nodealer is)
+    and every key of this screen and of the app."""
     lang = getattr(app, "lang", "en")
     keys = screen_keys(app.screen, lang)
     shown = {key for key, _ in keys}
-    keys += [(b.key, t(b.description, lang)) for b in SPEAKING if isinstance(b, Binding)
-             and b.key not in shown]  # fmt: skip
+    keys += [k for k in screen_keys(app, lang) if k[0] not in shown]
     app.push_screen(HelpScreen(game, lang, keys))
 
 
 def switch_language(app: App[Any]) -> None:
-    """English ↔ Chinese; every screen says what it shows again."""
+    """English ↔ Chinese; every screen says what it shows again (its keys,
+    its words; the app retells the story)."""
     app.lang = "zh" if getattr(app, "lang", "en") == "en" else "en"  # type: ignore[attr-defined]
     relabel(app, app.lang)  # type: ignore[attr-defined]
     for screen in app.screen_stack:
@@ -250,11 +407,10 @@ def switch_language(app: App[Any]) -> None:
         speak = getattr(screen, "speak", None)
         if speak is not None:
             speak()
-
-
-THEMES = ("textual-dark", "textual-light")
+    # the story lines already told are said again by the app, which keeps
+    # them as events (tui.story.StoryTeller): TableScreen.retell
 
 
 def switch_theme(app: App[Any]) -> None:
-    """Dark ↔ light (both read well: suits keep their colours)."""
-    app.theme = THEMES[(THEMES.index(app.theme) + 1) % 2] if app.theme in THEMES else THEMES[1]
+    """Dark ↔ light (both read at 4.5:1 or better, in colour or without)."""
+    app.theme = THEMES[(THEMES.index(app.theme) + 1) % 2] if app.theme in THEMES else THEMES[0]

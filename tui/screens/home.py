@@ -22,14 +22,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Header, Input, Label, OptionList, Select, Static
+from textual.widgets import Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from p2p.discovery import BadHostPort, Change, DiscoveryError, TableAd, TableEvent, parse_hostport
 
 from ..story import game_name
+from ..variants import parse_config
 from ..words import register, t
-from .common import relabel
+from .common import footer, relabel
 
 Browser = Callable[[], AbstractAsyncContextManager[AsyncIterator[TableEvent]]]
 """Opens a LAN browser: ``async with browser() as events: async for event in events``."""
@@ -183,7 +184,7 @@ class HomeScreen(Screen[None]):
             Option(t("join a table by address…", lang), id="form:join"),
         ]
         yield OptionList(*options, id="choices")
-        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
+        yield footer()  # fits the width: F1, ^q and F2 always shown
 
     def speak(self) -> None:
         """Say everything again in the app's language (after a switch)."""
@@ -299,12 +300,21 @@ class HomeScreen(Screen[None]):
         self.app.push_screen(JoinForm(), chosen)
 
 
+FORM_KEYS: list[BindingType] = [
+    Binding("escape", "cancel", "back"),
+    # a modal screen hides the app's keys: help, language and theme here too
+    Binding("f1", "app.rules", "help", show=False),
+    Binding("f2", "app.language", "language", show=False),
+    Binding("f3", "app.theme", "theme", show=False),
+]
+
+
 class HostForm(ModalScreen[dict[str, Any] | None]):
     """Host a table: game, seats, variants, name. Enter checks everything
     (the same checks as ``nodealer host``) and hosts; a mistake is shown
     and nothing happens."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "back")]
+    BINDINGS: ClassVar[list[BindingType]] = FORM_KEYS
 
     def __init__(self, games: list[str]) -> None:
         super().__init__()
@@ -313,7 +323,7 @@ class HostForm(ModalScreen[dict[str, Any] | None]):
     def compose(self) -> ComposeResult:
         lang = _lang(self)
         with Vertical(id="form"):
-            yield Static(t("host a table", lang), classes="form-title")
+            yield Static(t("host a table", lang), classes="form-title", id="form-title")
             choices = [(g, g) for g in self.games]
             yield Select(choices, value=self.games[0], allow_blank=False, id="game")
             yield Label(id="seats-label")
@@ -323,11 +333,18 @@ class HostForm(ModalScreen[dict[str, Any] | None]):
             yield Label(id="name-label")
             yield Input(id="name")
             yield Static(id="form-error")
-            yield Static(t("enter hosts, escape goes back", lang), classes="hint")
+            yield Static(t("enter hosts, escape goes back", lang), classes="hint", id="form-hint")
 
     def on_mount(self) -> None:
         self._describe()
         self.query_one("#seats", Input).focus()
+
+    def speak(self) -> None:
+        """Say the form again in the app's language (what is typed stays)."""
+        lang = _lang(self)
+        self.query_one("#form-title", Static).update(t("host a table", lang))
+        self.query_one("#form-hint", Static).update(t("enter hosts, escape goes back", lang))
+        self._describe()
 
     def on_select_changed(self, message: Select.Changed) -> None:
         self._describe()
@@ -370,8 +387,6 @@ class HostForm(ModalScreen[dict[str, Any] | None]):
         from engines.core import game
         from table.seating import GameSettings, SeatingError
 
-        from ..lan import parse_config
-
         lang = _lang(self)
         name = str(self.query_one("#game", Select).value)
         engine = game(name)
@@ -397,6 +412,9 @@ class HostForm(ModalScreen[dict[str, Any] | None]):
         self.dismiss(None)
 
 
+JOIN_LABEL = "the host's lobby, HOST:PORT (nodealer host prints it)"
+
+
 def default_name(game: str) -> str:
     """A table's name when the host gives none."""
     import os
@@ -408,16 +426,23 @@ def default_name(game: str) -> str:
 class JoinForm(ModalScreen[str | None]):
     """Join by address: ``HOST:PORT``; a typo is shown and nothing happens."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "back")]
+    BINDINGS: ClassVar[list[BindingType]] = FORM_KEYS
 
     def compose(self) -> ComposeResult:
         lang = _lang(self)
         with Vertical(id="form"):
-            yield Static(t("join a table by address", lang), classes="form-title")
-            yield Label(t("the host's lobby, HOST:PORT (nodealer host prints it)", lang))
+            yield Static(t("join a table by address", lang), classes="form-title", id="form-title")
+            yield Label(t(JOIN_LABEL, lang), id="address-label")
             yield Input(placeholder="192.168.1.20:40123", id="address")
             yield Static(id="form-error")
-            yield Static(t("enter joins, escape goes back", lang), classes="hint")
+            yield Static(t("enter joins, escape goes back", lang), classes="hint", id="form-hint")
+
+    def speak(self) -> None:
+        """Say the form again in the app's language (what is typed stays)."""
+        lang = _lang(self)
+        self.query_one("#form-title", Static).update(t("join a table by address", lang))
+        self.query_one("#address-label", Label).update(t(JOIN_LABEL, lang))
+        self.query_one("#form-hint", Static).update(t("enter joins, escape goes back", lang))
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
         try:

@@ -10,6 +10,7 @@ when the game allows), ``q`` leaves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -17,14 +18,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, RichLog, Static
+from textual.widgets import Header, RichLog, Static
 
 from engines.core import game as engine_for
 from engines.core import to_data
 
 from ..story import game_name
 from ..words import register, t
-from .common import relabel
+from .common import footer, relabel
 
 register(
     {
@@ -129,7 +130,7 @@ class LobbyScreen(Screen[None]):
             yield Static(id="lobby-seats")
             yield Static(id="lobby-status")
         yield RichLog(id="story", wrap=True, markup=False)
-        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
+        yield footer()  # fits the width: F1, ^q and F2 always shown
 
     def on_mount(self) -> None:
         relabel(self, self.lang)
@@ -138,11 +139,21 @@ class LobbyScreen(Screen[None]):
         self.query_one("#lobby-status", Static).update(t(text, self.lang, where=self.where))
         if self.state is not None:
             self.show_state(self.state)
+        problem = self.__dict__.get("_problem")
+        if problem:  # a table that could not be opened stays said after F2
+            self.query_one("#lobby-status", Static).update(Text(problem, style="bold red"))
         self.query_one("#lobby-where", Static).update(self._where_text())
 
     def speak(self) -> None:
-        """Say everything again in the app's language (after a switch)."""
+        """Say everything again in the app's language (after a switch), the
+        notes below the seats too."""
         self.on_mount()
+        notes: list[Any] = self.__dict__.get("_notes", [])
+        self.query_one("#story", RichLog).clear()
+        for said in notes:
+            line = said(self.lang) if callable(said) else said
+            if line:
+                self.query_one("#story", RichLog).write(line)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "start":
@@ -183,12 +194,17 @@ class LobbyScreen(Screen[None]):
 
     def show_problem(self, text: str) -> None:
         """The table could not be opened or joined: say why, in place of the status."""
+        self._problem = text
         self.query_one("#lobby-status", Static).update(Text(text, style="bold red"))
         self.note(text)
 
-    def note(self, line: str) -> None:
-        """A line below the seats (progress, a bot playing the seat, an error)."""
-        self.query_one("#story", RichLog).write(line)
+    def note(self, line: str | Callable[[str], str | None]) -> None:
+        """A line below the seats (progress, a bot playing the seat, an
+        error): text, or ``said(lang)`` to say it again after F2."""
+        self.__dict__.setdefault("_notes", []).append(line)
+        shown = line(self.lang) if callable(line) else line
+        if shown:
+            self.query_one("#story", RichLog).write(shown)
 
     # -------------------------------------------------------------- helpers
     def _where_text(self) -> str:

@@ -41,7 +41,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.suggester import Suggester
-from textual.widgets import Footer, Header, Input, RichLog, Static
+from textual.widgets import Header, Input, RichLog, Static
 
 from engines.cards import Card, Suit
 from engines.core import Timer
@@ -56,7 +56,7 @@ from table.session import SessionError
 from ..story import chinese, rule_text
 from ..widgets.cards import Hand, card_text
 from ..words import register, t
-from .common import HELP_FIRST, TableScreen, relabel
+from .common import HELP_FIRST, TableScreen, footer, relabel
 from .holding import TimerHold
 from .mao_news import feed_line
 from .mao_rounds import RoundNews
@@ -283,7 +283,7 @@ class MaoScreen(RoundNews, TableScreen):
             placeholder=t(SAY_BOX, self.lang),
             suggester=PhraseSuggester(self.completions),
         )
-        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
+        yield footer()  # fits the width: F1, ^q and F2 always shown
 
     def on_mount(self) -> None:
         relabel(self, self.lang)
@@ -348,6 +348,7 @@ class MaoScreen(RoundNews, TableScreen):
     def speak(self) -> None:
         """Say everything again in the app's language (after a switch)."""
         relabel(self, self.lang)
+        self.query_one("#mao-say", Input).placeholder = t(SAY_BOX, self.lang)
         self._show_all()
 
     def story(self, line: str) -> None:

@@ -9,12 +9,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from table.names import SeatNames
 
 from ..words import register, t
-from .common import lang_of, relabel
+from .common import footer, lang_of, relabel
 
 register(
     {
@@ -60,7 +60,7 @@ class GameOverScreen(Screen[None]):
             yield Static(id="verdict")
             yield Static(id="log")
             yield Static(id="hint", classes="hint")
-        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
+        yield footer()  # fits the width: F1, ^q and F2 always shown
 
     def on_mount(self) -> None:
         self.speak()

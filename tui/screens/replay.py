@@ -13,11 +13,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from ..replay import Step
 from ..words import register, t
-from .common import lang_of, relabel
+from .common import footer, lang_of, relabel
 
 register(
     {
@@ -57,7 +57,7 @@ class ReplayScreen(Screen[None]):
             yield Static(id="position")
             yield Static(id="replay-picture")
         yield Static(id="replay-steps")
-        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
+        yield footer()  # fits the width: F1, ^q and F2 always shown
 
     def on_mount(self) -> None:
         self.speak()

@@ -14,10 +14,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from ..words import register, t
-from .common import lang_of
+from .common import footer, lang_of
 from .over import GameOverScreen
 
 register(
@@ -64,7 +64,7 @@ class StoryOverScreen(GameOverScreen):
             yield Static(id="verdict")
             yield Static(id="log")
             yield Static(id="hint", classes="hint")
-        yield Footer(compact=True, show_command_palette=False)
+        yield footer()  # fits the width: F1, ^q and F2 always shown
 
     def on_mount(self) -> None:
         scroll = self.query_one("#over", VerticalScroll)

@@ -57,7 +57,7 @@ def story(line: str, lang: str = "en", names: SeatNames | None = None) -> str | 
     >>> story("seat 1 challenges: 吹牛!", "en", names)
     'bob challenges: Bluff!'
     >>> story("seat 0 places 2, claims 2 × 7", "en", names)
-    'you place 2, claims 2 × 7'
+    'you place 2, claim 2 × 7'
     >>> story("seat 0: 炸掉!", "zh", names)
     '你：炸掉！'
     """
@@ -111,7 +111,7 @@ def _named_en(line: str, names: SeatNames | None) -> str:
     m = _SUBJECT.match(line)
     if m and int(m.group(1)) == names.me:
         said = ":" if m.group(3) is None else " " + _base(m.group(3))
-        line = "you" + said + line[m.end() :]
+        line = "you" + said + line[m.end() :].replace(", claims ", ", claim ", 1)
     return _SEAT.sub(
         lambda m: names.whose(int(m.group(1))) if m.group(2) else names.who(int(m.group(1))),
         line,

@@ -700,6 +700,19 @@ def _update_line(kind: str, text: str, lang: str, names: SeatNames | None) -> st
     return f"[{kind}] {text}"
 
 
+def result_text(text: str, lang: str = "en", names: SeatNames | None = None) -> str:
+    """How the table ended for a seat (``str(SessionResult)``), as printed
+    after ``host``/``join``: the outcome in words; what was caught stays
+    evidence (seat, fingerprint, entry).
+
+    >>> result_text("clean: winners [1], losers [0]: K20: the assassination failed",
+    ...             names=SeatNames(("ann", "bob"), me=0))
+    'clean: bob wins; you lose: the assassination failed'
+    """
+    said = update_line("done", text, lang, names)
+    return said.split("] ", 1)[1] if said.startswith("[") else said
+
+
 _PROOF_ZH = {"equivocation": "两面签名", "forged-event": "伪造事件", "replay": "重放事件"}
 
 

@@ -243,14 +243,14 @@ def _names_of(seat: Any) -> Any:
 def _finish(args: argparse.Namespace, seat: Any) -> int:
     from table.verify import verify_log
 
-    from .story import result_text
+    from .story import result_text, verify_line
 
     result = seat.result
     names = _names_of(seat)
     print(result_text(str(result), getattr(args, "lang", "en"), names))
     print(f"saved log: {seat.log_path}")
     report = verify_log(seat.log_path)
-    print(f"verify: {report.lines()[-1]}")
+    print(f"verify: {verify_line(report.lines()[-1], getattr(args, 'lang', 'en'), names)}")
     if report.exit_code == EXIT_CHEATING or result.faults or not result.audit.ok:
         return EXIT_CHEATING
     return EXIT_CLEAN if result.clean and report.exit_code == EXIT_CLEAN else EXIT_PROBLEM

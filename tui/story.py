@@ -34,7 +34,7 @@ _HIDDEN = (
     re.compile(r"^dealt \[[0-9 ]*\] to seat \d+$"),
     re.compile(r"^reshuffled new_positions="),
     re.compile(r"^transferred \[[0-9 ]*\] to seat \d+$"),
-    re.compile(r"^random "),
+    re.compile(r"^random (?!starter=)"),
     re.compile(r"^rule \d+ \(seat \d+\) on event \d+: nothing$"),
     re.compile(r"^seat \d+'s proof about #\d+ verified$"),
 )
@@ -82,6 +82,7 @@ _PLAIN = (  # the engine's words → a player's (English; chinese() reads these)
     (re.compile(r"^(seat \d+ adds a secret rule) \S+$"), r"\1"),
     (re.compile(r"^rule (\d+) \((seat \d+)\) on event \d+: "), r"rule \1 (\2): "),
     (re.compile(r"^time up: turn [\d.]+ (seat \d+)$"), r"time up: \1 took too long"),
+    (re.compile(r"^random starter=(\d+)$"), r"seat \1 starts (drawn at random)"),
     (re.compile(r"^time up: detonation$"), "time up: nobody detonated"),
     (re.compile(r"^time up: starter$"), "time up: play starts"),
     (re.compile(r"^time up: time-limit$"), "time up: the game's time limit is reached"),
@@ -135,7 +136,6 @@ def _named_zh(line: str, names: SeatNames | None) -> str:
 
 _CARD = re.compile(r"(?:10|[2-9AJQK])[♠♥♦♣]|[RB]J")
 _ROUND_ENDS = (  # a round's last event: the next line starts a new round
-    re.compile(r"^time up: detonation$"),  # K16: nobody detonated
     re.compile(r"^seat \d+ adds (?:a secret rule|no rule)"),  # M29: the round winner's rule
 )
 SEPARATOR = "──"
@@ -155,8 +155,9 @@ class StoryTeller:
     ['bob plays 7♠ 7♥ (kind C: a pair or a sequence)']
     >>> teller.tell("reveal #3=7♠ #4=7♥")
     []
-    >>> teller.tell("time up: detonation")
-    ['time up: nobody detonated', '── round 2 ──']
+    >>> _ = teller.tell("seat 1 places the bomb in front of seat 2"), teller.tell("seat 2 passes")
+    >>> teller.tell("seat 2 plays 9♠ (#5) (A)")  # K16: nobody detonated, the next round
+    ['── round 2 ──', 'carol plays 9♠ (kind A: related to the identity)']
     >>> teller = StoryTeller(SeatNames(("ann", "bob", "carol"), me=0))
     >>> _ = teller.tell("seat 1 places 1, claims 1 × 6")
     >>> _ = teller.tell("seat 2 places 2, claims 2 × 7")
@@ -177,6 +178,7 @@ class StoryTeller:
         self._claim: tuple[int, str] = (0, "")
         self._pile = 0  # Bluff: cards on the pile
         self._challenger: int | None = None
+        self._bomb_placed = False  # Bomb: the round's bomb is down; the next play starts a round
         self.round = 1
 
     def tell(self, event: str, lang: str = "en") -> list[str]:
@@ -211,6 +213,12 @@ class StoryTeller:
         if challenged:
             self._challenger = int(challenged.group(1))
         out = [line]
+        if re.match(r"^seat \d+ places the bomb ", english):
+            self._bomb_placed = True
+        elif self._bomb_placed and re.match(r"^seat \d+ plays ", english):
+            self._bomb_placed = False  # K16: the window closed and nobody detonated
+            self.round += 1
+            out.insert(0, separator("round", lang, self.round))
         if any(pattern.match(event) for pattern in _ROUND_ENDS):
             self.round += 1
             out.append(separator("round", lang, self.round))
@@ -425,6 +433,7 @@ _ZH: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     ),
     (re.compile(r"^seat (\d+) votes yes$"), r"座位\1 投赞成票"),
     (re.compile(r"^seat (\d+) votes no$"), r"座位\1 投反对票"),
+    (re.compile(r"^seat (\d+) starts \(drawn at random\)$"), r"座位\1 先出（随机抽出）"),
     (re.compile(r"^time up: nobody detonated$"), "时间到：没人引爆"),
     (re.compile(r"^time up: the game's time limit is reached$"), "时间到：游戏时限已到"),
     (re.compile(r"^time up: play starts$"), "时间到：开始出牌"),

@@ -634,10 +634,10 @@ def update_line(kind: str, text: str, lang: str = "en", names: SeatNames | None 
     ``back``), as printed; seats by name when ``names`` are known.
 
     >>> update_line("over", "winners [1], losers [0]: K20: the assassination failed", "zh")
-    '[结束] 座位1 赢；座位0 输：刺杀失败'
+    '游戏结束：座位1 赢；座位0 输：刺杀失败'
     >>> update_line("over", "winners [1], losers [0]: K20: the assassination failed",
     ...             names=SeatNames(("ann", "bob"), me=0))
-    '[game over] bob wins; you lose: the assassination failed'
+    'game over: bob wins; you lose: the assassination failed'
     >>> update_line("progress", "deal 0: you shuffle (proofs: 0 checked + 0 own of 6)", "zh")
     '第 0 次发牌：你洗牌（证明：已检查 0 + 自己的 0，共 6）'
     >>> update_line("progress", "deal 1 dealt (4/4 passes, unproven)", "zh")
@@ -664,7 +664,12 @@ def _seats_named(line: str, names: SeatNames | None) -> str:
 def _update_line(kind: str, text: str, lang: str, names: SeatNames | None) -> str:
     if lang != "zh":
         if kind == "over":
-            return f"[game over] {outcome_text(text, lang, names)}"
+            return f"game over: {outcome_text(text, lang, names)}"
+        if kind == "setup":  # the story's first line: a separator, not a move
+            m = re.match(r"^(\w+), (\d+) seats, (proven|unproven) deals$", text)
+            if m:
+                text = f"{m.group(1)}, {m.group(2)} players, {m.group(3)} deals"
+            return f"{SEPARATOR} {text} {SEPARATOR}"
         if kind == "done" and text.startswith("clean: "):
             return f"[audit] clean: {outcome_text(text[7:], lang, names)}"
         return text if kind == "progress" else f"[{kind}] {text}"
@@ -681,10 +686,10 @@ def _update_line(kind: str, text: str, lang: str, names: SeatNames | None) -> st
         m = re.match(r"^(\w+), (\d+) seats, (proven|unproven) deals$", text)
         if m:
             mode = "带证明" if m.group(3) == "proven" else "不带证明"
-            text = f"{game_name(m.group(1), lang)}，{m.group(2)} 个座位，{mode}的发牌"
-        return f"[开局] {text}"
+            text = f"{game_name(m.group(1), lang)}，{m.group(2)} 名玩家，{mode}的发牌"
+        return f"{SEPARATOR} {text} {SEPARATOR}"
     if kind == "over":
-        return f"[结束] {outcome_text(text, lang, names)}"
+        return f"游戏结束：{outcome_text(text, lang, names)}"
     if kind == "done":
         if text.startswith("clean: "):
             return f"[审计] 干净：{outcome_text(text[7:], lang, names)}"

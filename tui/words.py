@@ -20,10 +20,13 @@ A string without a Chinese wording is shown in English and remembered in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from table.names import SeatNames
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 LANGS = ("en", "zh")
 """The languages of the interface; ``zh`` is the seeds' language."""
@@ -47,14 +50,34 @@ def register(zh: Mapping[str, str]) -> None:
 
 
 def t(text: str, lang: str = "en", /, **fields: object) -> str:
-    """``text`` in ``lang``, with ``fields`` filled in."""
+    """``text`` in ``lang``, with ``fields`` filled in. In Chinese a space
+    the wording puts beside a field (for a Latin name: "轮到 bob") goes when
+    the field is Chinese itself ("轮到你").
+
+    >>> register({"{who}'s turn": "轮到 {who}"})
+    >>> t("{who}'s turn", "zh", who="bob"), t("{who}'s turn", "zh", who="座位2")
+    ('轮到 bob', '轮到座位2')
+    """
     if lang == "zh":
         chinese = _ZH.get(text)
         if chinese is None:
             MISSING.add(text)
         else:
-            text = chinese
+            text = _snug(chinese, fields)
     return text.format(**fields) if fields else text
+
+
+def _snug(template: str, fields: Mapping[str, object]) -> str:
+    """No space between a Chinese field value and the Chinese beside it."""
+    for name, value in fields.items():
+        said = str(value)
+        if not said:
+            continue
+        if _CJK.match(said[0]):
+            template = re.sub(rf"(?<=[\u4e00-\u9fff]) \{{{name}\}}", f"{{{name}}}", template)
+        if _CJK.match(said[-1]):
+            template = re.sub(rf"\{{{name}\}} (?=[\u4e00-\u9fff])", f"{{{name}}}", template)
+    return template
 
 
 def known(text: str) -> bool:
@@ -241,8 +264,6 @@ def refusal_text(text: str, game: str, names: SeatNames, lang: str = "en") -> st
     >>> refusal_text("seat 0: it is seat 1's turn to play", "bomb", names, "zh")
     '请等待：轮到 bob'
     """
-    import re
-
     reason = re.sub(r"^seat \d+: ", "", text)
     reason = re.sub(r" \(penalty: .*\)$", "", reason)
     for pattern, said in _refusals(game, names, lang):

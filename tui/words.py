@@ -255,6 +255,28 @@ def _refusals(game: str, names: SeatNames, lang: str) -> list[tuple[str, Any]]:
     ]  # fmt: skip
 
 
+_KIND_NEEDS = {  # K12: what each kind of Bomb play needs
+    "A": ("kind A is one to three cards, one of them related to your identity card",
+          "A 类要出一到三张牌，其中一张与你的身份牌相关"),
+    "B": ("kind B is your whole hand, none of it related to your identity card",
+          "B 类要出整手牌，而且没有一张与你的身份牌相关"),
+    "C": ("kind C is a pair or a run (A counts 1 or 14, jokers are wild)",
+          "C 类要出对子或等差数列（A 算 1 或 14，王可以当任何牌）"),
+}  # fmt: skip
+
+
+def kind_needs(kind: str, lang: str = "en") -> str:
+    """What a kind of Bomb play needs (K12), for a refused pick.
+
+    >>> kind_needs("A")
+    'kind A is one to three cards, one of them related to your identity card'
+    """
+    said = _KIND_NEEDS.get(kind)
+    if said is None:
+        return f"kind {kind}"
+    return said[1] if lang == "zh" else said[0]
+
+
 def refusal_text(text: str, game: str, names: SeatNames, lang: str = "en") -> str:
     """Why a move was refused (``MoveRefused``), in a player's words.
 

@@ -24,7 +24,7 @@ from engines.bomb import Detonate, Kind, Pass, PlaceBomb, PlayToArea, is_pattern
 from engines.cards import Card
 
 from ..widgets.cards import Hand, card_text
-from ..words import register, t, turn_text
+from ..words import kind_needs, register, t, turn_text
 from .common import HELP_FIRST, TableScreen, lang_of, relabel
 
 register(
@@ -60,6 +60,7 @@ register(
             "   💣 引爆时间：{left} 秒——d 炸掉，n 不炸"
         ),
         "kind {kind} is not allowed for these cards": "这些牌不能按 {kind} 类出",
+        "not kind {kind}: {needs}": "这些牌不能按 {kind} 类出：{needs}",
         "{card} relates to your identity": "{card} 与你的身份牌相关",
         "your whole hand, none related to your identity": "整手牌，都与你的身份牌无关",
         "a pair or a run": "对子或等差数列",
@@ -268,8 +269,9 @@ class BombScreen(TableScreen):
         picked = self._picked()
         allowed = allowed_kinds(self._identity(), picked, hand)
         if kind not in allowed:
-            self.notify(t("kind {kind} is not allowed for these cards", lang_of(self), kind=kind),
-                        severity="warning")  # fmt: skip
+            lang = lang_of(self)  # why not: what the kind needs (K12)
+            said = t("not kind {kind}: {needs}", lang, kind=kind, needs=kind_needs(kind, lang))
+            self.notify(said, severity="warning")
             return
         picked = self._hand_widget().picked_cards()
         positions = tuple(p for p, _ in picked)

@@ -19,7 +19,8 @@ from engines.core import EngineError, game
 from table.cheats import CHEATS
 from table.names import BOT_NAMES, SeatNames, names_of_log
 from tui.cli import _no_chance, main
-from tui.story import StoryTeller, outcome_text
+from tui.story import outcome_text
+from tui.storyteller import StoryTeller
 from tui.words import refusal_text, turn_text
 
 ROOT = Path(__file__).resolve().parent.parent

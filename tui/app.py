@@ -42,7 +42,8 @@ from .screens.common import (
 )
 from .screens.mao import MaoScreen
 from .screens.over import GameOverScreen
-from .story import StoryTeller, progress_parts, update_line
+from .story import progress_parts, update_line
+from .storyteller import StoryTeller
 from .words import refusal_text
 
 SCREENS = {"bluff": BluffScreen, "bomb": BombScreen, "mao": MaoScreen}

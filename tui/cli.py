@@ -486,7 +486,8 @@ def _play(args: argparse.Namespace) -> int:
     from table.session import Update, play_bot_table
     from table.verify import verify_log
 
-    from .story import StoryTeller, coloured, fault_text, game_name, outcome_text, update_line
+    from .story import coloured, fault_text, game_name, outcome_text, update_line
+    from .storyteller import StoryTeller
 
     lang = args.lang
     engine = game(args.game)

@@ -194,7 +194,8 @@ def _say(args: argparse.Namespace, text: str) -> None:
 
 
 def _update_printer(args: argparse.Namespace) -> Any:
-    from .story import StoryTeller, update_line
+    from .story import update_line
+    from .storyteller import StoryTeller
 
     lang = getattr(args, "lang", "en")
     teller = StoryTeller()

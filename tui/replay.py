@@ -23,7 +23,8 @@ from table.names import SeatNames, names_of_log
 from table.replay import Replay
 from table.verify import verify_log
 
-from .story import SEPARATOR, StoryTeller, game_name, outcome_text, verify_line
+from .story import SEPARATOR, game_name, outcome_text, verify_line
+from .storyteller import StoryTeller
 from .words import register, t
 
 register(

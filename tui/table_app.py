@@ -53,7 +53,8 @@ from .guest import TrioGuest, start_trio_guest
 from .screens.common import SPEAKING, relabel, show_help, switch_language, switch_theme
 from .screens.lobby import LobbyScreen
 from .screens.over import GameOverScreen
-from .story import StoryTeller, progress_parts, update_line
+from .story import progress_parts, update_line
+from .storyteller import StoryTeller
 from .words import refusal_text, register, t
 
 

@@ -225,3 +225,11 @@ def test_a_chosen_name_is_kept_for_the_next_games(tmp_path) -> None:
     with pytest.raises(ValueError, match="nickname"):
         remember_name("   ", tmp_path)
     assert default_name(tmp_path) == "ann"
+
+
+def test_a_latin_name_stands_apart_in_a_chinese_line() -> None:
+    from tui.story import story
+
+    names = SeatNames(("ann", "bob"), me=0)
+    said = story("rule 0 (seat 0) on event 5: draw 1 for seat 1", "zh", names)
+    assert said == "规则 0（你）：bob 摸 1 张"  # not "bob摸": a name is a word of its own

@@ -129,7 +129,11 @@ def _named_zh(line: str, names: SeatNames | None) -> str:
     def one(m: re.Match[str]) -> str:
         who = names.who(int(m.group(2)), "zh")
         before = m.group(1) or ""
-        return before + (" " if before and who[:1].isascii() else "") + who
+        after = m.string[m.end() : m.end() + 1]
+        space_after = who[-1:].isascii() and bool(re.match(r"[\u4e00-\u9fff]", after))
+        return before + (" " if before and who[:1].isascii() else "") + who + (
+            " " if space_after else ""
+        )
 
     return _SEAT_ZH.sub(one, line)
 

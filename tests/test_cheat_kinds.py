@@ -89,8 +89,9 @@ def test_the_command_lists_the_kinds_and_names_the_cheater(tmp_path, capsys) -> 
     with pytest.raises(SystemExit):
         main(["play", "--help"])
     assert "--cheat {" + ",".join(sorted(CHEATS)) + "}" in capsys.readouterr().out
-    argv = ["play", "bluff", "--players", "3", "--home", str(tmp_path), "--headless"]
+    argv = ["play", "bluff", "--players", "3", "--home", str(tmp_path), "--headless",
+            "--name", "ann"]  # fmt: skip
     assert main([*argv, "--unproven", "--cheat", "wrong-key", "--quiet"]) == 1
     out = capsys.readouterr().out
-    assert "caught by the table: seat 1" in out and "CHEATING: seat 1" in out
+    assert "caught by the table: bob (" in out and "CHEATING: bob (" in out  # seat 1
     assert main([*argv, "--cheat", "identity-claim"]) == 2  # a Bomb cheat at a Bluff table

@@ -19,7 +19,8 @@ from engines.core import EngineError, game
 from table.cheats import CHEATS
 from table.names import BOT_NAMES, SeatNames, names_of_log
 from tui.cli import _no_chance, main
-from tui.story import StoryTeller, outcome_text
+from tui.story import outcome_text
+from tui.storyteller import StoryTeller
 from tui.words import refusal_text, turn_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -224,3 +225,11 @@ def test_a_chosen_name_is_kept_for_the_next_games(tmp_path) -> None:
     with pytest.raises(ValueError, match="nickname"):
         remember_name("   ", tmp_path)
     assert default_name(tmp_path) == "ann"
+
+
+def test_a_latin_name_stands_apart_in_a_chinese_line() -> None:
+    from tui.story import story
+
+    names = SeatNames(("ann", "bob"), me=0)
+    said = story("rule 0 (seat 0) on event 5: draw 1 for seat 1", "zh", names)
+    assert said == "规则 0（你）：bob 摸 1 张"  # not "bob摸": a name is a word of its own

@@ -39,6 +39,14 @@ async def _play_as_ann(tmp_path: Path, game: str, seats: int) -> tuple[PlayApp, 
     app = PlayApp(game, seats, bots_home=tmp_path / "bots", own=(Identity.load_or_create(home),
                   home), proven=False, seed=5, time_scale=0.02, name="ann")  # fmt: skip
     seen: Seen = {"status": [], "panel": []}
+    shown = app.table_screen.refresh_table
+
+    def refresh_table(snapshot: object, engine: object) -> None:  # every status shown
+        shown(snapshot, engine)
+        if app.table_screen.view is not None:
+            seen["status"].append(str(app.table_screen.query_one("#status").render()))
+
+    app.table_screen.refresh_table = refresh_table  # type: ignore[method-assign]
     async with app.run_test(size=(100, 34)) as pilot:
         adopted = False
         for _ in range(4000):
@@ -49,8 +57,6 @@ async def _play_as_ann(tmp_path: Path, game: str, seats: int) -> tuple[PlayApp, 
                 adopted = True
             if isinstance(app.screen, GameOverScreen):
                 break
-            if app.table_screen.view is not None:
-                seen["status"].append(str(app.table_screen.query_one("#status").render()))
         else:
             pytest.fail("the game did not end")
         await pilot.pause(0.3)  # the game-over screen says its words on mount

@@ -81,7 +81,8 @@ def test_the_app_says_when_a_peer_drops_and_stays_usable(tmp_path: Path) -> None
                 f"updates: {[u.kind for u in session.updates[-8:]]})", 30,
             )  # fmt: skip
             (note,) = lost()
-            assert note == (f"[dropped] lost the connection to seat {seat} ({fp})", "warning")
+            who = app.names.name(seat)  # the lobby's nickname
+            assert note == (f"[dropped] lost the connection to {who} ({fp})", "warning")
             assert app.screen is screen and screen.is_mounted  # still the table, usable
             story = screen.query_one(screen.STORY, RichLog)
             assert any(note[0] in line.text for line in story.lines)  # and in the story

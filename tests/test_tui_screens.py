@@ -58,10 +58,15 @@ def test_the_story_and_card_widgets_doctests() -> None:
     docstrings are their examples)."""
     import doctest
 
+    import table.names
+    import tui.games
     import tui.replay
     import tui.screens.bomb
     import tui.story
+    import tui.storyteller
     import tui.widgets.cards
+    import tui.words
 
-    for module in (tui.story, tui.widgets.cards, tui.replay, tui.screens.bomb):
+    for module in (tui.story, tui.storyteller, tui.words, table.names, tui.games,
+                   tui.widgets.cards, tui.replay, tui.screens.bomb):  # fmt: skip
         assert doctest.testmod(module).failed == 0, module.__name__

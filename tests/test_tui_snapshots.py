@@ -75,7 +75,7 @@ class ScreenApp(NodealerApp):
 
 
 async def _table_screen(app: ScreenApp, screen: Screen[Any], name: str, seats: int, n: int) -> None:
-    from tui.story import StoryTeller
+    from tui.storyteller import StoryTeller
 
     engine, snap, lines = _table(name, seats, n)
     app.game = name

@@ -37,12 +37,12 @@ def test_bluff_in_a_real_terminal(tmp_path) -> None:
     session = f"nodealer-{os.getpid()}"
     command = (
         f"cd {ROOT} && NODEALER_HOME={tmp_path} PYTHONPATH={ROOT} {sys.executable} -m tui.cli "
-        "play bluff --players 2 --unproven --time-scale 0.05; sleep 30"
+        "play bluff --players 2 --unproven --time-scale 0.05 --name ann; sleep 30"
     )
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command])
     try:
         screen = _wait(session, "you may:")
-        assert "you are seat 0" in screen and "cards" in screen
+        assert "Bluff · ann · " in screen and "bob: " in screen and "cards" in screen
         assert any(s in screen for s in "♠♥♦♣"), screen  # the hand, with suits
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -55,6 +55,6 @@ def test_bluff_in_a_real_terminal(tmp_path) -> None:
         subprocess.run(["tmux", "send-keys", "-t", session, "Space"])
         time.sleep(0.3)
         subprocess.run(["tmux", "send-keys", "-t", session, "Enter"])
-        _wait(session, "seat 0 places 1, claims")
+        _wait(session, "you place 1, claim")
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)

@@ -24,6 +24,7 @@ from table.replay import Replay, SetupError, parse_setup, setup_body
 from table.session import PeerResult, play_bot_table
 from table.verify import verify_log
 from tui.cli import main
+from tui.story import outcome_text
 
 RECORD = struct.Struct(">II")
 
@@ -62,7 +63,7 @@ def test_clean_log_and_cli(game: PeerResult, capsys) -> None:
     assert str(report.outcome) == str(game.result.outcome)
     assert main(["verify", str(game.log_path)]) == 0
     out = capsys.readouterr().out
-    assert f"clean: {game.result.outcome}" in out
+    assert f"clean: {outcome_text(str(game.result.outcome))}" in out  # in words
     assert game.fingerprint in out and "game: bluff, 2 seats, unproven deals" in out
 
 

@@ -39,7 +39,8 @@ from .screens.common import (
 )
 from .screens.over import GameOverScreen
 from .screens.tables import SCREENS
-from .story import StoryTeller, progress_parts, update_line
+from .story import progress_parts, update_line
+from .storyteller import StoryTeller
 from .words import refusal_text, register, t
 
 __all__ = ["SCREENS", "SPEAKING", "PlayApp", "ReplayApp", "show_help", "switch_language",

@@ -517,7 +517,8 @@ def _play(args: argparse.Namespace) -> int:
     from table.session import Update, play_bot_table
     from table.verify import verify_log
 
-    from .story import StoryTeller, coloured, fault_text, game_name, outcome_text, update_line
+    from .story import coloured, fault_text, game_name, outcome_text, update_line
+    from .storyteller import StoryTeller
 
     lang = args.lang
     engine = game(args.game)
@@ -708,12 +709,16 @@ def _after_screen(app: Any, args: argparse.Namespace) -> None:
     if app.outcome is not None:
         said = outcome_text(app.outcome, lang, app.names)
         print(t("outcome: {outcome}", lang, outcome=said))
-    if app.log_path is None:
+    log_path = app.log_path
+    if log_path is None:  # left before the end: the log so far is kept all the same
+        store = getattr(getattr(app.session, "node", None), "store", None)
+        log_path = getattr(store, "log_path", None)
         print(t("the game did not finish; saved logs are kept", lang))
+    if log_path is None or not Path(log_path).is_file():
         return
-    print(t("your log: {path}", lang, path=app.log_path))
+    print(t("your log: {path}", lang, path=log_path))
     if args.log is not None:
-        shutil.copyfile(app.log_path, args.log)
+        shutil.copyfile(log_path, args.log)
         print(t("log copied to {path}", lang, path=args.log))
 
 

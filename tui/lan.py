@@ -210,10 +210,13 @@ def _say(args: argparse.Namespace, text: str) -> None:
 
 def _update_printer(args: argparse.Namespace) -> Any:
     from .story import update_line
+    from .storyteller import StoryTeller
 
     lang = getattr(args, "lang", "en")
+    teller = StoryTeller()
 
     def show(update: Any) -> None:
+        teller.names = getattr(args, "names", None)  # from the lobby, once seated
         if update.kind == "progress":  # progress goes to stderr
             if not args.quiet:
                 print(update_line("progress", update.text, lang), file=sys.stderr, flush=True)
@@ -221,31 +224,49 @@ def _update_printer(args: argparse.Namespace) -> Any:
         if args.quiet and update.kind in ("event", "stale"):
             return
         if update.kind == "event":
-            print(f"  {update.text}", flush=True)
+            for line in teller.tell(update.text, lang):
+                print(f"  {line}", flush=True)
         else:
-            print(update_line(update.kind, update.text, lang), flush=True)
+            print(update_line(update.kind, update.text, lang, teller.names), flush=True)
 
     return show
 
 
 def _lobby_printer(args: argparse.Namespace) -> Any:
+    from table.names import SeatNames
+
     def show(state: Any) -> None:
-        seated = ", ".join(
-            f"{p.seat}: {p.nickname} ({p.fingerprint})" for p in getattr(state, "players", ())
-        )
+        players = getattr(state, "players", ())
+        if players:  # the story and the outcome read by name
+            args.names = SeatNames(tuple(p.nickname for p in players),
+                                   tuple(p.fingerprint for p in players))  # fmt: skip
+        seated = ", ".join(f"{p.seat}: {p.nickname} ({p.fingerprint})" for p in players)
         _say(args, f"lobby: {state.taken}/{state.seats} seated - {seated}")
 
     return show
 
 
+def _names_of(seat: Any) -> Any:
+    """The seats' names a finished seat knows (the lobby's, or its store's)."""
+    from table.names import SeatNames, names_of_log
+
+    seated = getattr(seat, "seated", None)
+    if seated is not None:
+        return SeatNames(tuple(seated.nicknames), (), seated.seat)
+    return names_of_log(seat.log_path)
+
+
 def _finish(args: argparse.Namespace, seat: Any) -> int:
     from table.verify import verify_log
 
+    from .story import result_text, verify_line
+
     result = seat.result
-    print(f"{result}")
+    names = _names_of(seat)
+    print(result_text(str(result), getattr(args, "lang", "en"), names))
     print(f"saved log: {seat.log_path}")
     report = verify_log(seat.log_path)
-    print(f"verify: {report.lines()[-1]}")
+    print(f"verify: {verify_line(report.lines()[-1], getattr(args, 'lang', 'en'), names)}")
     if report.exit_code == EXIT_CHEATING or result.faults or not result.audit.ok:
         return EXIT_CHEATING
     return EXIT_CLEAN if result.clean and report.exit_code == EXIT_CLEAN else EXIT_PROBLEM
@@ -292,7 +313,10 @@ def _run_app(args: argparse.Namespace, app: Any, command: str) -> int:
         print(f"nodealer {command}: {app.problem}", file=sys.stderr)
         return EXIT_PROBLEM
     if app.result is not None:
-        print(f"{app.result.result}")
+        from .story import result_text
+
+        names = app.names or _names_of(app.result)
+        print(result_text(str(app.result.result), getattr(args, "lang", "en"), names))
         print(f"saved log: {app.result.log_path}")
     elif app.seat is not None and app.table_screen is not None:
         print(f"nodealer {command}: you left the table before it ended; its log is kept "

@@ -13,7 +13,7 @@ verdict on top says only whether the log is clean.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,8 @@ from table.names import SeatNames, names_of_log
 from table.replay import Replay
 from table.verify import verify_log
 
-from .story import SEPARATOR, StoryTeller, game_name, outcome_text, verify_line
+from .story import SEPARATOR, game_name, outcome_text, verify_line
+from .storyteller import StoryTeller
 from .words import register, t
 
 register(
@@ -35,6 +36,7 @@ register(
         "area: {cards}": "桌面：{cards}",
         "the bomb lies in front of {who}": "炸弹在 {who} 面前",
         "discard pile: {n} cards": "弃牌堆：{n} 张",
+        "identities: {ids}": "身份牌：{ids}",
         "top of the pile: {card} ({n} cards)": "牌堆顶：{card}（共 {n} 张）",
         "draw pile: {n} cards": "摸牌堆：{n} 张",
         "game over: {outcome}": "游戏结束：{outcome}",
@@ -108,6 +110,10 @@ def picture(
                            who=names.name(state.bomb, lang)))  # fmt: skip
         if getattr(state, "discard", ()):
             lines.append(t("discard pile: {n} cards", lang, n=len(state.discard)))
+        identities = getattr(state, "identities", ())
+        if identities:  # K20-K23: turned up at the end
+            said = ", ".join(f"{names.name(s, lang)} {card}" for s, card in enumerate(identities))
+            lines.append(t("identities: {ids}", lang, ids=said))
     elif game == "mao":
         pile = getattr(state, "pile", ())
         if pile:
@@ -128,7 +134,10 @@ def steps_of_events(
     teller = StoryTeller(names)
     steps: list[Step] = []
     for text, extra in zip(texts, extras, strict=True):
-        for line in teller.tell(text, lang):
+        lines = teller.tell(text, lang)
+        if not lines and steps and extra.get("table"):  # what followed from it (a reveal)
+            steps[-1] = replace(steps[-1], table=extra["table"])
+        for line in lines:
             if line.startswith(SEPARATOR):
                 continue
             cards = extra.get("cards")

@@ -34,7 +34,7 @@ _HIDDEN = (
     re.compile(r"^dealt \[[0-9 ]*\] to seat \d+$"),
     re.compile(r"^reshuffled new_positions="),
     re.compile(r"^transferred \[[0-9 ]*\] to seat \d+$"),
-    re.compile(r"^random "),
+    re.compile(r"^random (?!starter=)"),
     re.compile(r"^rule \d+ \(seat \d+\) on event \d+: nothing$"),
     re.compile(r"^seat \d+'s proof about #\d+ verified$"),
 )
@@ -57,7 +57,7 @@ def story(line: str, lang: str = "en", names: SeatNames | None = None) -> str | 
     >>> story("seat 1 challenges: 吹牛!", "en", names)
     'bob challenges: Bluff!'
     >>> story("seat 0 places 2, claims 2 × 7", "en", names)
-    'you place 2, claims 2 × 7'
+    'you place 2, claim 2 × 7'
     >>> story("seat 0: 炸掉!", "zh", names)
     '你：炸掉！'
     """
@@ -82,6 +82,7 @@ _PLAIN = (  # the engine's words → a player's (English; chinese() reads these)
     (re.compile(r"^(seat \d+ adds a secret rule) \S+$"), r"\1"),
     (re.compile(r"^rule (\d+) \((seat \d+)\) on event \d+: "), r"rule \1 (\2): "),
     (re.compile(r"^time up: turn [\d.]+ (seat \d+)$"), r"time up: \1 took too long"),
+    (re.compile(r"^random starter=(\d+)$"), r"seat \1 starts (drawn at random)"),
     (re.compile(r"^time up: detonation$"), "time up: nobody detonated"),
     (re.compile(r"^time up: starter$"), "time up: play starts"),
     (re.compile(r"^time up: time-limit$"), "time up: the game's time limit is reached"),
@@ -111,7 +112,7 @@ def _named_en(line: str, names: SeatNames | None) -> str:
     m = _SUBJECT.match(line)
     if m and int(m.group(1)) == names.me:
         said = ":" if m.group(3) is None else " " + _base(m.group(3))
-        line = "you" + said + line[m.end() :]
+        line = "you" + said + line[m.end() :].replace(", claims ", ", claim ", 1)
     return _SEAT.sub(
         lambda m: names.whose(int(m.group(1))) if m.group(2) else names.who(int(m.group(1))),
         line,
@@ -128,124 +129,18 @@ def _named_zh(line: str, names: SeatNames | None) -> str:
     def one(m: re.Match[str]) -> str:
         who = names.who(int(m.group(2)), "zh")
         before = m.group(1) or ""
-        return before + (" " if before and who[:1].isascii() else "") + who
+        after = m.string[m.end() : m.end() + 1]
+        space_after = who[-1:].isascii() and bool(re.match(r"[\u4e00-\u9fff]", after))
+        return before + (" " if before and who[:1].isascii() else "") + who + (
+            " " if space_after else ""
+        )
 
     return _SEAT_ZH.sub(one, line)
 
 
-_CARD = re.compile(r"(?:10|[2-9AJQK])[♠♥♦♣]|[RB]J")
-_ROUND_ENDS = (  # a round's last event: the next line starts a new round
-    re.compile(r"^time up: detonation$"),  # K16: nobody detonated
-    re.compile(r"^seat \d+ adds (?:a secret rule|no rule)"),  # M29: the round winner's rule
-)
 SEPARATOR = "──"
-"""Story lines that start with this are separators, not moves."""
-
-
-class StoryTeller:
-    """A game's story for one reading seat, event by event: one line per
-    event (a Bomb play's cards are not told again when they turn face up),
-    who was right after a Bluff challenge and who took the pile, and a
-    separator between rounds. It keeps every event it was told, so the
-    story can be told again in another language (F2) or rebuilt from a log
-    (a seat that went back to its table).
-
-    >>> teller = StoryTeller(SeatNames(("ann", "bob", "carol"), me=0))
-    >>> teller.tell("seat 1 plays 7♠ (#3) 7♥ (#4) (C)")
-    ['bob plays 7♠ 7♥ (kind C: a pair or a sequence)']
-    >>> teller.tell("reveal #3=7♠ #4=7♥")
-    []
-    >>> teller.tell("time up: detonation")
-    ['time up: nobody detonated', '── round 2 ──']
-    >>> teller = StoryTeller(SeatNames(("ann", "bob", "carol"), me=0))
-    >>> _ = teller.tell("seat 1 places 1, claims 1 × 6")
-    >>> _ = teller.tell("seat 2 places 2, claims 2 × 7")
-    >>> teller.tell("seat 0 challenges: 吹牛!")
-    ['you challenge: Bluff!']
-    >>> teller.tell("reveal #3=7♠ #9=7♥")
-    ['cards shown: 7♠ 7♥', 'carol was honest: you take 3 cards', '── new pile ──']
-    """
-
-    def __init__(self, names: SeatNames | None = None) -> None:
-        self.names = names
-        self.events: list[str] = []
-        self._reset()
-
-    def _reset(self) -> None:
-        self._echo: list[str] | None = None  # cards a play named: their reveal is not news
-        self._placer: int | None = None  # Bluff: the latest claim's seat, count and rank
-        self._claim: tuple[int, str] = (0, "")
-        self._pile = 0  # Bluff: cards on the pile
-        self._challenger: int | None = None
-        self.round = 1
-
-    def tell(self, event: str, lang: str = "en") -> list[str]:
-        """The lines a person reads for one more event (maybe none)."""
-        self.events.append(event)
-        return self._lines(event, lang)
-
-    def retell(self, lang: str = "en") -> list[str]:
-        """The whole story so far again (in ``lang``)."""
-        self._reset()
-        return [line for event in self.events for line in self._lines(event, lang)]
-
-    def _lines(self, event: str, lang: str) -> list[str]:
-        line = story(event, lang, self.names)
-        if line is None:
-            return []
-        english = story(event) or ""  # the facts, whatever the language
-        cards = _CARD.findall(english)
-        if english.startswith("cards shown: "):
-            if self._echo is not None and sorted(cards) == sorted(self._echo):
-                self._echo = None
-                return []
-            if self._challenger is not None and self._placer is not None:
-                return [line, *self._verdict(cards, lang)]
-        self._echo = cards if re.match(r"^seat \d+ (plays|shows) ", english) else None
-        placed = re.match(r"^seat (\d+) places (\d+), claims (\d+) × (\S+)$", english)
-        if placed:
-            self._placer, self._challenger = int(placed.group(1)), None
-            self._claim = (int(placed.group(3)), placed.group(4))
-            self._pile += int(placed.group(2))
-        challenged = re.match(r"^seat (\d+) challenges", english)
-        if challenged:
-            self._challenger = int(challenged.group(1))
-        out = [line]
-        if any(pattern.match(event) for pattern in _ROUND_ENDS):
-            self.round += 1
-            out.append(separator("round", lang, self.round))
-        return out
-
-    def _verdict(self, shown: list[str], lang: str) -> list[str]:
-        """B7/B8: the challenged claim was true (the challenger takes the
-        pile) or a bluff (its player takes it), from the cards turned up."""
-        names = self.names or SeatNames.numbered(0)
-        placer, challenger, (count, rank) = self._placer, self._challenger, self._claim
-        assert placer is not None and challenger is not None
-        matching = sum(1 for card in shown if card[:-1] == rank or card in ("RJ", "BJ"))
-        honest = matching >= count
-        taker, pile = (challenger if honest else placer), self._pile
-        self._placer = self._challenger = None
-        self._pile, self._echo = 0, None
-        who, taking = names.who(placer, lang), names.who(taker, lang)
-        if lang == "zh":
-            said = "没有吹牛" if honest else "吹牛了"
-            line = f"{who} {said}：{taking} 收走 {pile} 张牌"
-        else:
-            you = placer == names.me
-            said = ("were" if you else "was") + " honest" if honest else "bluffed"
-            takes = "take" if taker == names.me else "takes"
-            line = f"{who} {said}: {taking} {takes} {pile} card{'s' if pile != 1 else ''}"
-        return [line, separator("pile", lang)]
-
-
-def separator(kind: str, lang: str = "en", number: int = 0) -> str:
-    """A line between rounds ("── round 2 ──") or piles ("── new pile ──")."""
-    if kind == "round":
-        said = f"第 {number} 轮" if lang == "zh" else f"round {number}"
-    else:
-        said = "新的一叠" if lang == "zh" else "new pile"
-    return f"{SEPARATOR} {said} {SEPARATOR}"
+"""Story lines that start with this are separators, not moves (see
+:mod:`tui.storyteller`)."""
 
 
 # ------------------------------------------------------------------ Chinese
@@ -425,6 +320,7 @@ _ZH: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     ),
     (re.compile(r"^seat (\d+) votes yes$"), r"座位\1 投赞成票"),
     (re.compile(r"^seat (\d+) votes no$"), r"座位\1 投反对票"),
+    (re.compile(r"^seat (\d+) starts \(drawn at random\)$"), r"座位\1 先出（随机抽出）"),
     (re.compile(r"^time up: nobody detonated$"), "时间到：没人引爆"),
     (re.compile(r"^time up: the game's time limit is reached$"), "时间到：游戏时限已到"),
     (re.compile(r"^time up: play starts$"), "时间到：开始出牌"),
@@ -625,10 +521,10 @@ def update_line(kind: str, text: str, lang: str = "en", names: SeatNames | None 
     ``back``), as printed; seats by name when ``names`` are known.
 
     >>> update_line("over", "winners [1], losers [0]: K20: the assassination failed", "zh")
-    '[结束] 座位1 赢；座位0 输：刺杀失败'
+    '游戏结束：座位1 赢；座位0 输：刺杀失败'
     >>> update_line("over", "winners [1], losers [0]: K20: the assassination failed",
     ...             names=SeatNames(("ann", "bob"), me=0))
-    '[game over] bob wins; you lose: the assassination failed'
+    'game over: bob wins; you lose: the assassination failed'
     >>> update_line("progress", "deal 0: you shuffle (proofs: 0 checked + 0 own of 6)", "zh")
     '第 0 次发牌：你洗牌（证明：已检查 0 + 自己的 0，共 6）'
     >>> update_line("progress", "deal 1 dealt (4/4 passes, unproven)", "zh")
@@ -655,7 +551,12 @@ def _seats_named(line: str, names: SeatNames | None) -> str:
 def _update_line(kind: str, text: str, lang: str, names: SeatNames | None) -> str:
     if lang != "zh":
         if kind == "over":
-            return f"[game over] {outcome_text(text, lang, names)}"
+            return f"game over: {outcome_text(text, lang, names)}"
+        if kind == "setup":  # the story's first line: a separator, not a move
+            m = re.match(r"^(\w+), (\d+) seats, (proven|unproven) deals$", text)
+            if m:
+                text = f"{m.group(1)}, {m.group(2)} players, {m.group(3)} deals"
+            return f"{SEPARATOR} {text} {SEPARATOR}"
         if kind == "done" and text.startswith("clean: "):
             return f"[audit] clean: {outcome_text(text[7:], lang, names)}"
         return text if kind == "progress" else f"[{kind}] {text}"
@@ -672,10 +573,10 @@ def _update_line(kind: str, text: str, lang: str, names: SeatNames | None) -> st
         m = re.match(r"^(\w+), (\d+) seats, (proven|unproven) deals$", text)
         if m:
             mode = "带证明" if m.group(3) == "proven" else "不带证明"
-            text = f"{game_name(m.group(1), lang)}，{m.group(2)} 个座位，{mode}的发牌"
-        return f"[开局] {text}"
+            text = f"{game_name(m.group(1), lang)}，{m.group(2)} 名玩家，{mode}的发牌"
+        return f"{SEPARATOR} {text} {SEPARATOR}"
     if kind == "over":
-        return f"[结束] {outcome_text(text, lang, names)}"
+        return f"游戏结束：{outcome_text(text, lang, names)}"
     if kind == "done":
         if text.startswith("clean: "):
             return f"[审计] 干净：{outcome_text(text[7:], lang, names)}"
@@ -698,6 +599,19 @@ def _update_line(kind: str, text: str, lang: str, names: SeatNames | None) -> st
     if kind == "stale":  # a race, nobody blamed; the reason stays in protocol terms
         return "[过时] " + re.sub(r"^seat (\d+): ", r"座位\1：", text)
     return f"[{kind}] {text}"
+
+
+def result_text(text: str, lang: str = "en", names: SeatNames | None = None) -> str:
+    """How the table ended for a seat (``str(SessionResult)``), as printed
+    after ``host``/``join``: the outcome in words; what was caught stays
+    evidence (seat, fingerprint, entry).
+
+    >>> result_text("clean: winners [1], losers [0]: K20: the assassination failed",
+    ...             names=SeatNames(("ann", "bob"), me=0))
+    'clean: bob wins; you lose: the assassination failed'
+    """
+    said = update_line("done", text, lang, names)
+    return said.split("] ", 1)[1] if said.startswith("[") else said
 
 
 _PROOF_ZH = {"equivocation": "两面签名", "forged-event": "伪造事件", "replay": "重放事件"}

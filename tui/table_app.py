@@ -52,7 +52,8 @@ from .screens.common import relabel
 from .screens.lobby import LobbyScreen
 from .screens.over import GameOverScreen
 from .screens.tables import SCREENS
-from .story import StoryTeller, progress_parts, update_line
+from .story import progress_parts, update_line
+from .storyteller import StoryTeller
 from .words import refusal_text, register, t
 
 

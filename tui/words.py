@@ -20,10 +20,13 @@ A string without a Chinese wording is shown in English and remembered in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from table.names import SeatNames
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 LANGS = ("en", "zh")
 """The languages of the interface; ``zh`` is the seeds' language."""
@@ -47,14 +50,34 @@ def register(zh: Mapping[str, str]) -> None:
 
 
 def t(text: str, lang: str = "en", /, **fields: object) -> str:
-    """``text`` in ``lang``, with ``fields`` filled in."""
+    """``text`` in ``lang``, with ``fields`` filled in. In Chinese a space
+    the wording puts beside a field (for a Latin name: "轮到 bob") goes when
+    the field is Chinese itself ("轮到你").
+
+    >>> register({"{who}'s turn": "轮到 {who}"})
+    >>> t("{who}'s turn", "zh", who="bob"), t("{who}'s turn", "zh", who="座位2")
+    ('轮到 bob', '轮到座位2')
+    """
     if lang == "zh":
         chinese = _ZH.get(text)
         if chinese is None:
             MISSING.add(text)
         else:
-            text = chinese
+            text = _snug(chinese, fields)
     return text.format(**fields) if fields else text
+
+
+def _snug(template: str, fields: Mapping[str, object]) -> str:
+    """No space between a Chinese field value and the Chinese beside it."""
+    for name, value in fields.items():
+        said = str(value)
+        if not said:
+            continue
+        if _CJK.match(said[0]):
+            template = re.sub(rf"(?<=[\u4e00-\u9fff]) \{{{name}\}}", f"{{{name}}}", template)
+        if _CJK.match(said[-1]):
+            template = re.sub(rf"\{{{name}\}} (?=[\u4e00-\u9fff])", f"{{{name}}}", template)
+    return template
 
 
 def known(text: str) -> bool:
@@ -232,6 +255,28 @@ def _refusals(game: str, names: SeatNames, lang: str) -> list[tuple[str, Any]]:
     ]  # fmt: skip
 
 
+_KIND_NEEDS = {  # K12: what each kind of Bomb play needs
+    "A": ("kind A is one to three cards, one of them related to your identity card",
+          "A 类要出一到三张牌，其中一张与你的身份牌相关"),
+    "B": ("kind B is your whole hand, none of it related to your identity card",
+          "B 类要出整手牌，而且没有一张与你的身份牌相关"),
+    "C": ("kind C is a pair or a run (A counts 1 or 14, jokers are wild)",
+          "C 类要出对子或等差数列（A 算 1 或 14，王可以当任何牌）"),
+}  # fmt: skip
+
+
+def kind_needs(kind: str, lang: str = "en") -> str:
+    """What a kind of Bomb play needs (K12), for a refused pick.
+
+    >>> kind_needs("A")
+    'kind A is one to three cards, one of them related to your identity card'
+    """
+    said = _KIND_NEEDS.get(kind)
+    if said is None:
+        return f"kind {kind}"
+    return said[1] if lang == "zh" else said[0]
+
+
 def refusal_text(text: str, game: str, names: SeatNames, lang: str = "en") -> str:
     """Why a move was refused (``MoveRefused``), in a player's words.
 
@@ -241,8 +286,6 @@ def refusal_text(text: str, game: str, names: SeatNames, lang: str = "en") -> st
     >>> refusal_text("seat 0: it is seat 1's turn to play", "bomb", names, "zh")
     '请等待：轮到 bob'
     """
-    import re
-
     reason = re.sub(r"^seat \d+: ", "", text)
     reason = re.sub(r" \(penalty: .*\)$", "", reason)
     for pattern, said in _refusals(game, names, lang):

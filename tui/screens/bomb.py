@@ -31,18 +31,12 @@ from engines.bomb import Detonate, Kind, Pass, PlaceBomb, PlayToArea, is_pattern
 from engines.cards import Card
 
 from ..widgets.cards import Hand, card_text
-from ..words import register, t
+from ..words import kind_needs, register, t
 from .bomb_words import ending, identity_line, phase_words
 from .common import HELP_FIRST, TableScreen, footer, lang_of, relabel
 from .holding import TimerHold
 from .naming import seat_namer
 from .table_over import StoryOverScreen
-
-_KIND_RULES = {  # K12, as a player reads it
-    "A": "kind A is one to three cards, one of them of your identity's suit or rank",
-    "B": "kind B is your whole hand, none of it of your identity's suit or rank",
-    "C": "kind C is a pair, or three or more cards in an even run (A is 1 or 14)",
-}
 
 register(
     {
@@ -85,12 +79,10 @@ register(
         ),
         "── round {n} ──": "── 第 {n} 轮 ──",
         "kind {kind} is not allowed for these cards": "这些牌不能按 {kind} 类出",
-        _KIND_RULES["A"]: "A 类是一到三张牌，其中一张与你的身份牌同花色或同点数",
-        _KIND_RULES["B"]: "B 类是整手牌，没有一张与你的身份牌同花色或同点数",
-        _KIND_RULES["C"]: "C 类是对子，或三张以上等差的牌（A 可当 1 或 14）",
         "pick cards first (space)": "先选牌（空格）",
         "not now: {doing}": "现在不行：{doing}",
         "dealing…": "发牌中…",
+        "not kind {kind}: {needs}": "这些牌不能按 {kind} 类出：{needs}",
         "{card} relates to your identity": "{card} 与你的身份牌相关",
         "your whole hand, none related to your identity": "整手牌，都与你的身份牌无关",
         "a pair or a run": "对子或等差数列",
@@ -380,10 +372,12 @@ class BombScreen(TableScreen):
         picked = self._picked()
         allowed = allowed_kinds(self._identity(), picked, hand)
         if kind not in allowed:
-            lang = lang_of(self)
-            why = t(_KIND_RULES[kind], lang) if picked else t("pick cards first (space)", lang)
-            self.notify(t("kind {kind} is not allowed for these cards", lang, kind=kind)
-                        + ": " + why, severity="warning")  # fmt: skip
+            lang = lang_of(self)  # why not: what the kind needs (K12)
+            if not picked:
+                self.notify(t("pick cards first (space)", lang), severity="warning")
+                return
+            said = t("not kind {kind}: {needs}", lang, kind=kind, needs=kind_needs(kind, lang))
+            self.notify(said, severity="warning")
             return
         picked = self._hand_widget().picked_cards()
         positions = tuple(p for p, _ in picked)

@@ -109,7 +109,7 @@ WANTS = {
         "rule 1 by you:",
         "carol played 5♥ →",
     ],
-    ("mao-over", "zh"): ["秘密规则：", "规则 1（你 写的）", "carol 出了 5♥ →"],
+    ("mao-over", "zh"): ["秘密规则：", "规则 1（你写的）", "carol 出了 5♥ →"],
 }
 
 

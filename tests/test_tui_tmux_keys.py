@@ -102,7 +102,7 @@ def test_f1_f2_f3_on_home_table_and_replay_in_a_real_terminal(tmp_path: Path) ->
 
         # a Bluff table started from home (the first choice), in English
         _keys(session, "Enter")
-        screen = _wait(session, "you are seat 0", "you may:", timeout=120)
+        screen = _wait(session, "Bluff: you and bob", "you may:", timeout=120)
         footer = screen.rstrip("\n").split("\n")[-1]
         assert all(key in footer for key in ("F1", "^q", "F2")), footer
         _keys(session, "F1")
@@ -110,10 +110,10 @@ def test_f1_f2_f3_on_home_table_and_replay_in_a_real_terminal(tmp_path: Path) ->
         _keys(session, "Escape")
         _wait(session, "you may:")
         _keys(session, "F2")
-        _wait(session, "你是座位0", "你可以")
+        _wait(session, "吹牛：你、bob", "你可以")
         _theme_flips(session)
         _keys(session, "F2")
-        _wait(session, "you are seat 0")
+        _wait(session, "Bluff: you and bob")
         _keys(session, "C-q")
         _wait(session, "Leave this game?", "y yes")
         _keys(session, "n")

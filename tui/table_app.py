@@ -75,7 +75,7 @@ register(
         "going back to {table} (seat {seat}): waiting for the other seats": (
             "回到牌桌 {table}（座位{seat}）：正在等其他座位"
         ),
-        "{table}, you are seat {seat}": "{table}，你是座位{seat}",
+        "{table}, you are {you}": "{table}，你是{you}",
         "Leave the table? The others are still playing; the game waits for your seat "
         "(nodealer join takes you back).": (
             "离开牌桌吗？其他人还在玩；这局会等你的座位（nodealer join 可以回来）。"

@@ -18,6 +18,7 @@ from __future__ import annotations
 import stat
 from collections import deque
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -206,9 +207,13 @@ def verify_log(path: Path) -> Report:
             report.notes.append(f"ignored {article} {proof.label} that does not verify: {exc}")
             continue
         report.faults.append(Fault(culprit, replay.name(culprit), proof.what(spec), proof.seq))
-    chain = index.chain(path)
     try:
-        with _Prechecking(spec, index, path) as pre, checked_elsewhere(pre):
+        with (
+            _Prechecking(spec, index, path) as pre,
+            checked_elsewhere(pre),
+            ThreadPoolExecutor(1, "nodealer-verify-signatures") as signatures,
+        ):
+            chain = index.chain(path, signatures if group.workers() > 1 else None)
             for entry in chain:
                 pre.reached(entry.seq)
                 replay.feed(entry.seq, entry.term, entry.event.author, entry.event.decoded_body())

@@ -110,3 +110,39 @@ def test_the_streamed_log_index_is_the_parsed_log(tmp_path) -> None:
     assert len(saved.entries) == cut + 3
     assert [index.entry(path, k + 1) for k in range(len(saved.entries))] == saved.entries
     assert index.end == path.stat().st_size
+
+
+def test_signatures_checked_ahead_stop_the_chain_where_checking_in_turn_does(
+    tmp_path, monkeypatch
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    import msgpack
+
+    from p2p import store
+    from p2p.store import RECORD_HEADER, read_records, scan_log
+
+    records, _ = read_records(VECTOR)
+    entries = [k for k, r in enumerate(records) if r["t"] == "entry"]
+    assert len(entries) > 2 * 3 + 5, "a log longer than a few batches"
+    bad = entries[9]
+    sig = bytearray(records[bad]["e"]["s"])
+    sig[0] ^= 1
+    records[bad]["e"]["s"] = bytes(sig)
+    path = tmp_path / "log"
+    with path.open("wb") as f:
+        for record in records:
+            payload = msgpack.packb(record, use_bin_type=True)
+            f.write(RECORD_HEADER.pack(len(payload), zlib.crc32(payload)) + payload)
+    index = scan_log(path)
+    assert index is not None
+    results = []
+    for batch in (3, 64):
+        monkeypatch.setattr(store, "SIGNATURE_BATCH", batch)
+        with ThreadPoolExecutor(1) as pool:
+            for chain in (index.chain(path), index.chain(path, pool)):
+                seqs = [entry.seq for entry in chain]
+                results.append((seqs, chain.good, str(chain.problem)))
+    assert results[0][1] == 9 and results[0][0] == list(range(1, 10)), results[0]
+    assert "not signed" in results[0][2] or "signature" in results[0][2], results[0]
+    assert all(r == results[0] for r in results)

@@ -4,6 +4,9 @@ earlier body), and a replay that keeps no entries reaches the same table."""
 
 from __future__ import annotations
 
+import zlib
+from pathlib import Path
+
 from engines.bots import sensible_bots
 from p2p.envelope import TableSpec
 from p2p.identity import Identity
@@ -11,6 +14,7 @@ from table import history
 from table.local import LocalTable
 from table.machine import Table, TableSetup
 from table.replay import Replay, setup_body
+from table.verify import verify_log
 
 
 def test_the_state_after_every_earlier_body_is_the_one_the_game_had(monkeypatch) -> None:
@@ -50,3 +54,95 @@ def test_a_replay_that_keeps_no_entries_reaches_the_same_table() -> None:
     assert lean.table is not None and kept.table is not None
     assert lean.table.game.encode(lean.table.state) == kept.table.game.encode(kept.table.state)
     assert lean.audit().ok and str(lean.outcome()) == str(kept.outcome())
+
+
+VECTOR = Path(__file__).parent / "vectors" / "bluff-2-proven.log"
+
+
+def test_verify_reads_the_pass_proofs_ahead_and_a_failing_read_ahead_decides_nothing(
+    monkeypatch,
+) -> None:
+    import table.verify as verify_module
+    from mental_poker.batch import Prechecker
+
+    monkeypatch.setattr(verify_module.group, "workers", lambda: 2)
+    answers: list[bool] = []
+    ask = Prechecker.__call__
+
+    def counted(self: Prechecker, check: object) -> bool:
+        answers.append(ask(self, check))
+        return answers[-1]
+
+    monkeypatch.setattr(Prechecker, "__call__", counted)
+    clean = verify_log(VECTOR)
+    assert clean.exit_code == 0, clean.lines()
+    assert any(answers), "the replay took pass proofs the read-ahead had verified"
+
+    def broken(*_args: object) -> list:
+        raise TypeError("a bug in the read-ahead")
+
+    monkeypatch.setattr(verify_module.PassReader, "take", broken)
+    answers.clear()
+    report = verify_log(VECTOR)
+    assert report.exit_code == 0 and not any(answers), report.lines()
+    assert report.counts == clean.counts and str(report.outcome) == str(clean.outcome)
+
+
+def test_the_streamed_log_index_is_the_parsed_log(tmp_path) -> None:
+    """scan_log keeps, as offsets, exactly the entries parse_log keeps (a
+    truncate record cuts the ones after its seq)."""
+    import msgpack
+
+    from p2p.store import RECORD_HEADER, parse_log, read_records, scan_log
+
+    records, _ = read_records(VECTOR)
+    cut = 5
+    records = [*records, {"t": "truncate", "seq": cut}, *records[cut + 1 : cut + 4]]
+    path = tmp_path / "log"
+    with path.open("wb") as f:
+        for record in records:
+            payload = msgpack.packb(record, use_bin_type=True)
+            f.write(RECORD_HEADER.pack(len(payload), zlib.crc32(payload)) + payload)
+    saved = parse_log(read_records(path)[0])
+    index = scan_log(path)
+    assert index is not None and index.table == saved.table and index.problem is None
+    assert list(index.entries(path)) == saved.entries
+    assert len(saved.entries) == cut + 3
+    assert [index.entry(path, k + 1) for k in range(len(saved.entries))] == saved.entries
+    assert index.end == path.stat().st_size
+
+
+def test_signatures_checked_ahead_stop_the_chain_where_checking_in_turn_does(
+    tmp_path, monkeypatch
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    import msgpack
+
+    from p2p import store
+    from p2p.store import RECORD_HEADER, read_records, scan_log
+
+    records, _ = read_records(VECTOR)
+    entries = [k for k, r in enumerate(records) if r["t"] == "entry"]
+    assert len(entries) > 2 * 3 + 5, "a log longer than a few batches"
+    bad = entries[9]
+    sig = bytearray(records[bad]["e"]["s"])
+    sig[0] ^= 1
+    records[bad]["e"]["s"] = bytes(sig)
+    path = tmp_path / "log"
+    with path.open("wb") as f:
+        for record in records:
+            payload = msgpack.packb(record, use_bin_type=True)
+            f.write(RECORD_HEADER.pack(len(payload), zlib.crc32(payload)) + payload)
+    index = scan_log(path)
+    assert index is not None
+    results = []
+    for batch in (3, 64):
+        monkeypatch.setattr(store, "SIGNATURE_BATCH", batch)
+        with ThreadPoolExecutor(1) as pool:
+            for chain in (index.chain(path), index.chain(path, pool)):
+                seqs = [entry.seq for entry in chain]
+                results.append((seqs, chain.good, str(chain.problem)))
+    assert results[0][1] == 9 and results[0][0] == list(range(1, 10)), results[0]
+    assert "not signed" in results[0][2] or "signature" in results[0][2], results[0]
+    assert all(r == results[0] for r in results)

@@ -185,9 +185,16 @@ class ReplayApp(App[int]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("f3", "theme", "theme")]
 
-    def __init__(self, path: Path, lang: str = "en") -> None:
+    def __init__(
+        self,
+        path: Path,
+        lang: str = "en",
+        at: int = 0,
+        loaded: tuple[list[Any], list[str]] | None = None,
+    ) -> None:
         super().__init__()
         self.path, self.lang = path, lang
+        self.at, self.loaded = at, loaded  # --at (a step index); the steps if already read
 
     def action_theme(self) -> None:
         switch_theme(self)
@@ -196,9 +203,9 @@ class ReplayApp(App[int]):
         from .replay import load
         from .screens.replay import ReplayScreen
 
-        steps, verdict = load(self.path, self.lang)
+        steps, verdict = self.loaded or load(self.path, self.lang)
         self.sub_title = str(self.path)
-        await self.push_screen(ReplayScreen(steps, verdict))
+        await self.push_screen(ReplayScreen(steps, verdict, self.at))
 
 
 class HomeApp(App[str]):

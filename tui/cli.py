@@ -239,6 +239,19 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--text", action="store_true", help="print the steps instead of opening the screen"
     )
+    replay.add_argument(
+        "--at",
+        metavar="N",
+        help="open at move N (the move number shown on screen, as in the page's #turn=N), "
+        "or body:N (the table as it stood after table body N, numbered from 0 as in "
+        "protocol.md) or entry:N (log entry #N, as verify names a fault)",
+    )
+    replay.add_argument(
+        "--html",
+        metavar="FILE",
+        help="write the game as one self-contained web page to share (no network; every "
+        "hand shown once the log reveals it; #turn=N in its address opens move N)",
+    )
     _lang_option(replay)
     replay.set_defaults(handler=_replay)
     return parser
@@ -255,18 +268,46 @@ def _replay(args: argparse.Namespace) -> int:
     if not path.is_file():
         print(f"nodealer replay: {path} is not a saved log file", file=sys.stderr)
         return EXIT_PROBLEM
-    if args.text or not sys.stdout.isatty():
-        from .replay import load
+    if args.html:
+        return _replay_html(path, args)
+    from .moments import BadMoment, moment
+    from .replay import replay_log
 
-        steps, verdict = load(path, args.lang)
-        for line in verdict:
+    replayed = replay_log(path, args.lang)
+    at = 0
+    if args.at is not None:
+        try:
+            bodies = replayed.table.count if replayed.table is not None else None
+            at = moment(replayed.steps, args.at, bodies)
+        except BadMoment as exc:
+            print(f"nodealer replay: {exc}", file=sys.stderr)
+            return EXIT_PROBLEM
+    if args.text or not sys.stdout.isatty():
+        for line in replayed.lines:
             print(line)
-        for step in steps:
+        for step in replayed.steps[at:]:
             print(f"{step.number:4d}  {step.text}")
         return 0
     from .app import ReplayApp
 
-    ReplayApp(path, args.lang).run()
+    ReplayApp(path, args.lang, at=at, loaded=(replayed.steps, replayed.lines)).run()
+    return 0
+
+
+def _replay_html(path: Path, args: argparse.Namespace) -> int:
+    from .html_replay import write_page
+
+    out = Path(args.html)
+    if args.at is not None:
+        print("nodealer replay: --at opens the screen or --text at a move; a page opens at "
+              "#turn=N in its address", file=sys.stderr)  # fmt: skip
+        return EXIT_PROBLEM
+    try:
+        size = write_page(path, out, args.lang)
+    except OSError as exc:
+        print(f"nodealer replay: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_PROBLEM
+    print(f"wrote {out} ({size} bytes); open it in a browser, add #turn=N to point at move N")
     return 0
 
 

@@ -10,14 +10,15 @@ placed — and the verifier's verdict on top.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from engines.cards import Card
 from p2p.store import read_log
+from table.machine import Table
 from table.replay import Replay
-from table.verify import verify_log
+from table.verify import Report, verify_log
 
 from .story import story, verify_line
 
@@ -27,7 +28,14 @@ class Step:
     """One event of the game as a person reads it."""
 
     number: int
+    """the move number shown on screen (1, 2, …)"""
     text: str
+    body: int | None = None
+    """the table body it came of (protocol.md §6: numbered from 0; -1 before any)"""
+    seat: int | None = None
+    """the seat whose move it is (None: the table's own event)"""
+    event: int | None = None
+    """its index in the table's events"""
 
 
 def _faces(table: Any) -> dict[int, Card]:
@@ -47,32 +55,55 @@ def _faces(table: Any) -> dict[int, Card]:
 def steps_of_events(
     texts: Sequence[str], extras: Sequence[dict[str, Any]], lang: str = "en"
 ) -> list[Step]:
-    steps = []
-    for text, extra in zip(texts, extras, strict=True):
+    steps: list[Step] = []
+    for index, (text, extra) in enumerate(zip(texts, extras, strict=True)):
         line = story(text, lang)
         if line is None:
             continue
         cards = extra.get("cards")
         if cards:
             line += f"   [{' '.join(str(c) for c in cards)}]"
-        steps.append(Step(len(steps) + 1, line))
+        body, seat = extra.get("body"), extra.get("seat")
+        steps.append(Step(len(steps) + 1, line, body, seat, index))
     return steps
+
+
+@dataclass
+class Replayed:
+    """A saved game replayed: its steps, the verifier's report and lines, the
+    table at the end and every face the log made known."""
+
+    steps: list[Step]
+    lines: list[str]
+    report: Report
+    table: Table | None = None
+    faces: dict[int, Card] = field(default_factory=dict)
 
 
 def load(path: Path, lang: str = "en") -> tuple[list[Step], list[str]]:
     """The steps of a saved game and the verifier's lines about it (in ``lang``)."""
+    replayed = replay_log(path, lang)
+    return replayed.steps, replayed.lines
+
+
+def replay_log(path: Path, lang: str = "en") -> Replayed:
+    """:func:`load`, keeping the report, the table and the faces."""
     report = verify_log(path)
     saved = read_log(path)
     replay = Replay(saved.table)
+    bodies: list[int] = []  # the table body each event came of
     for entry in saved.entries:
         replay.feed(entry.seq, entry.term, entry.event.author, entry.event.decoded_body())
+        if replay.table is not None:
+            new = len(replay.table.events) - len(bodies)
+            bodies.extend([replay.table.count - 1] * new)
     table = replay.table
     lines = [verify_line(line, lang) for line in report.lines()]
     if table is None:
-        return [], lines
+        return Replayed([], lines, report)
     faces = _faces(table)
     texts, extras = [], []
-    for event in table.events:
+    for event, body in zip(table.events, bodies, strict=True):
         texts.append(str(event))
         positions = getattr(event, "positions", None)
         hidden = (
@@ -80,5 +111,11 @@ def load(path: Path, lang: str = "en") -> tuple[list[Step], list[str]]:
             if positions and not getattr(event, "SYSTEM", False) and not hasattr(event, "cards")
             else ()
         )
-        extras.append({"cards": hidden if all(c is not None for c in hidden) else ()})
-    return steps_of_events(texts, extras, lang), lines
+        extras.append(
+            {
+                "cards": hidden if all(c is not None for c in hidden) else (),
+                "body": body,
+                "seat": event.author,
+            }
+        )
+    return Replayed(steps_of_events(texts, extras, lang), lines, report, table, faces)

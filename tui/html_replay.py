@@ -12,7 +12,8 @@ from what :func:`tui.replay.replay_log` computed (the steps, the verifier's
 report, the table and the known faces): per step, the story line, whose move
 it was, every seat's hand and the table's public rows (piles, claims, the
 bomb, Mao's rules…). A value equal to the previous step's is left out and
-the page carries it forward, which keeps a long Mao game small. Text a
+the page carries it forward (and of the table's rows only those that
+changed are written), which keeps a long Mao game small. Text a
 player typed (names, Mao's free words) is only ever put into the page as
 text (``textContent``), and the JSON is escaped so that no ``</script>`` in it
 can close the block (:func:`embed_json`).
@@ -81,6 +82,28 @@ register(
     }
 )
 
+_ZH_WORDS = {  # the engines' phases and Mao's rule states, for the page
+    "deal": "发牌",
+    "starter": "等待亮 A♠",
+    "play": "出牌",
+    "last_claim": "最后一手",
+    "challenge": "质疑",
+    "transfer": "收牌",
+    "ending": "正在结束",
+    "over": "结束",
+    "active": "生效中",
+    "dropped": "已撤销",
+    "revealed": "已公开",
+    "clockwise": "顺时针",
+    "counter-clockwise": "逆时针",
+}
+
+
+def _word(value: Any, lang: str) -> str:
+    text = str(value)
+    return _ZH_WORDS.get(text, text) if lang == "zh" else text.replace("_", " ")
+
+
 CARRIED = ("hands", "seats", "rows", "turn")
 """step fields a page carries forward from the step before when left out"""
 
@@ -143,7 +166,7 @@ class _Rows:
 
 def _bluff(state: Any, public: dict[str, Any], faces: dict[int, Card], rows: _Rows) -> None:
     lang = rows.lang
-    rows.add("phase", str(public["phase"]))
+    rows.add("phase", _word(public["phase"], lang))
     pile = [p for entry in state.pile for p in entry.positions]
     rows.add("pile", _cards(lang, public["pile"]), [faces.get(p) for p in pile])
     if public["claim"]:
@@ -172,16 +195,16 @@ def _bomb(public: dict[str, Any], rows: _Rows) -> None:
 def _mao(public: dict[str, Any], rows: _Rows) -> None:
     lang = rows.lang
     rows.add("round", str(public["round"] + 1))
-    rows.add("phase", str(public["phase"]))
+    rows.add("phase", _word(public["phase"], lang))
     rows.add("top card", "", [public["top"]] if public["top"] else [])
     rows.add("pile", "", public["pile"])
     rows.add("draw pile", _cards(lang, public["draw_pile"]))
-    if public["suit"]:
-        rows.add("suit", str(public["suit"]))
-    rows.add("direction", str(public["direction"]))
+    if isinstance(public["suit"], int) and 0 <= public["suit"] < 4:
+        rows.add("suit", "♠♥♦♣"[public["suit"]])  # M11: the suit named after a J
+    rows.add("direction", _word(public["direction"], lang))
     for rule in public["rules"]:
         label = t("rule {slot} by seat {seat}", lang, slot=rule["slot"] + 1, seat=rule["author"])
-        text = str(rule["status"]) + (f": {rule['text']}" if rule["text"] else "")
+        text = _word(rule["status"], lang) + (f": {rule['text']}" if rule["text"] else "")
         rows.rows.append([label, text, []])
     rows.add("rounds won", " · ".join(str(w) for w in public["wins"]))
 
@@ -258,6 +281,12 @@ def page_data(replayed: Replayed, lang: str = "en", names: Sequence[str] | None 
         out: dict[str, Any] = {"n": step.number, "text": step.text, "body": step.body,
                                "seat": step.seat}  # fmt: skip
         out.update({k: v for k, v in now.items() if previous.get(k, object()) != v})
+        before = previous.get("rows")
+        if "rows" in out and before is not None and len(before) == len(now["rows"]):
+            # only the rows that changed (a Mao rule's text is long and rarely changes)
+            changed = [[i, row] for i, row in enumerate(now["rows"]) if row != before[i]]
+            out["rowdiff"] = changed
+            del out["rows"]
         previous = now
         data["steps"].append(out)
     return data

@@ -83,6 +83,10 @@ const data = JSON.parse(document.getElementById("game").textContent);
 const W = data.words, steps = data.steps, WINDOW = 12;
 const CARRIED = ["hands", "seats", "rows", "turn"];
 for (let i = 1; i < steps.length; i++) {
+  if ("rowdiff" in steps[i]) {
+    steps[i].rows = steps[i - 1].rows.slice();
+    for (const [k, row] of steps[i].rowdiff) steps[i].rows[k] = row;
+  }
   for (const k of CARRIED) if (!(k in steps[i])) steps[i][k] = steps[i - 1][k];
 }
 const $ = (id) => document.getElementById(id);

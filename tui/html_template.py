@@ -34,7 +34,8 @@ button { background: #333333; color: #e0e0e0; border: 1px solid #5a5a5a; border-
 button:hover, button:focus { background: #444444; outline: 2px solid #ffa62b; }
 #position { min-width: 10em; text-align: center; font-weight: bold; }
 #slider { width: 100%; accent-color: #ffa62b; margin: 2px 0 8px; }
-#now { font-size: 17px; font-weight: bold; color: #ffffff; padding: 4px 0; min-height: 1.5em; }
+#now { font-size: 17px; font-weight: bold; color: #ffffff; padding: 4px 0; min-height: 1.5em;
+  white-space: pre-wrap; }
 #seats { display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr));
   gap: 8px; margin: 8px 0; }
 .seat { background: #262626; border: 1px solid #444444; padding: 6px 8px; }

@@ -61,14 +61,10 @@ class ReplayScreen(Screen[None]):
             yield Static(id="verdict")
             yield Static(id="position")
             yield Static(id="steps")
-            yield Input(id="seek", placeholder="seat")
         yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p on F1
 
     def on_mount(self) -> None:
         relabel(self, lang_of(self))
-        seek = self.query_one("#seek", Input)
-        seek.placeholder = t("seat (number or name), enter: its next move", lang_of(self))
-        seek.display = False
         verdict = Text(self.verdict[-1] if self.verdict else "", style="bold")
         self.query_one("#verdict", Static).update(verdict)
         self._show()
@@ -97,15 +93,15 @@ class ReplayScreen(Screen[None]):
 
     # -- a seat's moves: / then its number or name; n/N its next/previous move
     def action_search(self) -> None:
-        seek = self.query_one("#seek", Input)
-        seek.display = True
-        seek.value = ""
-        seek.focus()
+        if not self.query("#seek"):  # only while asked for: else it would take the arrow keys
+            hint = t("seat (number or name), enter: its next move", lang_of(self))
+            seek = Input(id="seek", placeholder=hint)
+            self.query_one("#table", Vertical).mount(seek)
+            seek.focus()
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
         message.stop()
-        seek = self.query_one("#seek", Input)
-        seek.display = False
+        message.input.remove()
         seats = 1 + max((s.seat for s in self.steps if s.seat is not None), default=-1)
         names = [t("seat {seat}", "en", seat=s) for s in range(seats)]
         seat = seat_named(message.value, names)
@@ -116,10 +112,9 @@ class ReplayScreen(Screen[None]):
         self.action_again(0)
 
     def on_key(self, event: Any) -> None:
-        seek = self.query_one("#seek", Input)
-        if event.key == "escape" and seek.display:
+        if event.key == "escape" and self.query("#seek"):
             event.stop()
-            seek.display = False
+            self.query_one("#seek", Input).remove()
 
     def action_again(self, back: int) -> None:
         if self.sought is None or not self.steps:

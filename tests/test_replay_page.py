@@ -195,7 +195,11 @@ def test_typed_text_cannot_break_out_of_the_page(games: dict[str, Path]) -> None
 
 
 def test_the_page_speaks_chinese(games: dict[str, Path]) -> None:
+    from tui import words
+
+    words.MISSING.clear()
     data = page_data(replay_log(games["mao"], "zh"), "zh")
+    assert not words.MISSING and not words.CONFLICTS
     html = page_html(data)
     assert '<html lang="zh-Hans">' in html
     assert data["title"] == "毛" and data["seats"][0] == "座位0"

@@ -33,7 +33,7 @@ from engines.cards import Card
 
 from .html_template import PAGE
 from .replay import Replayed, replay_log
-from .story import game_name
+from .story import game_name, rule_text
 from .words import register, t
 
 register(
@@ -204,7 +204,9 @@ def _mao(public: dict[str, Any], rows: _Rows) -> None:
     rows.add("direction", _word(public["direction"], lang))
     for rule in public["rules"]:
         label = t("rule {slot} by seat {seat}", lang, slot=rule["slot"] + 1, seat=rule["author"])
-        text = _word(rule["status"], lang) + (f": {rule['text']}" if rule["text"] else "")
+        said = rule["text"] and (rule_text(rule["text"]) if lang == "zh" else rule["text"])
+        colon = "：" if lang == "zh" else ": "
+        text = _word(rule["status"], lang) + (colon + said if said else "")
         rows.rows.append([label, text, []])
     rows.add("rounds won", " · ".join(str(w) for w in public["wins"]))
 

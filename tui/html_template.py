@@ -49,9 +49,10 @@ button:hover, button:focus { background: #444444; outline: 2px solid #ffa62b; }
 .card.red { color: #c8102e; }
 .card.hidden { background: #3a3a3a; color: #c8c8c8; font-weight: normal; }
 #rows { border-top: 1px solid #444444; padding-top: 6px; }
-.row { display: flex; gap: 8px; align-items: baseline; flex-wrap: wrap; margin: 2px 0; }
-.row .label { color: #ababab; min-width: 11em; }
-.row .cards { margin-top: 0; }
+.row { display: flex; gap: 8px; align-items: baseline; margin: 2px 0; }
+.row .label { color: #ababab; flex: 0 0 11em; }
+.row .text { flex: 0 1 auto; min-width: 0; }
+.row .cards { margin-top: 0; flex: 1 1 auto; }
 #story { margin-top: 10px; border-top: 1px solid #444444; padding-top: 6px; }
 #story ol { list-style: none; padding: 0; margin: 0; }
 #story li { white-space: pre-wrap; cursor: pointer; padding: 0 4px; }

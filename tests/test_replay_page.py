@@ -217,6 +217,11 @@ def test_replay_html_writes_the_page_and_refuses_a_bad_target(
     said = capsys.readouterr().out
     assert str(out) in said and f"({out.stat().st_size} bytes)" in said
     assert embedded(out.read_text())["lang"] == "zh"
+    assert main(["replay", str(games["bomb"]), "--html", str(out), "--at", "7"]) == 0
+    assert said.split("open ")[-1].strip() == out.resolve().as_uri()
+    assert capsys.readouterr().out.strip().endswith(f"{out.resolve().as_uri()}#turn=7")
+    assert main(["replay", str(games["bomb"]), "--html", str(out), "--at", "body:x"]) == 2
+    assert capsys.readouterr().err.startswith("nodealer replay: --at 'body:x': expected")
     missing = tmp_path / "no" / "such" / "dir" / "x.html"
     assert main(["replay", str(games["bomb"]), "--html", str(missing)]) == 2
     err = capsys.readouterr().err.strip()

@@ -242,9 +242,10 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--at",
         metavar="N",
-        help="open at move N (the move number shown on screen, as in the page's #turn=N), "
+        help="start at move N (the move number shown on screen, as in the page's #turn=N), "
         "or body:N (the table as it stood after table body N, numbered from 0 as in "
-        "protocol.md) or entry:N (log entry #N, as verify names a fault)",
+        "protocol.md) or entry:N (log entry #N, as verify names a fault); --text prints "
+        "from there, --html prints a link that opens there",
     )
     replay.add_argument(
         "--html",
@@ -295,19 +296,27 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _replay_html(path: Path, args: argparse.Namespace) -> int:
-    from .html_replay import write_page
+    from .html_replay import page_data, page_html
+    from .moments import BadMoment, moment
+    from .replay import replay_log
 
     out = Path(args.html)
-    if args.at is not None:
-        print("nodealer replay: --at opens the screen or --text at a move; a page opens at "
-              "#turn=N in its address", file=sys.stderr)  # fmt: skip
-        return EXIT_PROBLEM
+    replayed = replay_log(path, args.lang)
+    turn = ""
+    if args.at is not None:  # the page opens there through its address
+        try:
+            bodies = replayed.table.count if replayed.table is not None else None
+            turn = f"#turn={replayed.steps[moment(replayed.steps, args.at, bodies)].number}"
+        except BadMoment as exc:
+            print(f"nodealer replay: {exc}", file=sys.stderr)
+            return EXIT_PROBLEM
+    html = page_html(page_data(replayed, args.lang)).encode()
     try:
-        size = write_page(path, out, args.lang)
+        out.write_bytes(html)
     except OSError as exc:
         print(f"nodealer replay: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_PROBLEM
-    print(f"wrote {out} ({size} bytes); open it in a browser, add #turn=N to point at move N")
+    print(f"wrote {out} ({len(html)} bytes); open {out.resolve().as_uri()}{turn}")
     return 0
 
 

@@ -26,13 +26,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from engines.cards import Card
 
 from .html_template import PAGE
-from .replay import Replayed, replay_log
+from .replay import Replayed
 from .story import game_name, rule_text
 from .words import register, t
 
@@ -313,11 +312,3 @@ def page_html(data: dict[str, Any]) -> str:
         .replace("{{title}}", escaped)
         .replace("{{data}}", embed_json(data))
     )
-
-
-def write_page(log: Path, out: Path, lang: str = "en", names: Sequence[str] | None = None
-               ) -> int:  # fmt: skip
-    """Write the page of the saved game ``log`` to ``out``; its size in bytes."""
-    html = page_html(page_data(replay_log(log, lang), lang, names)).encode()
-    out.write_bytes(html)
-    return len(html)

@@ -8,6 +8,7 @@ markup stays text. Skipped, saying why, where there is no such browser
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -185,3 +186,38 @@ def test_a_nickname_of_markup_stays_text(browser: Any, tmp_path: Path) -> None:
     assert EVIL in first
     assert browser.find_element(By.ID, "now").text == f"1  {EVIL}"
     assert len(browser.find_elements(By.TAG_NAME, "script")) == 2
+
+
+_COLOURS = """
+const out = [];
+const rgb = (s) => s.match(/[\\d.]+/g).map(Number);
+for (const e of document.querySelectorAll("body *")) {
+  if (![...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+  let b = e;
+  while (b && rgb(getComputedStyle(b).backgroundColor)[3] === 0) b = b.parentElement;
+  const bg = b ? getComputedStyle(b).backgroundColor : "rgb(255, 255, 255)";
+  out.push([e.tagName + "." + e.className, getComputedStyle(e).color, bg]);
+}
+return out;
+"""
+
+
+def _luminance(colour: str) -> float:
+    r, g, b = (int(float(c)) / 255 for c in re.findall(r"[\d.]+", colour)[:3])
+    return sum(w * (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4)
+               for w, c in zip((0.2126, 0.7152, 0.0722), (r, g, b), strict=True))  # fmt: skip
+
+
+@pytest.mark.slow
+def test_every_text_has_a_contrast_of_at_least_4_5(
+    browser: Any, pages: dict[str, tuple[Path, list[dict]]]
+) -> None:
+    page, steps = pages["bluff"]
+    browser.get(f"{page.as_uri()}#turn={len(steps) // 2}")
+    _wait_turn(browser, len(steps) // 2)
+    found = browser.execute_script(_COLOURS)
+    kinds = {what for what, _, _ in found}
+    assert {"SPAN.card red", "SPAN.card black", "HEADER.", "LI.at", "BUTTON."} <= kinds
+    for what, fg, bg in found:
+        high, low = sorted((_luminance(fg), _luminance(bg)), reverse=True)
+        assert (high + 0.05) / (low + 0.05) >= 4.5, (what, fg, bg)

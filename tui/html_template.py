@@ -5,7 +5,8 @@ in as text (``textContent``), never as markup. The look follows the TUI's dark
 theme: cards with their suit symbols, red hearts and diamonds (and the red
 joker), black spades and clubs, a hidden card as ``▒▒``; the step shown is
 the reversed line of the story, as in the replay screen. Text contrast is
-at least 4.5:1 everywhere (the lowest, white on the header's blue, is 6.4:1).
+at least 4.5:1 everywhere (the lowest, a red card, is 5.6:1; the browser test
+measures every text on the page).
 """
 
 PAGE = """<!doctype html>

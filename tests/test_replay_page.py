@@ -227,3 +227,16 @@ def test_replay_html_writes_the_page_and_refuses_a_bad_target(
     err = capsys.readouterr().err.strip()
     assert err.startswith("nodealer replay: cannot write") and "\n" not in err
     assert not missing.exists()
+
+
+def test_the_moments_and_page_doctests() -> None:
+    """--at's forms, a seat by name and the JSON escaping (their docstrings
+    are their examples)."""
+    import doctest
+
+    import tui.html_replay
+    import tui.moments
+
+    for module in (tui.moments, tui.html_replay):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted > 0, module.__name__

@@ -73,6 +73,7 @@ register(
         "hand": "手牌",
         "turn": "轮到",
         "the game's story": "这局的经过",
+        "no moves in this log": "这份日志里没有出手",
         "keys: ← → step, Home/End, or drag the slider; the address (#turn=N) points at this moment":
             "按键：← → 逐步，Home/End 跳到头尾，或拖动滑块；地址（#turn=N）指向此刻",
         "nodealer replay": "nodealer 回放",
@@ -296,7 +297,8 @@ def page_data(replayed: Replayed, lang: str = "en", names: Sequence[str] | None 
 def _words(lang: str) -> dict[str, str]:
     keys = ("move {at}/{total}", "first", "back", "next", "last", "clean", "cheating",
             "unfinished", "hand", "turn", "(hidden)", "the game's story", "nodealer replay",
-            "step through the game", "every hand as the log's final reveals show it",
+            "step through the game", "no moves in this log",
+            "every hand as the log's final reveals show it",
             "only public cards: the log has no final reveals",
             "keys: ← → step, Home/End, or drag the slider; the address (#turn=N) points at "
             "this moment")  # fmt: skip

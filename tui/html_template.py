@@ -114,7 +114,7 @@ function cards(list) {
 }
 let at = 0;
 function show(i) {
-  if (!steps.length) return;
+  if (!steps.length) { $("now").textContent = W["no moves in this log"]; return; }
   at = Math.max(0, Math.min(steps.length - 1, i));
   const step = steps[at];
   $("position").textContent = say(W["move {at}/{total}"], {at: at + 1, total: steps.length});

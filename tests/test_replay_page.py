@@ -155,6 +155,20 @@ def test_every_hand_is_shown_once_the_final_reveals_are_in(games: dict[str, Path
     assert [n[0] for n in mid["seats"]] == [len(h) for h in mid["hands"]]
 
 
+def test_the_bomb_page_names_every_role_once_identities_are_known(
+    games: dict[str, Path]
+) -> None:
+    from engines.bomb import roles
+    from engines.cards import Card
+
+    data = page_data(replay_log(games["bomb"]), "en")
+    steps = expand(data["steps"])
+    identities = tuple(Card.parse(card) for _, card in steps[0]["seats"])
+    said = dict((row[0], row[1]) for row in steps[0]["rows"])["roles"]
+    for seat, role in enumerate(roles(identities)):
+        assert f"seat {seat}: {role.value}" in said
+
+
 def test_an_unfinished_game_shows_only_public_cards(
     games: dict[str, Path], tmp_path: Path
 ) -> None:

@@ -74,6 +74,15 @@ register(
         "turn": "轮到",
         "the game's story": "这局的经过",
         "no moves in this log": "这份日志里没有出手",
+        "roles": "身份角色",
+        "seat {seat}: {role}": "座位{seat}：{role}",
+        "seat {seat}: {role} ({side})": "座位{seat}：{role}（{side}）",
+        "captain": "队长",
+        "member": "队员",
+        "traitor": "叛徒",
+        "civilian": "平民",
+        "black": "黑方",
+        "red": "红方",
         "keys: ← → step, Home/End, or drag the slider; the address (#turn=N) points at this moment":
             "按键：← → 逐步，Home/End 跳到头尾，或拖动滑块；地址（#turn=N）指向此刻",
         "nodealer replay": "nodealer 回放",
@@ -192,6 +201,26 @@ def _bomb(public: dict[str, Any], rows: _Rows) -> None:
         rows.add("assassin", t("seat {seat}", lang, seat=public["assassin"]))
 
 
+def _roles(identities: Sequence[str | None], rows: _Rows) -> None:
+    """K4/K5: every seat's role and the alliance it wins with, once every
+    identity card is known (a finished game's god view, or the end's reveals)."""
+    from engines.bomb import roles, side_of
+
+    if not identities or any(card is None for card in identities):
+        return
+    cards = tuple(Card.parse(card) for card in identities if card is not None)
+    said = []
+    for seat, (card, role) in enumerate(zip(cards, roles(cards), strict=True)):
+        side = side_of(card, role)
+        words = {"seat": seat, "role": t(role.value, rows.lang)}
+        if side is None:
+            said.append(t("seat {seat}: {role}", rows.lang, **words))
+        else:
+            said.append(t("seat {seat}: {role} ({side})", rows.lang, side=t(side.value, rows.lang),
+                          **words))  # fmt: skip
+    rows.add("roles", " · ".join(said))
+
+
 def _mao(public: dict[str, Any], rows: _Rows) -> None:
     lang = rows.lang
     rows.add("round", str(public["round"] + 1))
@@ -231,6 +260,7 @@ def _table(name: str, game: Any, state: Any, seats: int, faces: dict[int, Card],
             _bluff(state, public, faces, rows)
         elif name == "bomb":
             _bomb(public, rows)
+            _roles([note[1] for note in notes], rows)
         elif name == "mao":
             _mao(public, rows)
     return {"hands": hands, "seats": notes, "rows": rows.rows, "turn": turn}

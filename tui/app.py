@@ -235,9 +235,17 @@ class ReplayApp(NodealerApp):
 
     TITLE = "nodealer replay"
 
-    def __init__(self, path: Path, lang: str = "en", me: str | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        lang: str = "en",
+        me: str | None = None,
+        at: int = 0,
+        loaded: tuple[list[Any], list[str]] | None = None,
+    ) -> None:
         super().__init__(lang)
         self.path, self.me = path, me  # me: this machine's fingerprint
+        self.at, self.loaded = at, loaded  # --at (a step index); the steps if already read
         self.game: str | None = None
 
     async def on_mount(self) -> None:
@@ -248,10 +256,11 @@ class ReplayApp(NodealerApp):
         from .replay import load, title
         from .screens.replay import ReplayScreen
 
-        steps, verdict = load(self.path, self.lang, self.me)
+        steps, verdict = self.loaded or load(self.path, self.lang, self.me)
+        self.loaded = None  # F2 reads the log again in the other language
         self.sub_title = title(self.path, self.lang, self.me)  # not the file's path
         self.game = game_of_log(self.path)
-        return ReplayScreen(steps, verdict)
+        return ReplayScreen(steps, verdict, self.at)
 
     def help_game(self) -> str | None:
         return self.game
@@ -264,10 +273,9 @@ class ReplayApp(NodealerApp):
 
             self.sub_title = title(self.path, self.lang, self.me)
             return  # the replay screen says everything again itself
-        again = self._replay_screen()
         if at is not None:
-            again.at = at
-        self.switch_screen(again)
+            self.at = at
+        self.switch_screen(self._replay_screen())
 
 
 def game_of_log(path: Path) -> str | None:

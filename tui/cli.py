@@ -282,6 +282,20 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--text", action="store_true", help="print the steps instead of opening the screen"
     )
+    replay.add_argument(
+        "--at",
+        metavar="N",
+        help="start at move N (the move number shown on screen, as in the page's #turn=N), "
+        "or body:N (the table as it stood after table body N, numbered from 0 as in "
+        "protocol.md) or entry:N (log entry #N, as verify names a fault); --text prints "
+        "from there, --html prints a link that opens there",
+    )
+    replay.add_argument(
+        "--html",
+        metavar="FILE",
+        help="write the game as one self-contained web page to share (no network; every "
+        "hand shown once the log reveals it; #turn=N in its address opens move N)",
+    )
     _lang_option(replay)
     replay.set_defaults(handler=_replay)
     return parser
@@ -298,20 +312,65 @@ def _replay(args: argparse.Namespace) -> int:
     if not path.is_file():
         print(f"nodealer replay: {path} is not a saved log file", file=sys.stderr)
         return EXIT_PROBLEM
-    me = _own_fingerprint()
-    if args.text or not sys.stdout.isatty():
-        from .replay import load
+    if args.html:
+        return _replay_html(path, args)
+    from .moments import BadMoment, moment
+    from .replay import replay_log
 
-        steps, verdict = load(path, args.lang, me)
-        for line in verdict:
+    me = _own_fingerprint()
+    replayed = replay_log(path, args.lang, me)
+    at = 0
+    if args.at is not None:
+        try:
+            bodies = replayed.table.count if replayed.table is not None else None
+            at = moment(replayed.steps, args.at, bodies)
+        except BadMoment as exc:
+            print(f"nodealer replay: {exc}", file=sys.stderr)
+            return EXIT_PROBLEM
+    if args.text or not sys.stdout.isatty():
+        for line in replayed.lines:
             print(line)
-        for step in steps:
+        for step in replayed.steps[at:]:
             print(f"{step.number:4d}  {step.text}")
         return 0
     from .app import ReplayApp
 
-    ReplayApp(path, args.lang, me).run()
+    loaded = (replayed.steps, replayed.lines)
+    ReplayApp(path, args.lang, me, at=at, loaded=loaded).run()
     return 0
+
+
+def _replay_html(path: Path, args: argparse.Namespace) -> int:
+    from .html_replay import page_data, page_html
+    from .moments import BadMoment, moment
+    from .replay import replay_log
+
+    out = Path(args.html)
+    replayed = replay_log(path, args.lang, _own_fingerprint())
+    turn = ""
+    if args.at is not None:  # the page opens there through its address
+        try:
+            bodies = replayed.table.count if replayed.table is not None else None
+            turn = f"#turn={replayed.steps[moment(replayed.steps, args.at, bodies)].number}"
+        except BadMoment as exc:
+            print(f"nodealer replay: {exc}", file=sys.stderr)
+            return EXIT_PROBLEM
+    html = page_html(page_data(replayed, args.lang, _names_of(replayed))).encode()
+    try:
+        out.write_bytes(html)
+    except OSError as exc:
+        print(f"nodealer replay: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_PROBLEM
+    print(f"wrote {out} ({len(html)} bytes); open {out.resolve().as_uri()}{turn}")
+    return 0
+
+
+def _names_of(replayed: Any) -> list[str] | None:
+    """The seats' names the log's store kept (None: none kept)."""
+    names = getattr(replayed, "names", None)
+    if names is None or not any(names.known(s) for s in range(len(names))):
+        return None
+    return [names.name(s) for s in range(len(names))]
 
 
 def _own_fingerprint() -> str | None:

@@ -13,15 +13,16 @@ verdict on top says only whether the log is clean.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from engines.cards import Card
 from p2p.store import read_log
+from table.machine import Table
 from table.names import SeatNames, names_of_log
 from table.replay import Replay
-from table.verify import verify_log
+from table.verify import Report, verify_log
 
 from .story import SEPARATOR, game_name, outcome_text, verify_line
 from .storyteller import StoryTeller
@@ -53,8 +54,16 @@ class Step:
     """One event of the game as a person reads it, and the table after it."""
 
     number: int
+    """the move number shown on screen (1, 2, …)"""
     text: str
+    body: int | None = None
+    """the table body it came of (protocol.md §6: numbered from 0; -1 before any)"""
+    seat: int | None = None
+    """the seat whose move it is (None: the table's own event)"""
+    event: int | None = None
+    """its index in the table's events"""
     table: tuple[str, ...] = ()
+    """the table after it, as lines of text (:func:`picture`)"""
 
 
 def _faces(table: Any) -> dict[int, Card]:
@@ -133,7 +142,7 @@ def steps_of_events(
     each with the cards behind a hidden play and the table after it."""
     teller = StoryTeller(names)
     steps: list[Step] = []
-    for text, extra in zip(texts, extras, strict=True):
+    for index, (text, extra) in enumerate(zip(texts, extras, strict=True)):
         lines = teller.tell(text, lang)
         if not lines and steps and extra.get("table"):  # what followed from it (a reveal)
             steps[-1] = replace(steps[-1], table=extra["table"])
@@ -143,8 +152,22 @@ def steps_of_events(
             cards = extra.get("cards")
             if cards:
                 line += f"   [{' '.join(str(c) for c in cards)}]"
-            steps.append(Step(len(steps) + 1, line, extra.get("table", ())))
+            steps.append(Step(len(steps) + 1, line, extra.get("body"), extra.get("seat"), index,
+                              extra.get("table", ())))  # fmt: skip
     return steps
+
+
+@dataclass
+class Replayed:
+    """A saved game replayed: its steps, the verifier's report and lines, the
+    table at the end and every face the log made known."""
+
+    steps: list[Step]
+    lines: list[str]
+    report: Report
+    table: Table | None = None
+    faces: dict[int, Card] = field(default_factory=dict)
+    names: SeatNames | None = None
 
 
 def load(
@@ -154,6 +177,12 @@ def load(
     ``lang``; the outcome is the last step, the verdict's last line only
     says clean or not). ``me``: this machine's fingerprint (its seat reads
     "you")."""
+    replayed = replay_log(path, lang, me)
+    return replayed.steps, replayed.lines
+
+
+def replay_log(path: Path, lang: str = "en", me: str | None = None) -> Replayed:
+    """:func:`load`, keeping the report, the table, the faces and the names."""
     report = verify_log(path)
     saved = read_log(path)
     seat = None
@@ -164,16 +193,20 @@ def load(
     if report.exit_code == 0 and lines:
         lines[-1] = t("audit: clean (every deal and every move checks out)", lang)
     replay = Replay(saved.table)
+    bodies: list[int] = []  # the table body each event came of
     for entry in saved.entries:
         replay.feed(entry.seq, entry.term, entry.event.author, entry.event.decoded_body())
+        if replay.table is not None:
+            new = len(replay.table.events) - len(bodies)
+            bodies.extend([replay.table.count - 1] * new)
     table = replay.table
     if table is None:
-        return [], lines
+        return Replayed([], lines, report, names=names)
     faces = _faces(table)
     texts, extras = [], []
     state = table.game.new(table.config, table.setup.seats)
     game = table.game.name
-    for event in table.events:
+    for event, body in zip(table.events, bodies, strict=True):
         state = table.game.apply(state, event)
         texts.append(str(event))
         positions = getattr(event, "positions", None)
@@ -185,14 +218,17 @@ def load(
         extras.append({
             "cards": hidden if all(c is not None for c in hidden) else (),
             "table": picture(game, state, faces, names, lang),
+            "body": body,
+            "seat": event.author,
         })  # fmt: skip
     steps = steps_of_events(texts, extras, lang, names)
     outcome = report.outcome
     if outcome is not None:
         said = t("game over: {outcome}", lang, outcome=outcome_text(str(outcome), lang, names))
-        last = steps[-1].table if steps else ()
-        steps.append(Step(len(steps) + 1, said, last))
-    return steps, lines
+        last = steps[-1] if steps else None
+        steps.append(Step(len(steps) + 1, said, None if last is None else last.body,
+                          table=() if last is None else last.table))  # fmt: skip
+    return Replayed(steps, lines, report, table, faces, names)
 
 
 def title(path: Path, lang: str = "en", me: str | None = None) -> str:

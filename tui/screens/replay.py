@@ -6,15 +6,16 @@ step, so the start gives nothing away."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Header, Static
+from textual.widgets import Header, Input, Static
 
+from ..moments import next_move_of, seat_named
 from ..replay import Step
 from ..words import register, t
 from .common import footer, lang_of, relabel
@@ -26,6 +27,11 @@ register(
         "first": "开头",
         "last": "结尾",
         "event {at}/{total}": "第 {at}/{total} 件事",
+        "find seat": "找座位",
+        "next of seat": "该座位下一步",
+        "seat (number or name), enter: its next move": "座位（编号或名字），回车：它的下一步",
+        "no seat {who}": "没有座位 {who}",
+        "seat {seat} made no move": "座位{seat}没有出过手",
     }
 )
 
@@ -43,12 +49,16 @@ class ReplayScreen(Screen[None]):
         Binding("up", "step(-1)", "back", show=False),
         Binding("home", "jump(0)", "first"),
         Binding("end", "jump(-1)", "last"),
+        Binding("slash", "search", "find seat"),
+        Binding("n", "again(0)", "next of seat", show=False),
+        Binding("N", "again(1)", "next of seat", show=False),
         Binding("q", "app.quit", "quit"),
     ]
 
-    def __init__(self, steps: list[Step], verdict: list[str]) -> None:
+    def __init__(self, steps: list[Step], verdict: list[str], at: int = 0) -> None:
         super().__init__()
-        self.steps, self.verdict, self.at = steps, verdict, 0
+        self.steps, self.verdict, self.at = steps, verdict, at
+        self.sought: int | None = None  # the seat last searched for
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -99,3 +109,38 @@ class ReplayScreen(Screen[None]):
         if self.steps:
             self.at = where % len(self.steps)
             self._show()
+
+    # -- a seat's moves: / then its number or name; n/N its next/previous move
+    def action_search(self) -> None:
+        if not self.query("#seek"):  # only while asked for: else it would take the arrow keys
+            hint = t("seat (number or name), enter: its next move", lang_of(self))
+            seek = Input(id="seek", placeholder=hint)
+            self.query_one("#replay-table", Vertical).mount(seek)
+            seek.focus()
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        message.stop()
+        message.input.remove()
+        seats = 1 + max((s.seat for s in self.steps if s.seat is not None), default=-1)
+        names = [t("seat {seat}", "en", seat=s) for s in range(seats)]
+        seat = seat_named(message.value, names)
+        if seat is None:
+            self.notify(t("no seat {who}", lang_of(self), who=message.value.strip()[:20]))
+            return
+        self.sought = seat
+        self.action_again(0)
+
+    def on_key(self, event: Any) -> None:
+        if event.key == "escape" and self.query("#seek"):
+            event.stop()
+            self.query_one("#seek", Input).remove()
+
+    def action_again(self, back: int) -> None:
+        if self.sought is None or not self.steps:
+            return
+        found = next_move_of(self.steps, self.at, self.sought, back=bool(back))
+        if found is None:
+            self.notify(t("seat {seat} made no move", lang_of(self), seat=self.sought))
+            return
+        self.at = found
+        self._show()

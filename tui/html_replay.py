@@ -40,7 +40,7 @@ register(
         "seat {seat}": "座位{seat}",
         "move {at}/{total}": "第 {at}/{total} 步",
         "first": "开头",
-        "back": "上一步",
+        "previous": "上一步",
         "next": "下一步",
         "last": "结尾",
         "step through the game": "逐步查看这局",
@@ -81,8 +81,6 @@ register(
         "member": "队员",
         "traitor": "叛徒",
         "civilian": "平民",
-        "black": "黑方",
-        "red": "红方",
         "keys: ← → step, Home/End, or drag the slider; the address (#turn=N) points at this moment":
             "按键：← → 逐步，Home/End 跳到头尾，或拖动滑块；地址（#turn=N）指向此刻",
         "nodealer replay": "nodealer 回放",
@@ -90,6 +88,13 @@ register(
         "only public cards: the log has no final reveals": "只显示公开的牌：日志里没有最后的公开",
     }
 )
+
+_SIDES_ZH = {"black": "黑方", "red": "红方"}  # K4: the alliances (not the card colours)
+
+
+def _side(side: str, lang: str) -> str:
+    return _SIDES_ZH.get(side, side) if lang == "zh" else side
+
 
 _ZH_WORDS = {  # the engines' phases and Mao's rule states, for the page
     "deal": "发牌",
@@ -216,8 +221,8 @@ def _roles(identities: Sequence[str | None], rows: _Rows) -> None:
         if side is None:
             said.append(t("seat {seat}: {role}", rows.lang, **words))
         else:
-            said.append(t("seat {seat}: {role} ({side})", rows.lang, side=t(side.value, rows.lang),
-                          **words))  # fmt: skip
+            side_said = _side(side.value, rows.lang)
+            said.append(t("seat {seat}: {role} ({side})", rows.lang, side=side_said, **words))
     rows.add("roles", " · ".join(said))
 
 
@@ -303,12 +308,12 @@ def page_data(replayed: Replayed, lang: str = "en", names: Sequence[str] | None 
     game = table.game
     state = game.new(table.config, seats)
     previous: dict[str, Any] = {}
-    by_event = {step.event: step for step in replayed.steps}
-    for index, event in enumerate(table.events):
-        state = game.apply(state, event)
-        step = by_event.get(index)
-        if step is None:
-            continue
+    by_event: dict[int | None, list[Any]] = {}  # an event may tell several lines, or none
+    for step in replayed.steps:
+        by_event.setdefault(step.event, []).append(step)
+
+    def add(step: Any) -> None:
+        nonlocal previous
         now = _table(data["game"], game, state, seats, replayed.faces, lang)
         out: dict[str, Any] = {"n": step.number, "text": step.text, "body": step.body,
                                "seat": step.seat}  # fmt: skip
@@ -321,11 +326,18 @@ def page_data(replayed: Replayed, lang: str = "en", names: Sequence[str] | None 
             del out["rows"]
         previous = now
         data["steps"].append(out)
+
+    for index, event in enumerate(table.events):
+        state = game.apply(state, event)
+        for step in by_event.get(index, ()):
+            add(step)
+    for step in by_event.get(None, ()):  # how the game ended: the last step
+        add(step)
     return data
 
 
 def _words(lang: str) -> dict[str, str]:
-    keys = ("move {at}/{total}", "first", "back", "next", "last", "clean", "cheating",
+    keys = ("move {at}/{total}", "first", "previous", "next", "last", "clean", "cheating",
             "unfinished", "hand", "turn", "(hidden)", "the game's story", "nodealer replay",
             "step through the game", "no moves in this log",
             "every hand as the log's final reveals show it",

@@ -175,7 +175,7 @@ verdict.className = data.verdict.kind;
 verdict.append(el("span", "kind", W[data.verdict.kind]));
 for (const line of data.verdict.lines) verdict.append(el("div", "", line));
 $("first").textContent = "\\u25c0\\u25c0 " + W["first"];
-$("back").textContent = "\\u25c0 " + W["back"];
+$("back").textContent = "\\u25c0 " + W["previous"];
 $("next").textContent = W["next"] + " \\u25b6";
 $("last").textContent = W["last"] + " \\u25b6\\u25b6";
 $("first").addEventListener("click", () => go(0));

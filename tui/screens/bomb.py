@@ -53,7 +53,7 @@ register(
         "{who}: {n}": "{who}：{n}",
         "area ({n}/{slots}): ": "公共区（{n}/{slots}）：",
         "   draw {draw}  discard {discard}": "   摸牌堆 {draw}  弃牌堆 {discard}",
-        "identities: {ids}": "身份：{ids}",
+        "identities: {ids}": "身份牌：{ids}",
         "identity: being dealt…": "身份：发牌中……",
         "identity: ": "身份：",
         "  (i hides it)": "  （按 i 藏起）",
@@ -70,7 +70,7 @@ register(
         "press d again to blow yourself up — it ends the game (esc: no)": (
             "再按一次 d 炸你自己——游戏就此结束（esc：不炸）"
         ),
-        "no": "不",
+        "no": "否",
         "show the result": "看结果",
         "game over: esc shows the result": "游戏结束：按 esc 看结果",
         "The identities:": "身份：",

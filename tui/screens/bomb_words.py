@@ -32,7 +32,7 @@ register(
         "red alliance": "红方联盟",
         "captain": "队长",
         "member": "队员",
-        "traitor": "内奸",
+        "traitor": "叛徒",
         "civilian": "平民",
         "{who}: {card} — {alliance} ({suit}), {role}": (
             "{who}：{card}——{alliance}（{suit}），{role}"

@@ -33,7 +33,7 @@ register(
         ),
         "{who} adds a secret rule": "{who} 加了一条秘密规则",
         "{who} adds no rule": "{who} 没有加规则",
-        "── round {n} ──": "── 第 {n} 局 ──",
+        "── round {n} ──": "── 第 {n} 轮 ──",
         "Round {n} is over: {who} said “Mao” and won it.": (
             "第 {n} 局结束：{who} 说了“毛”，赢了这一局。"
         ),

@@ -23,7 +23,7 @@ from .common import footer, lang_of, relabel
 register(
     {
         "next": "下一步",
-        "back": "上一步",
+        "previous": "上一步",
         "first": "开头",
         "last": "结尾",
         "event {at}/{total}": "第 {at}/{total} 件事",
@@ -44,9 +44,9 @@ class ReplayScreen(Screen[None]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right", "step(1)", "next"),
-        Binding("left", "step(-1)", "back"),
+        Binding("left", "step(-1)", "previous"),
         Binding("down", "step(1)", "next", show=False),
-        Binding("up", "step(-1)", "back", show=False),
+        Binding("up", "step(-1)", "previous", show=False),
         Binding("home", "jump(0)", "first"),
         Binding("end", "jump(-1)", "last"),
         Binding("slash", "search", "find seat"),

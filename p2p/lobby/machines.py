@@ -474,7 +474,8 @@ class LobbyJoinerMachine:
         self.nickname = nickname
         self.node_port = node_port
         self.expect = None if expect_settings is None else settings_digest(expect_settings)
-        self.table_id = expect_table
+        self.advertised = expect_table  # the table id the host advertised, if known
+        self.table_id: bytes | None = None  # the offer's, once requested
         self.refuse_table = refuse_table
         self.version = version
         self.stage = "offer"  # offer, requested, seated, agreed, done
@@ -493,7 +494,7 @@ class LobbyJoinerMachine:
         kind = msg["k"]
         if kind == "refused":
             raise _refusal_error(msg["code"], msg["text"])
-        if kind == "lobby":
+        if kind == "lobby" and self.stage != "done":
             return self._on_lobby(msg)
         if kind == "spec" and self.stage == "seated":
             # one agreement per seat list: a second spec needs a new `lobby`
@@ -510,10 +511,11 @@ class LobbyJoinerMachine:
                 f"the host speaks protocol version {msg['v']}, this program {self.version}",
                 reply=refused(VERSION, f"I speak protocol version {self.version}"),
             )
-        if self.table_id is not None and msg["table"] != self.table_id:
+        if self.stage == "offer" and self.advertised not in (None, msg["table"]):
+            assert self.advertised is not None
             raise WrongHost(
                 f"the lobby there is table {msg['table'].hex()[:16]}, "
-                f"not the advertised {self.table_id.hex()[:16]}: nothing was joined"
+                f"not the advertised {self.advertised.hex()[:16]}: nothing was joined"
             )
         why = None if self.refuse_table is None else self.refuse_table(msg["table"])
         if why is not None:

@@ -112,6 +112,8 @@ def _field_value(kind: str, name: str) -> st.SearchStrategy[Any]:
         "text": st.text(max_size=30),
         "settings": st.just(SETTINGS) | st.dictionaries(st.text(max_size=5), msgpack_scalars),
         "agreements": st.lists(st.binary(min_size=64, max_size=64), min_size=2, max_size=4),
+        "m": st.binary(min_size=33, max_size=33) | st.sampled_from([b"A" + bytes(32), b"B" * 33]),
+        "mac": st.binary(min_size=32, max_size=32),
     }.get(name, msgpack_values)
     return edge | msgpack_values if name not in ("nick",) else edge
 
@@ -356,12 +358,17 @@ def messages_to_joiner(draw: st.DrawFn) -> list[bytes]:
 
 
 @FAST
-@given(messages_to_joiner(), st.booleans())
+@given(messages_to_joiner(), st.booleans(), st.booleans())
 def test_the_joiner_survives_any_sequence_from_a_lying_host(
-    payloads: list[bytes], expect_table: bool
+    payloads: list[bytes], expect_table: bool, private: bool
 ) -> None:
     joiner = _joiner(GENUINE["result"].table_id if expect_table else None)
+    if private:  # a joiner with a table code: a public host (or any lie) must not seat it
+        joiner = LobbyJoinerMachine(
+            JOINER, HOST.public, nickname="Bob", node_port=JOINER_PORT, code="4721-walnut"
+        )
     _feed(joiner, payloads)
+    assert not (private and joiner.result is not None)
 
 
 def test_the_honest_sequence_seats_the_joiner() -> None:
@@ -449,9 +456,14 @@ class HostLobby(RuleBasedStateMachine):
     """Strangers on up to 4 connections, doing anything in any order, into
     the host's machine (as its driver would: a Close ends that connection)."""
 
+    code: str | None = None  # a private table (PrivateHostLobby)
+
     def __init__(self) -> None:
         super().__init__()
-        self.host = LobbyHostMachine(HOST, SETTINGS, 3, node_port=40000, address=LOCAL, min_seats=2)
+        self.host = LobbyHostMachine(
+            HOST, SETTINGS, 3, node_port=40000, address=LOCAL, min_seats=2, code=self.code
+        )
+        self.replies: dict[int, dict[str, Any]] = {}  # conn -> its PAKE answer, not sent yet
         self.now = 0.0
         self.open: dict[int, Identity] = {}  # conn -> its handshake key
         self.finished = False
@@ -481,7 +493,24 @@ class HostLobby(RuleBasedStateMachine):
         if conn in self.open:
             return
         self.open[conn] = POOL[who]
-        self._run(self.host.connected(conn, POOL[who].public, LOCAL, LOCAL, self.now + 10.0))
+        effects = self.host.connected(conn, POOL[who].public, LOCAL, LOCAL, self.now + 10.0)
+        self._run(effects)
+        pake = [e.msg for e in effects if isinstance(e, Send) and e.msg["k"] == "pake"]
+        if pake and self.code is not None:  # a joiner that knows the code answers it
+            joiner = LobbyJoinerMachine(
+                POOL[who], HOST.public, nickname="Bob", node_port=1, code=self.code
+            )
+            self.replies[conn] = joiner.receive(encode_payload(pake[0]))[0]
+
+    @rule(conn=st.integers(1, 4), right=st.booleans())
+    def pake_reply(self, conn: int, right: bool) -> None:
+        """The PAKE answer of one who knows the code, or a wrong one."""
+        reply = self.replies.pop(conn, None)
+        if reply is None or conn not in self.open:
+            return
+        if not right:
+            reply = {**reply, "mac": bytes(32)}
+        self._run(self.host.receive(conn, encode_payload(reply), self.now))
 
     @rule(
         conn=st.integers(1, 4),
@@ -554,6 +583,7 @@ class HostLobby(RuleBasedStateMachine):
                 continue
             who = free.pop(data.draw(st.integers(0, len(free) - 1)))
             self.connect(conn, POOL.index(who))
+            self.pake_reply(conn, True)
             msg = request_message(who, self.host.table_id, self.host.digest, "Bob", JOINER_PORT)
             self._run(self.host.receive(conn, encode_payload(msg), self.now))
 
@@ -588,6 +618,7 @@ class HostLobby(RuleBasedStateMachine):
         host = self.host
         assert 1 <= host.taken <= host.seats
         assert set(host.seated) <= set(host.guests)
+        assert all(host.guests[c].pake is None for c in host.seated)  # proved the code
         keys = [host.guests[c].key for c in host.seated]
         assert HOST.public not in keys and len(set(keys)) == len(keys)
         nicks = [_nick_key(p.nickname) for p in host.players()]
@@ -597,12 +628,23 @@ class HostLobby(RuleBasedStateMachine):
             assert host.result is not None and self.finished and not host.guests
 
 
+class PrivateHostLobby(HostLobby):
+    """The same at a private table: strangers also answer the PAKE, rightly
+    or not, and are not answered after too many wrong codes."""
+
+    code = "4721-walnut"
+
+
 TestHostLobby = HostLobby.TestCase
+TestPrivateHostLobby = PrivateHostLobby.TestCase
 TestHostLobby.settings = settings(
     max_examples=60 * SCALE,
     stateful_step_count=40,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
+)
+TestPrivateHostLobby.settings = settings(  # fewer: every PAKE costs ~10 ms
+    TestHostLobby.settings, max_examples=25 * SCALE
 )
 
 

@@ -1,0 +1,253 @@
+"""Private tables (issue 29): the table code and its PAKE, on 127.0.0.1 only,
+plus the sans-I/O rules (a look-alike host, a relay, the guess limit)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+import trio
+
+from p2p.identity import Identity
+from p2p.lobby import (
+    BadCode,
+    BadHostMessage,
+    HostUnreachable,
+    LobbyHostMachine,
+    LobbyJoinerMachine,
+    PrivateTable,
+    SeatedTable,
+    WrongCode,
+    WrongHost,
+    host_lobby,
+    join_lobby,
+    new_code,
+    parse_code,
+)
+from p2p.lobby.machines import Close, Send
+from p2p.lobby.messages import decode_lobby_message, lobby_message
+from p2p.lobby.table_code import (
+    CODE_BLOCK,
+    CODE_TRIES,
+    CODE_TRIES_TOTAL,
+    CODE_WINDOW,
+    WORDS,
+    GuessLimit,
+)
+from p2p.wire import encode_payload
+
+LOCAL = "127.0.0.1"
+SETTINGS = {"game": "bluff", "seats": 2, "config": None, "proven": True, "name": "Alice's table"}
+CODE = "4721-walnut"
+WRONG = "4721-walrus"
+
+
+async def _host(nursery: trio.Nursery, out: dict, **kw: Any) -> Any:
+    identity = kw.pop("identity", None) or Identity.generate()
+
+    async def run(task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        out["host"] = await host_lobby(
+            identity, SETTINGS, 2, node_port=40000, nickname="Alice", task_status=task_status, **kw
+        )
+
+    return await nursery.start(run)
+
+
+async def _join(port: int, **kw: Any) -> SeatedTable:
+    identity = kw.pop("identity", None) or Identity.generate()
+    with trio.fail_after(10):
+        return await join_lobby(
+            identity, LOCAL, port, nickname="Bob", node_port=41000, expect_settings=SETTINGS, **kw
+        )
+
+
+# --------------------------------------------------------------------- over TCP
+
+
+@pytest.mark.trio
+async def test_the_right_code_seats_a_joiner() -> None:
+    out: dict = {}
+    async with trio.open_nursery() as nursery:
+        lobby = await _host(nursery, out, code=CODE)
+        table = await _join(lobby.port, code="WALNUT 4721")  # as a person types it
+    assert out["host"].table == table.table and table.seat == 1
+    assert table.nicknames == ("Alice", "Bob")
+
+
+@pytest.mark.trio
+async def test_a_wrong_code_is_refused_and_nothing_is_seated() -> None:
+    out: dict = {}
+    async with trio.open_nursery() as nursery:
+        lobby = await _host(nursery, out, code=CODE)
+        with pytest.raises(WrongCode) as caught:
+            await _join(lobby.port, code=WRONG)
+        assert str(caught.value) == "wrong table code — check it with the host"
+        with trio.fail_after(5):  # the host closes that connection right after its refusal
+            while lobby.pending:
+                await trio.sleep(0.01)
+        assert lobby.state.taken == 1
+        assert any("wrong table code (try 1 of 5 from 127.0.0.1)" in e for e in lobby.errors)
+        # no code at all: told the table is private, nothing seated
+        with pytest.raises(PrivateTable, match="private: ask the host"):
+            await _join(lobby.port)
+        assert lobby.state.taken == 1
+        # the right code still works afterwards
+        await _join(lobby.port, code=CODE)
+    assert out["host"].n == 2
+
+
+@pytest.mark.trio
+async def test_the_guess_limit_holds() -> None:
+    out: dict = {}
+    async with trio.open_nursery() as nursery:
+        lobby = await _host(nursery, out, code=CODE)
+        for _ in range(CODE_TRIES):
+            with pytest.raises(WrongCode):
+                await _join(lobby.port, code=WRONG)
+        # from this address nothing is answered now, not even the right code
+        with pytest.raises(HostUnreachable):
+            await _join(lobby.port, code=CODE)
+        assert lobby.state.taken == 1 and lobby.dropped == 1
+        nursery.cancel_scope.cancel()
+
+
+@pytest.mark.trio
+async def test_a_look_alike_public_host_cannot_seat_a_joiner_with_a_code() -> None:
+    """A fake host advertising the same name and settings, but without the
+    code, is public: the joiner who typed the real code refuses it."""
+    out: dict = {}
+    async with trio.open_nursery() as nursery:
+        fake = await _host(nursery, out)  # same settings and name, no code
+        with pytest.raises(WrongHost, match="not private, so it is not the table"):
+            await _join(fake.port, code=CODE)
+        assert fake.state.taken == 1
+        nursery.cancel_scope.cancel()
+
+
+@pytest.mark.trio
+async def test_a_look_alike_private_host_with_another_code_seats_nobody() -> None:
+    out: dict = {}
+    async with trio.open_nursery() as nursery:
+        fake = await _host(nursery, out, code=new_code())
+        with pytest.raises(WrongCode):  # an honest program refuses the code it cannot match
+            await _join(fake.port, code=CODE)
+        assert fake.state.taken == 1
+        nursery.cancel_scope.cancel()
+
+
+@pytest.mark.trio
+async def test_a_public_table_is_unchanged() -> None:
+    out: dict = {}
+    async with trio.open_nursery() as nursery:
+        lobby = await _host(nursery, out)
+        table = await _join(lobby.port)
+    assert out["host"].table == table.table
+
+
+# --------------------------------------------------------------------- sans-I/O
+
+
+def _sent(effects: list) -> list[dict]:
+    return [e.msg for e in effects if isinstance(e, Send)]
+
+
+def test_a_fake_host_that_claims_the_code_is_caught_by_the_joiner() -> None:
+    """A malicious look-alike accepts any reply and answers pake-ok: its MAC
+    cannot be right without the code, and the joiner says so."""
+    fake = Identity.generate()
+    host = LobbyHostMachine(fake, SETTINGS, 2, node_port=40000, code=new_code())
+    bob = Identity.generate()
+    joiner = LobbyJoinerMachine(bob, fake.public, nickname="Bob", node_port=41000, code=CODE)
+    (pake,) = _sent(host.connected(1, bob.public, LOCAL, LOCAL, 10.0))
+    (reply,) = joiner.receive(encode_payload(pake))
+    assert reply["k"] == "pake-reply"
+    with pytest.raises(WrongHost, match="does not know the table code") as caught:
+        joiner.receive(encode_payload(lobby_message("pake-ok", mac=bytes(32))))
+    assert caught.value.reply is not None and caught.value.reply["code"] == "code"
+    assert joiner.result is None and joiner.stage == "proving"
+
+
+def test_a_relay_to_the_real_host_fails() -> None:
+    """A machine in the middle forwards the PAKE between a joiner and the
+    real host: the exchange is bound to both ends' keys, so it fails."""
+    real, relay, bob = Identity.generate(), Identity.generate(), Identity.generate()
+    host = LobbyHostMachine(real, SETTINGS, 2, node_port=40000, code=CODE)
+    joiner = LobbyJoinerMachine(bob, relay.public, nickname="Bob", node_port=41000, code=CODE)
+    (pake,) = _sent(host.connected(1, relay.public, LOCAL, LOCAL, 10.0))
+    (reply,) = joiner.receive(encode_payload(pake))  # the relay forwards both ways
+    effects = host.receive(1, encode_payload(reply), now=0.0)
+    (refusal,) = _sent(effects)
+    assert refusal == lobby_message(
+        "refused", code="code", text="wrong table code — check it with the host"
+    )
+    assert any(isinstance(e, Close) for e in effects) and host.taken == 1
+
+
+def test_the_joiner_checks_the_table_id_it_proved_the_code_for() -> None:
+    alice, bob = Identity.generate(), Identity.generate()
+    host = LobbyHostMachine(alice, SETTINGS, 2, node_port=40000, code=CODE)
+    joiner = LobbyJoinerMachine(bob, alice.public, nickname="Bob", node_port=41000, code=CODE)
+    (pake,) = _sent(host.connected(1, bob.public, LOCAL, LOCAL, 10.0))
+    (reply,) = joiner.receive(encode_payload(pake))
+    ok, offer = _sent(host.receive(1, encode_payload(reply), now=0.0))
+    assert ok["k"] == "pake-ok" and offer["k"] == "lobby"
+    assert joiner.receive(encode_payload(ok)) == []
+    with pytest.raises(WrongHost, match="proven for"):
+        copy.copy(joiner).receive(encode_payload({**offer, "table": b"another"}))
+    # a second pake, now that the code is proven, is out of turn
+    with pytest.raises(BadHostMessage, match="out of turn"):
+        copy.copy(joiner).receive(encode_payload(pake))
+    (request,) = joiner.receive(encode_payload(offer))
+    assert request["k"] == "request"
+
+
+def test_what_a_stranger_without_the_code_sees() -> None:
+    """Only the table id and a PAKE message: no settings, names or seats."""
+    alice = Identity.generate()
+    host = LobbyHostMachine(alice, SETTINGS, 2, node_port=40000, code=CODE)
+    (pake,) = _sent(host.connected(1, Identity.generate().public, LOCAL, LOCAL, 10.0))
+    assert set(pake) == {"k", "table", "m"} and decode_lobby_message(encode_payload(pake))
+    assert b"Alice" not in encode_payload(pake)
+
+
+def test_the_guess_limit_per_address_and_in_all() -> None:
+    limit = GuessLimit()
+    for i in range(CODE_TRIES):
+        assert limit.blocked("10.0.0.1", float(i)) is None
+        limit.wrong("10.0.0.1", float(i))
+    assert "wrong table codes from 10.0.0.1" in (limit.blocked("10.0.0.1", 10.0) or "")
+    assert limit.blocked("10.0.0.2", 10.0) is None  # another address is still answered
+    assert limit.blocked("10.0.0.1", CODE_TRIES + CODE_BLOCK) is None  # for a while only
+    limit = GuessLimit()
+    for i in range(CODE_TRIES_TOTAL):
+        limit.wrong(f"10.0.1.{i}", 1.0)
+    assert "pausing" in (limit.blocked("10.0.2.1", 2.0) or "")
+    assert limit.blocked("10.0.2.1", 1.0 + CODE_WINDOW) is None
+
+
+def test_the_host_machine_does_not_answer_a_blocked_address() -> None:
+    alice = Identity.generate()
+    host = LobbyHostMachine(alice, SETTINGS, 2, node_port=40000, code=CODE)
+    for conn in range(1, CODE_TRIES + 1):
+        stranger = LobbyJoinerMachine(
+            Identity.generate(), alice.public, nickname="Eve", node_port=1, code=WRONG
+        )
+        (pake,) = _sent(host.connected(conn, stranger.identity.public, LOCAL, LOCAL, 10.0))
+        (reply,) = stranger.receive(encode_payload(pake))
+        assert _sent(host.receive(conn, encode_payload(reply), now=1.0))[0]["code"] == "code"
+    assert host.answers(LOCAL, 2.0) is not None
+    assert host.connected(99, alice.public, LOCAL, LOCAL, 10.0, now=2.0) == [Close(99)]
+    assert host.answers("10.0.0.9", 2.0) is None
+
+
+def test_codes() -> None:
+    assert len(WORDS) == 256  # 10 000 x 256 codes: about 2^21.3
+    code = new_code()
+    assert parse_code(code) == code and parse_code(code.upper().replace("-", "  ")) == code
+    assert parse_code("walnut-4721") == "4721-walnut"
+    for bad in ("", "4721", "walnut", "472-walnut", "4721-notaword", "4721 walnut x"):
+        with pytest.raises(BadCode):
+            parse_code(bad)
+    with pytest.raises(ValueError):
+        LobbyHostMachine(Identity.generate(), SETTINGS, 2, node_port=1, code="nope")

@@ -251,3 +251,70 @@ def test_codes() -> None:
             parse_code(bad)
     with pytest.raises(ValueError):
         LobbyHostMachine(Identity.generate(), SETTINGS, 2, node_port=1, code="nope")
+
+
+# --------------------------------------------------------------------- the commands
+
+
+@pytest.mark.slow
+def test_host_private_and_join_code_on_the_command_line(tmp_path) -> None:
+    """``nodealer host --private`` prints a code; ``join --code`` with a wrong
+    one is one line and seats nothing (the host shows the try); the right one
+    plays the game. Processes on 127.0.0.1 only (--no-advertise, --connect)."""
+    import os
+    import re
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from table.seating import free_port
+
+    root = Path(__file__).resolve().parent.parent
+    port = free_port(LOCAL)
+
+    def run(name: str, *args: str) -> tuple[subprocess.Popen, Path]:
+        home = tmp_path / name
+        home.mkdir()
+        out = home / "out.txt"
+        env = {**os.environ, "NODEALER_HOME": str(home), "PYTHONPATH": str(root)}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tui.cli", *args, "--headless", "--time-scale", "0.05"],
+            env=env,
+            cwd=root,
+            stdout=out.open("w"),
+            stderr=subprocess.STDOUT,
+        )
+        return proc, out
+
+    host, host_out = run(
+        "host", "host", "bluff", "--players", "2", "--interface", LOCAL, "--port", str(port),
+        "--no-advertise", "--nickname", "Alice", "--unproven", "--private",
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not (found := re.search(r"code: (\d{4}-[a-z]+)", host_out.read_text())):
+            assert time.monotonic() < deadline and host.poll() is None, host_out.read_text()
+            time.sleep(0.2)
+        code = found[1]
+        digits, word = code.split("-")
+        wrong = f"{(int(digits) + 1) % 10000:04d}-{word}"
+        where = f"{LOCAL}:{port}"
+        guest, guest_out = run("wrong", "join", "--connect", where, "--code", wrong)
+        assert guest.wait(60) == 2
+        lines = guest_out.read_text().strip().splitlines()
+        assert lines[-1] == "nodealer join: wrong table code — check it with the host", lines
+        deadline = time.monotonic() + 10
+        while "wrong table code (try 1 of 5 from 127.0.0.1)" not in host_out.read_text():
+            assert time.monotonic() < deadline, host_out.read_text()
+            time.sleep(0.2)
+        bad, bad_out = run("bad", "join", "--connect", where, "--code", "12-walnut")
+        assert bad.wait(60) == 2 and "4 digits and a word" in bad_out.read_text()
+        guest, guest_out = run("right", "join", "--connect", where, "--code", code.upper())
+        assert guest.wait(240) == 0, guest_out.read_text()[-2000:]
+        assert host.wait(240) == 0, host_out.read_text()[-2000:]
+    finally:
+        for proc in (host, guest):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()

@@ -48,6 +48,11 @@ def add_commands(commands: Any, games: list[str], count: Any) -> None:
     )
     host.add_argument("--no-advertise", action="store_true", help="do not advertise by mDNS")
     host.add_argument(
+        "--private",
+        action="store_true",
+        help="make a table code (like 4721-walnut) to read aloud: only who types it sits",
+    )
+    host.add_argument(
         "--config",
         action="append",
         default=[],
@@ -92,6 +97,13 @@ def add_commands(commands: Any, games: list[str], count: Any) -> None:
         metavar="FP",
         help="the lobby's host must hold this key (as advertised); else nothing is joined",
     )
+    join.add_argument(
+        "--code",
+        type=_code,
+        default=None,
+        metavar="CODE",
+        help="a private table's code, as the host read it (like 4721-walnut)",
+    )
     join.add_argument("--nickname", "--name", dest="nickname", default=None, help="your name")
     join.add_argument("--interface", default="0.0.0.0", help="address your game node listens on")
     join.add_argument("--seconds", type=float, default=4.0, help="how long to look for tables")
@@ -121,6 +133,27 @@ def _table_id(text: str) -> bytes:
     if not re.fullmatch(r"(?:[0-9a-f]{2}){1,64}", text.strip().lower()):
         raise argparse.ArgumentTypeError(f"{text!r} is not a table id (1-64 bytes in hex)")
     return bytes.fromhex(text.strip())
+
+
+def _code(text: str) -> str:
+    """A private table's code (p2p/lobby/table_code.py), canonical."""
+    from p2p.lobby import BadCode, parse_code
+
+    try:
+        return parse_code(text)
+    except BadCode as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _no_screen_code(args: argparse.Namespace, command: str, flag: str) -> bool:
+    """The table screens take no code yet (the home screen's host form and
+    join field are another change): a private table runs with --headless.
+    True (after saying so) when ``flag`` was given for a screen."""
+    if not sys.stdin.isatty() or not sys.stdout.isatty() or args.headless:
+        return False
+    print(f"nodealer {command}: {flag} works with --headless for now (the table app "
+          "takes no table code yet)", file=sys.stderr)  # fmt: skip
+    return True
 
 
 def _fingerprint(text: str) -> str:
@@ -329,6 +362,13 @@ def run_host(args: argparse.Namespace) -> int:
         print(f"nodealer host: {busy} (choose another --port, or 0 for any free one)",
               file=sys.stderr)  # fmt: skip
         return EXIT_PROBLEM
+    code = None
+    if args.private:
+        if _no_screen_code(args, "host", "--private"):
+            return EXIT_PROBLEM
+        from p2p.lobby import new_code
+
+        code = args.code = new_code()  # never leaves this screen: read it aloud
     identity = Identity.load_or_create()
     if _screen_for(args, args.game):
         from .table_app import HostPlan, TableApp
@@ -360,6 +400,20 @@ def run_host(args: argparse.Namespace) -> int:
                 opened.set()
                 if args.start_after is not None:
                     nursery.start_soon(start_later, lobby)
+                if code is not None:
+                    nursery.start_soon(show_wrong_codes, lobby)
+
+            async def show_wrong_codes(lobby: Any) -> None:
+                """The host sees every wrong table code (who, from where)."""
+                shown = 0
+                while True:
+                    await trio.sleep(0.2)
+                    total = lobby.machine.guesses.total
+                    if total != shown:
+                        wrong = [e for e in lobby.errors if "wrong table code" in e]
+                        for line in wrong[-(total - shown) :]:
+                            print(f"lobby: {line}", file=sys.stderr, flush=True)
+                        shown = total
 
             async def start_later(lobby: Any) -> None:
                 from p2p.lobby import NotEnoughPlayers
@@ -390,6 +444,7 @@ def run_host(args: argparse.Namespace) -> int:
                 on_change=_lobby_printer(args),
                 on_update=_update_printer(args),
                 min_seats=engine.min_seats,
+                code=code,
             )
             nursery.cancel_scope.cancel()
             return seat
@@ -408,6 +463,12 @@ def _announce(args: argparse.Namespace, settings: Any, lobby: Any) -> None:
     print(f"lobby open on {args.interface}:{lobby.port}; others join with:", flush=True)
     print("  nodealer join                       (same LAN, found by mDNS)", flush=True)
     print(f"  nodealer join --connect {host}:{lobby.port}", flush=True)
+    code = getattr(args, "code", None)
+    if code is not None:
+        print(f"private table, code: {code}   (read it aloud; it never leaves this screen)",
+              flush=True)  # fmt: skip
+        print(f"  nodealer join --code {code}          (add it to either line above)",
+              flush=True)  # fmt: skip
 
 
 def _stderr(text: str) -> None:
@@ -525,6 +586,8 @@ def run_join(args: argparse.Namespace) -> int:
     if nickname is None:
         return EXIT_PROBLEM
     home = _home(args)
+    if args.code is not None and _no_screen_code(args, "join", "--code"):
+        return EXIT_PROBLEM
     identity = Identity.load_or_create()
     player_for = _player_for(args.seed)
     bind = args.interface
@@ -594,6 +657,7 @@ def run_join(args: argparse.Namespace) -> int:
             on_change=_lobby_printer(args),
             expect_table=expect_table,
             expect_host=expect_host,
+            code=args.code,
             **options,
         )
     )

@@ -166,6 +166,7 @@ class GuessLimit:
 
     per_address: dict[str, list[float]] = field(default_factory=dict)
     recent: list[float] = field(default_factory=list)
+    total: int = 0  # wrong codes ever (for a screen that shows new ones)
 
     def _prune(self, now: float) -> None:
         self.recent = [t for t in self.recent if now - t < CODE_WINDOW]
@@ -189,3 +190,4 @@ class GuessLimit:
         self._prune(now)
         self.per_address.setdefault(host, []).append(now)
         self.recent.append(now)
+        self.total += 1

@@ -318,3 +318,76 @@ def test_host_private_and_join_code_on_the_command_line(tmp_path) -> None:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+
+
+NAMESPACE_SCRIPT = r"""
+set -eu
+ip link set lo up
+ip link set lo multicast on
+ip route add 224.0.0.0/4 dev lo
+test "$(ip -o link show | wc -l)" = 1   # nothing but loopback in here
+export PYTHONPATH="$ROOT"
+NODEALER_HOME="$TMP/fake" {py} -m tui.cli host bluff --players 2 --interface 127.0.0.1 \
+    --name Party --nickname Alice --headless --unproven --time-scale 0.05 \
+    > "$TMP/fake.txt" 2>&1 &
+FAKE=$!
+NODEALER_HOME="$TMP/host" {py} -m tui.cli host bluff --players 2 --interface 127.0.0.1 \
+    --name Party --nickname Alice --headless --unproven --time-scale 0.05 --private \
+    > "$TMP/host.txt" 2>&1 &
+HOST=$!
+for i in $(seq 100); do grep -q "code: " "$TMP/host.txt" && break; sleep 0.2; done
+CODE=$(sed -n 's/^private table, code: \([0-9]*-[a-z]*\).*/\1/p' "$TMP/host.txt")
+sleep 1
+NODEALER_HOME="$TMP/guest" {py} -m tui.cli tables --seconds 3 --interface 127.0.0.1 \
+    > "$TMP/tables.txt" 2>&1
+NODEALER_HOME="$TMP/guest" {py} -m tui.cli join Party --code "$CODE" --interface 127.0.0.1 \
+    --nickname Bob --headless --time-scale 0.05 > "$TMP/guest.txt" 2>&1
+wait $HOST
+kill $FAKE
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.netns
+def test_join_code_finds_the_private_table_by_mdns_not_its_look_alike(tmp_path) -> None:
+    """In a network namespace of its own (loopback only): a public look-alike
+    with the same name and a private table are advertised; the listing says
+    which is private, and ``join Party --code`` sits at the private one."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if sys.platform != "linux" or shutil.which("unshare") is None or shutil.which("ip") is None:
+        pytest.skip("needs Linux network namespaces (unshare, ip)")
+    probe = subprocess.run(["unshare", "-n", "--", "true"], capture_output=True, timeout=10)
+    if probe.returncode != 0:
+        pytest.skip("cannot create a network namespace here (unshare -n refused)")
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "ROOT": str(root), "TMP": str(tmp_path)}
+    run = subprocess.run(
+        ["unshare", "-n", "--", "bash", "-c", NAMESPACE_SCRIPT.format(py=sys.executable)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    outputs = {p.name: p.read_text() for p in tmp_path.glob("*.txt")}
+    assert run.returncode == 0, (run.stderr[-2000:], outputs)
+    listed = outputs["tables.txt"].splitlines()
+    assert sum("private (join --code)" in line for line in listed) == 1, outputs
+    assert sum("Party" in line for line in listed) == 2, outputs
+    assert "verify: clean" in outputs["guest.txt"] and "verify: clean" in outputs["host.txt"]
+    assert "2/2 seated" not in outputs["fake.txt"], outputs  # the look-alike seated nobody
+
+
+def test_the_advert_says_private_and_never_the_code() -> None:
+    from p2p.discovery import TableAd
+
+    ad = TableAd(b"\x01" * 16, "bluff", 1, 2, Identity.generate().fingerprint, LOCAL, 4000)
+    private = TableAd(**{**ad.__dict__, "private": True})
+    assert b"priv=1" in private.txt() and b"priv" not in ad.txt()
+    assert TableAd.from_txt(private.txt(), LOCAL, 4000).private
+    assert not TableAd.from_txt(ad.txt(), LOCAL, 4000).private
+    assert "private (join --code)" in str(private) and "private" not in str(ad)

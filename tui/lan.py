@@ -512,6 +512,7 @@ async def _advertise(
         name=_fit(settings.name),
         host_name=_fit(nickname),
         proven=settings.proven,
+        private=getattr(args, "code", None) is not None,  # the code itself never leaves
     )
     try:
         async with advertise(ad) as advert:
@@ -668,8 +669,12 @@ async def _find(args: argparse.Namespace) -> Any:
     from p2p.discovery import find_tables
 
     interface = None if args.interface in ("0.0.0.0", "::", "") else args.interface
-    for ad in await find_tables(args.seconds, interface):
-        if not ad.compatible or ad.is_full:
+    ads = await find_tables(args.seconds, interface)
+    # with a code: a private table; without: a public one first (a private
+    # one then says it needs a code)
+    ads.sort(key=lambda ad: ad.private != (args.code is not None))
+    for ad in ads:
+        if not ad.compatible or ad.is_full or (args.code is not None and not ad.private):
             continue
         if args.table_id is not None and ad.table_id != args.table_id:
             continue

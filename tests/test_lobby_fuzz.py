@@ -463,7 +463,7 @@ class HostLobby(RuleBasedStateMachine):
         self.host = LobbyHostMachine(
             HOST, SETTINGS, 3, node_port=40000, address=LOCAL, min_seats=2, code=self.code
         )
-        self.replies: dict[int, dict[str, Any]] = {}  # conn -> its PAKE answer, not sent yet
+        self.replies: dict[int, list[dict[str, Any]]] = {}  # conn -> [right, wrong] answers
         self.now = 0.0
         self.open: dict[int, Identity] = {}  # conn -> its handshake key
         self.finished = False
@@ -493,23 +493,30 @@ class HostLobby(RuleBasedStateMachine):
         if conn in self.open:
             return
         self.open[conn] = POOL[who]
-        effects = self.host.connected(conn, POOL[who].public, LOCAL, LOCAL, self.now + 10.0)
+        blocked = self.host.answers(LOCAL, self.now) is not None
+        effects = self.host.connected(
+            conn, POOL[who].public, LOCAL, LOCAL, self.now + 10.0, self.now
+        )
+        if blocked and self.host.phase is not Phase.STARTED:
+            assert effects == [Close(conn)]  # too many wrong codes: no answer at all
         self._run(effects)
         pake = [e.msg for e in effects if isinstance(e, Send) and e.msg["k"] == "pake"]
-        if pake and self.code is not None:  # a joiner that knows the code answers it
-            joiner = LobbyJoinerMachine(
-                POOL[who], HOST.public, nickname="Bob", node_port=1, code=self.code
-            )
-            self.replies[conn] = joiner.receive(encode_payload(pake[0]))[0]
+        if pake and self.code is not None:  # answers with the code and with a wrong one
+            answers = []
+            for code in (self.code, "0000-zebra"):
+                joiner = LobbyJoinerMachine(
+                    POOL[who], HOST.public, nickname="Bob", node_port=1, code=code
+                )
+                answers.append(joiner.receive(encode_payload(pake[0]))[0])
+            self.replies[conn] = answers
 
     @rule(conn=st.integers(1, 4), right=st.booleans())
     def pake_reply(self, conn: int, right: bool) -> None:
         """The PAKE answer of one who knows the code, or a wrong one."""
-        reply = self.replies.pop(conn, None)
-        if reply is None or conn not in self.open:
+        answers = self.replies.pop(conn, None)
+        if answers is None or conn not in self.open:
             return
-        if not right:
-            reply = {**reply, "mac": bytes(32)}
+        reply = answers[0] if right else answers[1]
         self._run(self.host.receive(conn, encode_payload(reply), self.now))
 
     @rule(

@@ -27,6 +27,12 @@ table handshake or the reverse. Every later frame is sealed.
    each joiner verifies every one. Only then do both sides return the same
    :class:`SeatedTable`, enough to start a :class:`p2p.node.Node`.
 
+A *private* table (``code=``, :mod:`p2p.lobby.table_code`) runs SPAKE2 on
+the table code before step 1, bound to the table id and both keys: only a
+joiner who proves it knows the code sees the table, and a joiner only sits
+at a host that proves it knows the code too. Wrong codes are counted per
+address and in all, and a guesser is not answered for a while.
+
 The exact messages, signatures, checks and limits are in protocol.md §4 (the
 lobby). As in :mod:`p2p.log` and :mod:`p2p.node`, the rules are sans-I/O
 (:class:`LobbyHostMachine`, :class:`LobbyJoinerMachine`: bytes and time in,

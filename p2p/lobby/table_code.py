@@ -4,9 +4,9 @@ ends know it, bound to the table id and both keys, and the host's limit on
 wrong guesses (protocol.md §4.1, private tables).
 
 Why SPAKE2 (``spake2`` on PyPI, the one magic-wormhole uses): maintained for
-years by Brian Warner, audited use in wormhole, pure Python over Ed25519, 33
-bytes per side; one run tests at most one guess, and a recorded run teaches
-nothing about the code. The CPace package on PyPI (``cpace`` 0.1.0, 2026) is a
+years by Brian Warner and in daily use by wormhole, pure Python over
+Ed25519, 33 bytes per side; one run tests at most one guess, and a recorded
+run teaches nothing about the code. The CPace package on PyPI (``cpace`` 0.1.0, 2026) is a
 single fresh release with no track record: not what strangers' bytes should
 meet."""
 

@@ -26,7 +26,7 @@ from p2p.lobby import (
     parse_code,
 )
 from p2p.lobby.machines import Close, Send
-from p2p.lobby.messages import decode_lobby_message, lobby_message
+from p2p.lobby.messages import WRONG_CODE, decode_lobby_message, lobby_message
 from p2p.lobby.table_code import (
     CODE_BLOCK,
     CODE_TRIES,
@@ -34,8 +34,10 @@ from p2p.lobby.table_code import (
     CODE_WINDOW,
     WORDS,
     GuessLimit,
+    attempt_line,
 )
 from p2p.wire import encode_payload
+from tui.lan import print_attempts
 
 LOCAL = "127.0.0.1"
 SETTINGS = {"game": "bluff", "seats": 2, "config": None, "proven": True, "name": "Alice's table"}
@@ -216,13 +218,13 @@ def test_the_guess_limit_per_address_and_in_all() -> None:
     for i in range(CODE_TRIES):
         assert limit.blocked("10.0.0.1", float(i)) is None
         limit.wrong("10.0.0.1", float(i))
-    assert "wrong table codes from 10.0.0.1" in (limit.blocked("10.0.0.1", 10.0) or "")
+    assert "tries from 10.0.0.1" in (limit.blocked("10.0.0.1", 10.0) or "")
     assert limit.blocked("10.0.0.2", 10.0) is None  # another address is still answered
     assert limit.blocked("10.0.0.1", CODE_TRIES + CODE_BLOCK) is None  # for a while only
     limit = GuessLimit()
     for i in range(CODE_TRIES_TOTAL):
         limit.wrong(f"10.0.1.{i}", 1.0)
-    assert "pausing" in (limit.blocked("10.0.2.1", 2.0) or "")
+    assert "paused" in (limit.blocked("10.0.2.1", 2.0) or "")
     assert limit.blocked("10.0.2.1", 1.0 + CODE_WINDOW) is None
 
 
@@ -391,3 +393,139 @@ def test_the_advert_says_private_and_never_the_code() -> None:
     assert TableAd.from_txt(private.txt(), LOCAL, 4000).private
     assert not TableAd.from_txt(ad.txt(), LOCAL, 4000).private
     assert "private (join --code)" in str(private) and "private" not in str(ad)
+
+
+def _stranger(host_key: Any, code: str = WRONG) -> LobbyJoinerMachine:
+    return LobbyJoinerMachine(Identity.generate(), host_key, nickname="Eve", node_port=1, code=code)
+
+
+def test_parallel_connections_get_no_more_tries_than_the_limit() -> None:
+    """B1: a try is counted when the host sends pake, so six connections
+    opened together from one address before any reply get five pake (five
+    wrong-code refusals at most) and the sixth no pake at all."""
+    alice = Identity.generate()
+    host = LobbyHostMachine(alice, SETTINGS, 2, node_port=40000, code=CODE)
+    strangers, pakes = {}, {}
+    for conn in range(1, CODE_TRIES + 2):
+        strangers[conn] = _stranger(alice.public)
+        effects = host.connected(conn, strangers[conn].identity.public, LOCAL, LOCAL, 60.0, 1.0)
+        pakes[conn] = [m for m in _sent(effects) if m["k"] == "pake"]
+    assert all(len(pakes[c]) == 1 for c in range(1, CODE_TRIES + 1))
+    assert pakes[CODE_TRIES + 1] == []  # the sixth: no pake
+    refusals = 0
+    for conn in range(1, CODE_TRIES + 1):
+        (reply,) = strangers[conn].receive(encode_payload(pakes[conn][0]))
+        sent = _sent(host.receive(conn, encode_payload(reply), now=2.0))
+        refusals += sent == [lobby_message("refused", code="code", text=WRONG_CODE)]
+    assert refusals == CODE_TRIES and host.guesses.total == CODE_TRIES
+    # no more from there, however the connections are timed
+    assert host.answers(LOCAL, 3.0) is not None
+
+
+def test_a_right_code_gives_its_try_back_and_an_unfinished_one_keeps_it() -> None:
+    alice, bob = Identity.generate(), Identity.generate()
+    host = LobbyHostMachine(alice, SETTINGS, 2, node_port=40000, code=CODE)
+    # four connections that never answer: each keeps its try
+    for conn in range(1, CODE_TRIES):
+        assert _sent(host.connected(conn, Identity.generate().public, LOCAL, LOCAL, 5.0, 1.0))
+    host.disconnected(1, 2.0)
+    host.tick(6.0)  # the other three time out mid-exchange
+    assert [a.outcome for a in host.guesses.attempts] == ["unfinished"] * (CODE_TRIES - 1)
+    # the fifth knows the code: its try is given back, the address is still answered
+    joiner = LobbyJoinerMachine(bob, alice.public, nickname="Bob", node_port=41000, code=CODE)
+    (pake,) = _sent(host.connected(9, bob.public, LOCAL, LOCAL, 60.0, 7.0))
+    assert host.answers(LOCAL, 7.0) is not None  # spent while the exchange runs
+    (reply,) = joiner.receive(encode_payload(pake))
+    ok, offer = _sent(host.receive(9, encode_payload(reply), now=8.0))
+    assert ok["k"] == "pake-ok" and offer["k"] == "lobby"
+    assert host.answers(LOCAL, 8.0) is None and host.guesses.total == CODE_TRIES - 1
+    host.disconnected(9, 9.0)  # after the code was proven: no try counted
+    assert host.guesses.total == CODE_TRIES - 1
+
+
+def _spend_every_try(host: LobbyHostMachine, host_key: Any, now: float = 1.0) -> None:
+    """CODE_TRIES_TOTAL wrong codes, CODE_TRIES from each of a few addresses."""
+    conn = 100
+    for i in range(CODE_TRIES_TOTAL):
+        conn += 1
+        address = f"10.0.9.{i // CODE_TRIES}"
+        stranger = _stranger(host_key)
+        (pake,) = _sent(
+            host.connected(conn, stranger.identity.public, address, LOCAL, now + 60, now)
+        )
+        (reply,) = stranger.receive(encode_payload(pake))
+        assert _sent(host.receive(conn, encode_payload(reply), now=now))[0]["code"] == "code"
+
+
+def test_a_paused_table_says_so_to_a_friend_with_the_right_code() -> None:
+    """B2: every address's tries spent, a friend from a fresh address is told
+    the table is paused and for how long (not a closed connection)."""
+    alice, bob = Identity.generate(), Identity.generate()
+    host = LobbyHostMachine(alice, SETTINGS, 2, node_port=40000, code=CODE)
+    _spend_every_try(host, alice.public)
+    assert host.answers("10.0.8.1", 61.0) is None  # the handshake is answered ...
+    effects = host.connected(1, bob.public, "10.0.8.1", LOCAL, 90.0, 61.0)
+    (refusal,) = _sent(effects)  # ... and the paused table says so
+    assert refusal == lobby_message(
+        "refused",
+        code="code",
+        text="this table is paused after too many wrong codes: try again in 240 s",
+    )
+    assert effects[-1] == Close(1) and host.guesses.total == CODE_TRIES_TOTAL
+    joiner = LobbyJoinerMachine(bob, alice.public, nickname="Bob", node_port=41000, code=CODE)
+    with pytest.raises(WrongCode, match="paused after too many wrong codes: try again in 240 s"):
+        joiner.receive(encode_payload(refusal))
+    # once the window has passed, the friend is answered again
+    (pake,) = _sent(host.connected(2, bob.public, "10.0.8.1", LOCAL, 400.0, 1.0 + CODE_WINDOW))
+    assert pake["k"] == "pake"
+
+
+@pytest.mark.trio
+async def test_a_paused_table_over_tcp_tells_the_joiner() -> None:
+    out: dict = {}
+    async with trio.open_nursery() as nursery:
+        lobby = await _host(nursery, out, code=CODE)
+        _spend_every_try(lobby.machine, lobby.machine.identity.public, trio.current_time())
+        with pytest.raises(WrongCode, match="paused after too many wrong codes: try again in"):
+            await _join(lobby.port, code=CODE)
+        assert lobby.state.taken == 1
+        nursery.cancel_scope.cancel()
+
+
+def test_the_host_screen_lists_counted_tries_only(capsys: pytest.CaptureFixture[str]) -> None:
+    """B4: a malformed PAKE point is a counted try and is printed; a
+    ``refused`` whose text mimics the wrong-code line is not."""
+    alice = Identity.generate()
+    host = LobbyHostMachine(alice, SETTINGS, 2, node_port=40000, code=CODE)
+    assert _sent(host.connected(1, Identity.generate().public, "10.0.0.5", LOCAL, 60.0, 1.0))
+    bad = lobby_message("pake-reply", m=b"\x00" * 33, mac=bytes(32))  # not a point
+    assert _sent(host.receive(1, encode_payload(bad), now=2.0))[0]["code"] == "code"
+    shown = print_attempts(host.guesses, 0)
+    first = capsys.readouterr().err
+    assert first == "lobby: wrong table code (try 1 of 5 from 10.0.0.5)\n"
+    # a connection that mimics the line in its own refusal: nothing printed
+    # as a wrong code (its unfinished exchange is counted, and said so)
+    _sent(host.connected(2, Identity.generate().public, "10.0.0.6", LOCAL, 60.0, 3.0))
+    fake = lobby_message("refused", code="code", text="wrong table code (try 1 of 5 from 10.0.0.7)")
+    host.receive(2, encode_payload(fake), now=4.0)
+    assert any("10.0.0.7" in e for e in host.errors)  # in the log, as what they said
+    shown = print_attempts(host.guesses, shown)
+    second = capsys.readouterr().err
+    assert "10.0.0.7" not in second and "wrong table code" not in second
+    assert second == f"lobby: {attempt_line(host.guesses.attempts[-1])}\n"
+    assert "not finished (try 1 of 5 from 10.0.0.6)" in second and shown == 2
+
+
+def test_the_joiner_takes_only_the_code_exchange_while_proving() -> None:
+    """While the code is being proven a lobby is out of turn (it would skip
+    the host's proof), whatever table id it names."""
+    alice, bob = Identity.generate(), Identity.generate()
+    host = LobbyHostMachine(alice, SETTINGS, 2, node_port=40000, code=CODE)
+    joiner = LobbyJoinerMachine(bob, alice.public, nickname="Bob", node_port=41000, code=CODE)
+    (pake,) = _sent(host.connected(1, bob.public, LOCAL, LOCAL, 10.0))
+    joiner.receive(encode_payload(pake))
+    assert joiner.stage == "proving"
+    with pytest.raises(BadHostMessage, match="out of turn"):
+        copy.copy(joiner).receive(encode_payload(host.lobby_msg()))
+    with pytest.raises(BadHostMessage, match="out of turn"):
+        copy.copy(joiner).receive(encode_payload(pake))  # a second pake

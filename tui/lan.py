@@ -135,6 +135,17 @@ def _table_id(text: str) -> bytes:
     return bytes.fromhex(text.strip())
 
 
+def print_attempts(guesses: Any, shown: int) -> int:
+    """Print the table-code tries ``guesses`` (p2p.lobby's GuessLimit)
+    counted since ``shown`` of them were printed; returns how many are now."""
+    from p2p.lobby.table_code import attempt_line
+
+    new = min(guesses.total - shown, len(guesses.attempts))
+    for attempt in guesses.attempts[len(guesses.attempts) - new :] if new > 0 else ():
+        print(f"lobby: {attempt_line(attempt)}", file=sys.stderr, flush=True)
+    return int(guesses.total)
+
+
 def _code(text: str) -> str:
     """A private table's code (p2p/lobby/table_code.py), canonical."""
     from p2p.lobby import BadCode, parse_code
@@ -404,16 +415,13 @@ def run_host(args: argparse.Namespace) -> int:
                     nursery.start_soon(show_wrong_codes, lobby)
 
             async def show_wrong_codes(lobby: Any) -> None:
-                """The host sees every wrong table code (who, from where)."""
+                """The host sees every counted table-code try (from where, which
+                try): read from the guess counter only, never from text a
+                connection sent."""
                 shown = 0
                 while True:
                     await trio.sleep(0.2)
-                    total = lobby.machine.guesses.total
-                    if total != shown:
-                        wrong = [e for e in lobby.errors if "wrong table code" in e]
-                        for line in wrong[-(total - shown) :]:
-                            print(f"lobby: {line}", file=sys.stderr, flush=True)
-                        shown = total
+                    shown = print_attempts(lobby.machine.guesses, shown)
 
             async def start_later(lobby: Any) -> None:
                 from p2p.lobby import NotEnoughPlayers

@@ -30,8 +30,10 @@ table handshake or the reverse. Every later frame is sealed.
 A *private* table (``code=``, :mod:`p2p.lobby.table_code`) runs SPAKE2 on
 the table code before step 1, bound to the table id and both keys: only a
 joiner who proves it knows the code sees the table, and a joiner only sits
-at a host that proves it knows the code too. Wrong codes are counted per
-address and in all, and a guesser is not answered for a while.
+at a host that proves it knows the code too. Every exchange is a try
+counted when the host sends ``pake`` (given back if the code is right), per
+address and in all: an address out of tries is not answered for a while,
+and a table out of tries in all says it is paused, for how long.
 
 The exact messages, signatures, checks and limits are in protocol.md §4 (the
 lobby). As in :mod:`p2p.log` and :mod:`p2p.node`, the rules are sans-I/O

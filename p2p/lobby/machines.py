@@ -3,6 +3,7 @@ and time in, effects out), as in :mod:`p2p.log`."""
 
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -65,7 +66,15 @@ from .messages import (
     spec_bytes,
 )
 from .nicknames import free_nickname, given_for
-from .table_code import CODE_TRIES, GuessLimit, HostPake, JoinerPake, PakeFailed, parse_code
+from .table_code import (
+    CODE_TRIES,
+    Attempt,
+    GuessLimit,
+    HostPake,
+    JoinerPake,
+    PakeFailed,
+    parse_code,
+)
 
 # --------------------------------------------------------------------- host (sans-I/O)
 
@@ -115,6 +124,7 @@ class _Guest:
     port: int = 0
     agreed: bool = False
     pake: HostPake | None = None  # a private table's exchange, until the code is proven
+    attempt: Attempt | None = None  # the try that exchange counts (given back if right)
 
     @property
     def seated(self) -> bool:
@@ -243,9 +253,13 @@ class LobbyHostMachine:
     # ---------------------------------------------------------------- inputs
 
     def answers(self, host: str, now: float) -> str | None:
-        """Why connections from ``host`` are closed at once (too many wrong
-        table codes), or None. The driver asks before the handshake."""
-        return None if self.code is None else self.guesses.blocked(host, now)
+        """Why connections from ``host`` are closed at once (that address
+        spent its table-code tries), or None. The driver asks before the
+        handshake. A table paused for every address still answers, with a
+        ``refused`` that says so (see :meth:`connected`)."""
+        if self.code is None or not self.guesses.address_blocked(host, now):
+            return None
+        return f"{CODE_TRIES} table-code tries from {host}: not answered for a while"
 
     def connected(
         self, conn: int, key: PeerKey, host: str, local: str, deadline: float, now: float = 0.0
@@ -256,9 +270,20 @@ class LobbyHostMachine:
             return [Send(conn, refused(CLOSED, "the table has started")), Close(conn)]
         guest = _Guest(conn, key, host, local, deadline)
         if self.code is not None:
-            if (why := self.guesses.blocked(host, now)) is not None:
-                self._error(guest, why)
-                return [Close(conn)]  # no answer: the guess limit holds
+            if self.guesses.address_blocked(host, now):
+                self._error(guest, f"{CODE_TRIES} table-code tries from {host}: not answered")
+                return [Close(conn)]  # no answer: that address's tries are spent
+            paused = self.guesses.paused_for(now)
+            if paused is not None:  # every address's tries together are spent
+                text = (
+                    "this table is paused after too many wrong codes: "
+                    f"try again in {math.ceil(paused)} s"
+                )
+                self._error(guest, text)
+                return [Send(conn, refused(CODE, text)), Close(conn)]
+            # the try is counted now, before any reply: parallel connections
+            # cannot test more codes than the limit (given back if right)
+            guest.attempt = self.guesses.reserve(host, now)
             guest.pake = HostPake(self.code, self.table_id, self.identity.public, key)
             self.guests[conn] = guest
             return [Send(conn, lobby_message("pake", table=self.table_id, m=guest.pake.message))]
@@ -350,6 +375,8 @@ class LobbyHostMachine:
             guest = self.guests.pop(conn, None)
             if guest is None:
                 continue
+            if guest.pake is not None and guest.attempt is not None:
+                self.guesses.settle(guest.attempt, "unfinished")  # it keeps its count
             effects.append(Close(conn))
             if conn in self.seated:
                 self.seated.remove(conn)
@@ -370,13 +397,17 @@ class LobbyHostMachine:
         try:
             mac = guest.pake.check(msg["m"], msg["mac"])
         except PakeFailed as exc:
-            self.guesses.wrong(guest.host, now)
-            tries = len(self.guesses.per_address.get(guest.host, ()))
-            self._error(guest, f"{exc} (try {tries} of {CODE_TRIES} from {guest.host})")
+            assert guest.attempt is not None
+            self.guesses.settle(guest.attempt, "wrong")  # counted when pake was sent
+            n = guest.attempt.number
+            self._error(guest, f"{exc} (try {n} of {CODE_TRIES} from {guest.host})")
+            guest.pake = None
             effects: list[HostEffect] = [Send(guest.conn, refused(CODE, WRONG_CODE))]
             self.guests.pop(guest.conn, None)
             return [*effects, Close(guest.conn)]
         guest.pake = None
+        if guest.attempt is not None:
+            self.guesses.give_back(guest.attempt)
         log.info("lobby: %s knows the table code", guest.label())
         return [
             Send(guest.conn, lobby_message("pake-ok", mac=mac)),
@@ -543,16 +574,22 @@ class LobbyJoinerMachine:
         kind = msg["k"]
         if kind == "refused":
             raise _refusal_error(msg["code"], msg["text"])
-        if kind == "pake" and (self.stage == "code" or (self.stage, self.code) == ("offer", None)):
+        if self.stage in ("code", "proving"):
+            # while the code is being proven only pake, pake-ok (and refused)
+            # are taken: never a lobby that would skip the host's proof
+            if kind == "pake" and self.stage == "code":
+                return self._on_pake(msg)
+            if kind == "pake-ok" and self.stage == "proving":
+                return self._on_pake_ok(msg)
+            if kind == "lobby" and self.stage == "code":
+                raise WrongHost(
+                    "this table is not private, so it is not the table you were given the "
+                    "code for: nothing was joined",
+                    reply=refused(CODE, "I was given the code of a private table"),
+                )
+            raise BadHostMessage(f"the host sent {kind} out of turn (while {self.stage})")
+        if kind == "pake" and (self.stage, self.code) == ("offer", None):
             return self._on_pake(msg)
-        if kind == "pake-ok" and self.stage == "proving":
-            return self._on_pake_ok(msg)
-        if kind == "lobby" and self.stage == "code":
-            raise WrongHost(
-                "this table is not private, so it is not the table you were given the "
-                "code for: nothing was joined",
-                reply=refused(CODE, "I was given the code of a private table"),
-            )
         if kind == "lobby" and self.stage != "done":
             return self._on_lobby(msg)
         if kind == "spec" and self.stage == "seated":

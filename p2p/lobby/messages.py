@@ -191,7 +191,10 @@ _REFUSALS: dict[str, type[LobbyError]] = {
 
 def _refusal_error(code: str, text: str) -> LobbyError:
     if code == CODE:
-        return WrongCode(WRONG_CODE, code=code)
+        # the wrong-code line, or the host's own reason (a paused table)
+        return WrongCode(
+            WRONG_CODE if text == WRONG_CODE else f"the host refused: {text}", code=code
+        )
     cls = _REFUSALS.get(code, Refused)
     return cls(f"the host refused: {text} ({code})", code=code)
 

@@ -161,12 +161,36 @@ class JoinerPake:
 
 
 @dataclass
+class Attempt:
+    """One counted table-code attempt: a ``pake`` the host sent to
+    ``address`` at ``time``, that address's try ``number`` in the block
+    window; ``outcome`` is ``open`` until the reply is judged, then
+    ``wrong`` (a wrong code or a malformed PAKE message) or ``unfinished``
+    (the connection closed or timed out before a reply). A right code gives
+    the attempt back and it is never listed."""
+
+    address: str
+    time: float
+    number: int
+    outcome: str = "open"
+
+
+MAX_ATTEMPTS = 200  # settled attempts kept for the host's screen
+
+
+@dataclass
 class GuessLimit:
-    """Wrong codes the host counts (sans-I/O: the time comes in)."""
+    """Table-code attempts the host counts (sans-I/O: the time comes in).
+
+    An attempt is counted when the host sends its ``pake`` (:meth:`reserve`),
+    before any reply, so parallel connections cannot test more codes than
+    the limit; a right code gives it back (:meth:`give_back`); a wrong one
+    or a connection that ends mid-exchange keeps it (:meth:`settle`)."""
 
     per_address: dict[str, list[float]] = field(default_factory=dict)
     recent: list[float] = field(default_factory=list)
-    total: int = 0  # wrong codes ever (for a screen that shows new ones)
+    attempts: list[Attempt] = field(default_factory=list)  # settled, oldest first
+    total: int = 0  # attempts ever settled (a screen shows the ones it has not shown)
 
     def _prune(self, now: float) -> None:
         self.recent = [t for t in self.recent if now - t < CODE_WINDOW]
@@ -178,16 +202,63 @@ class GuessLimit:
                 del self.per_address[host]
 
     def blocked(self, host: str, now: float) -> str | None:
-        """Why ``host`` gets no private exchange now, or None."""
+        """Why ``host`` gets no private exchange now (its own tries are
+        spent, or the table is paused), or None."""
         self._prune(now)
         if len(self.per_address.get(host, ())) >= CODE_TRIES:
-            return f"{CODE_TRIES} wrong table codes from {host}: not answered for a while"
-        if len(self.recent) >= CODE_TRIES_TOTAL:
-            return f"{CODE_TRIES_TOTAL} wrong table codes in {CODE_WINDOW:g} s: pausing"
+            return f"{CODE_TRIES} table-code tries from {host}: not answered for a while"
+        paused = self.paused_for(now)
+        if paused is not None:
+            return f"{CODE_TRIES_TOTAL} table-code tries in {CODE_WINDOW:g} s: paused"
         return None
 
-    def wrong(self, host: str, now: float) -> None:
+    def address_blocked(self, host: str, now: float) -> bool:
+        """``host`` spent its own tries (its connections get no answer)."""
         self._prune(now)
-        self.per_address.setdefault(host, []).append(now)
+        return len(self.per_address.get(host, ())) >= CODE_TRIES
+
+    def paused_for(self, now: float) -> float | None:
+        """Seconds until the table answers private exchanges again, if the
+        tries of every address together are spent; else None."""
+        self._prune(now)
+        over = len(self.recent) - CODE_TRIES_TOTAL
+        if over < 0:
+            return None
+        return max(0.0, sorted(self.recent)[over] + CODE_WINDOW - now)
+
+    def reserve(self, host: str, now: float) -> Attempt:
+        """Count one attempt from ``host`` now (the host is sending ``pake``)."""
+        self._prune(now)
+        times = self.per_address.setdefault(host, [])
+        times.append(now)
         self.recent.append(now)
+        return Attempt(host, now, len(times))
+
+    def give_back(self, attempt: Attempt) -> None:
+        """The code was right: the attempt does not count."""
+        for times in (self.per_address.get(attempt.address), self.recent):
+            if times is not None and attempt.time in times:
+                times.remove(attempt.time)
+        if not self.per_address.get(attempt.address, True):
+            del self.per_address[attempt.address]
+        attempt.outcome = "right"
+
+    def settle(self, attempt: Attempt, outcome: str) -> None:
+        """The attempt keeps its count: ``wrong`` or ``unfinished``."""
+        if attempt.outcome != "open":
+            return
+        attempt.outcome = outcome
+        self.attempts.append(attempt)
+        del self.attempts[:-MAX_ATTEMPTS]
         self.total += 1
+
+    def wrong(self, host: str, now: float) -> None:
+        """One wrong code from ``host`` now (reserved and settled at once)."""
+        self.settle(self.reserve(host, now), "wrong")
+
+
+def attempt_line(attempt: Attempt) -> str:
+    """The host's line for a counted attempt (from the counter, never from
+    text a connection sent)."""
+    what = "wrong table code" if attempt.outcome == "wrong" else "table-code exchange not finished"
+    return f"{what} (try {attempt.number} of {CODE_TRIES} from {attempt.address})"

@@ -175,6 +175,8 @@ class TableAd:
     """the host's nickname"""
     proven: bool | None = None
     """whether the deals carry zero-knowledge proofs (None: not said)"""
+    private: bool = False
+    """a private table: joining needs its table code (p2p/lobby/table_code.py)"""
 
     def __post_init__(self) -> None:
         if not isinstance(self.table_id, bytes) or not 1 <= len(self.table_id) <= MAX_TABLE_ID:
@@ -212,12 +214,15 @@ class TableAd:
                 raise BadAdvertisement(f"{attr} {value!r} holds control characters")
         if self.proven is not None and not isinstance(self.proven, bool):
             raise BadAdvertisement(f"proven must be true or false, not {self.proven!r}")
+        if not isinstance(self.private, bool):
+            raise BadAdvertisement(f"private must be true or false, not {self.private!r}")
 
     def __str__(self) -> str:
         version = "" if self.compatible else f" (protocol {self.protocol_version})"
         named = f"{self.name}: " if self.name else ""
         host = f"{self.host_name} " if self.host_name else ""
         mode = {None: "", True: ", proven", False: ", unproven"}[self.proven]
+        mode += ", private (join --code)" if self.private else ""
         return (
             f"{named}{self.game} {self.seats_taken}/{self.seats_total} seats{mode}, "
             f"table {self.table_id.hex()[:8]}, host {host}{self.host_fingerprint} at "
@@ -284,6 +289,8 @@ class TableAd:
         ]
         if self.proven is not None:
             pairs.append(("p", "1" if self.proven else "0"))
+        if self.private:
+            pairs.append(("priv", "1"))
         if self.name:
             pairs.append(("n", self.name))
         if self.host_name:
@@ -324,6 +331,7 @@ class TableAd:
             name=fields.get("n") or "",
             host_name=fields.get("hn") or "",
             proven=proven,
+            private=fields.get("priv") == "1",
         )
 
 
@@ -846,12 +854,14 @@ async def find_table(
     interface: str | None = None,
     *,
     settle: float = FIND_SETTLE_SECONDS,
+    first: Callable[[TableAd], object] | None = None,
 ) -> TableAd | None:
     """The first table (in :func:`find_tables`' order) that ``wanted``
     accepts, browsing at most ``seconds``: once one answers, only ``settle``
     seconds more (a second wanted table answering meanwhile is weighed
     too), not the whole browse - ``nodealer join`` goes to its table as soon
-    as it is found. None when no wanted table answered in time."""
+    as it is found. None when no wanted table answered in time. ``first``:
+    a sort key putting the tables to prefer first (before game and id)."""
     async with browse(interface) as tables:
         deadline = trio.current_time() + seconds
         with trio.move_on_at(deadline) as looking:
@@ -859,4 +869,5 @@ async def find_table(
                 if any(wanted(ad) for ad in tables.tables.values()):
                     looking.deadline = min(looking.deadline, trio.current_time() + settle)
         found = [ad for ad in tables.tables.values() if wanted(ad)]
-        return min(found, key=lambda ad: (ad.game, ad.table_id), default=None)
+        rank = first or (lambda ad: 0)
+        return min(found, key=lambda ad: (rank(ad), ad.game, ad.table_id), default=None)

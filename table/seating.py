@@ -229,10 +229,12 @@ async def host_table(
     duty_wait: float | None = None,
     min_seats: int | None = None,
     on_session: Callable[[TableSession], None] | None = None,
+    code: str | None = None,
 ) -> SeatResult:
     """Open a lobby for ``settings``, seat joiners until the table is full,
     then play seat 0. ``on_lobby`` gets the running lobby (its port, and
-    ``start()`` to start with fewer where ``min_seats`` allows)."""
+    ``start()`` to start with fewer where ``min_seats`` allows). ``code``: a
+    private table's code (only joiners who know it are seated)."""
     node_port = node_port or free_port(host)
     seated: list[SeatedTable] = []
 
@@ -249,6 +251,7 @@ async def host_table(
                 min_seats=min_seats,
                 on_change=on_change,
                 task_status=task_status,
+                code=code,
             )
         )
 
@@ -292,6 +295,7 @@ async def join_table(
     on_session: Callable[[TableSession], None] | None = None,
     expect_table: bytes | None = None,
     expect_host: str | None = None,
+    code: str | None = None,
 ) -> SeatResult:
     """Take a seat at the lobby at ``host:port`` (agreeing to ``expect``, or
     to what the host offers), then play it with ``player_for(settings, seat)``.
@@ -320,6 +324,7 @@ async def join_table(
         refuse_table=known_table,
         expect_table=expect_table,
         expect_host=expect_host,
+        code=code,
     )
     settings = _seated_settings(table)
     player = None if player_for is None else player_for(settings, table.seat)

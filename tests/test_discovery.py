@@ -497,6 +497,7 @@ def test_mdns_advertise_browse_update_vanish() -> None:
         "name": "",
         "host_name": "",
         "proven": None,
+        "private": False,
     }
     appeared = result["appeared"]
     assert appeared["change"] == "appeared"

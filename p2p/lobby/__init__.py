@@ -27,6 +27,14 @@ table handshake or the reverse. Every later frame is sealed.
    each joiner verifies every one. Only then do both sides return the same
    :class:`SeatedTable`, enough to start a :class:`p2p.node.Node`.
 
+A *private* table (``code=``, :mod:`p2p.lobby.table_code`) runs SPAKE2 on
+the table code before step 1, bound to the table id and both keys: only a
+joiner who proves it knows the code sees the table, and a joiner only sits
+at a host that proves it knows the code too. Every exchange is a try
+counted when the host sends ``pake`` (given back if the code is right), per
+address and in all: an address out of tries is not answered for a while,
+and a table out of tries in all says it is paused, for how long.
+
 The exact messages, signatures, checks and limits are in protocol.md §4 (the
 lobby). As in :mod:`p2p.log` and :mod:`p2p.node`, the rules are sans-I/O
 (:class:`LobbyHostMachine`, :class:`LobbyJoinerMachine`: bytes and time in,
@@ -61,19 +69,23 @@ from .messages import (
     NotEnoughPlayers,
     Phase,
     Player,
+    PrivateTable,
     Refused,
     SeatedTable,
     SettingsChanged,
     SettingsMismatch,
     TableFull,
     VersionMismatch,
+    WrongCode,
     WrongHost,
     canonical_settings,
     settings_digest,
 )
+from .table_code import BadCode, new_code, parse_code
 
 __all__ = [
     "AlreadySeated",
+    "BadCode",
     "BadHostMessage",
     "BadSpec",
     "HostLeft",
@@ -87,15 +99,19 @@ __all__ = [
     "NotEnoughPlayers",
     "Phase",
     "Player",
+    "PrivateTable",
     "Refused",
     "SeatedTable",
     "SettingsChanged",
     "SettingsMismatch",
     "TableFull",
     "VersionMismatch",
+    "WrongCode",
     "WrongHost",
     "canonical_settings",
     "host_lobby",
     "join_lobby",
+    "new_code",
+    "parse_code",
     "settings_digest",
 ]

@@ -202,6 +202,12 @@ class LobbyHost:
 
     async def _serve(self, stream: trio.SocketStream) -> None:
         host, port = _peer(stream)
+        blocked = self.machine.answers(host, trio.current_time())
+        if blocked is not None:  # too many wrong table codes: not answered for a while
+            self.dropped += 1
+            log.debug("lobby: %s:%d: %s; closed", host, port, blocked)
+            await trio.aclose_forcefully(stream)
+            return
         if self._pending.get(host, 0) >= PENDING_PER_HOST or self._pending_total >= PENDING_TOTAL:
             # counted, not kept one by one: a flood must not flood the log or memory
             self.dropped += 1
@@ -258,7 +264,9 @@ class LobbyHost:
             conn.scope = nursery.cancel_scope
             nursery.start_soon(self._writer, conn, nursery.cancel_scope)
             self._execute(
-                self.machine.connected(conn.id, shake.peer_key, conn.host, local, deadline)
+                self.machine.connected(
+                    conn.id, shake.peer_key, conn.host, local, deadline, trio.current_time()
+                )
             )
             await self._reader(conn)
             if not conn.closing:
@@ -326,6 +334,7 @@ async def host_lobby(
     on_change: Callable[[LobbyState], None] | None = None,
     request_timeout: float = REQUEST_TIMEOUT,
     agree_timeout: float = AGREE_TIMEOUT,
+    code: str | None = None,
     task_status: trio.TaskStatus[LobbyHost] = trio.TASK_STATUS_IGNORED,
 ) -> SeatedTable:
     """Host a lobby on ``host:port`` until every seat agreed to the table.
@@ -338,8 +347,10 @@ async def host_lobby(
     :meth:`LobbyHost.start` starts with; a full table starts on its own.
     ``task_status`` gets the :class:`LobbyHost` once listening (its ``port``,
     ``start()``); ``on_change`` is called with every new :class:`LobbyState`.
-    Returns the host's :class:`SeatedTable` (seat 0); cancel to close the
-    lobby (the joiners get :class:`HostLeft`)."""
+    ``code``: a private table's code (:func:`p2p.lobby.table_code.new_code`):
+    only joiners who prove they know it see the table. Returns the host's
+    :class:`SeatedTable` (seat 0); cancel to close the lobby (the joiners get
+    :class:`HostLeft`)."""
     if address is None and host not in ("", "0.0.0.0", "::"):
         address = host  # bound to one address: that is where the table reaches us
     machine = LobbyHostMachine(
@@ -353,6 +364,7 @@ async def host_lobby(
         table_id=table_id,
         request_timeout=request_timeout,
         agree_timeout=agree_timeout,
+        code=code,
     )
     try:
         listeners = await trio.open_tcp_listeners(port, host=host or None)
@@ -404,6 +416,7 @@ async def join_lobby(
     on_change: Callable[[LobbyState], None] | None = None,
     version: int = PROTOCOL_VERSION,
     refuse_table: Callable[[bytes], str | None] | None = None,
+    code: str | None = None,
 ) -> SeatedTable:
     """Take a seat at the lobby on ``host:port`` and wait for the start.
 
@@ -416,7 +429,9 @@ async def join_lobby(
     act on (``HostUnreachable``, ``TableFull``, ``NicknameTaken``, ...).
     ``refuse_table(table_id)``: why this seat must not take a seat at that
     table id (e.g. it already holds a table with that id), or None. After our
-    agreement the host must start the table within ``START_TIMEOUT``."""
+    agreement the host must start the table within ``START_TIMEOUT``.
+    ``code``: the table code of a private table (``WrongCode`` if the host
+    refuses it, ``WrongHost`` if the host does not know it)."""
     machine = LobbyJoinerMachine(
         identity,
         identity.public,  # replaced by the host's key after the handshake
@@ -426,6 +441,7 @@ async def join_lobby(
         expect_table=expect_table,
         version=version,
         refuse_table=refuse_table,
+        code=code,
     )
     where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
@@ -483,8 +499,8 @@ async def join_lobby(
         decoder.limit = MAX_FRAME + SEAL_OVERHEAD
         shown: LobbyState | None = None
         while machine.result is None:
-            limit = {"offer": REPLY_TIMEOUT, "requested": REPLY_TIMEOUT, "agreed": START_TIMEOUT}
-            with trio.move_on_after(limit.get(machine.stage, math.inf)) as waiting:
+            limit = {"agreed": START_TIMEOUT, "seated": math.inf, "done": math.inf}
+            with trio.move_on_after(limit.get(machine.stage, REPLY_TIMEOUT)) as waiting:
                 payload = await next_payload()
             if waiting.cancelled_caught:
                 if machine.stage == "agreed":

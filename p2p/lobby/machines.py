@@ -3,6 +3,7 @@ and time in, effects out), as in :mod:`p2p.log`."""
 
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -19,6 +20,7 @@ from p2p.wire import (
 from .messages import (
     AGREE_TIMEOUT,
     CLOSED,
+    CODE,
     FULL,
     MAX_ERRORS,
     MAX_HOST,
@@ -32,6 +34,7 @@ from .messages import (
     TABLE,
     TIMEOUT,
     VERSION,
+    WRONG_CODE,
     AlreadySeated,
     BadHostMessage,
     BadSpec,
@@ -39,6 +42,7 @@ from .messages import (
     NotEnoughPlayers,
     Phase,
     Player,
+    PrivateTable,
     SeatedTable,
     SettingsChanged,
     SettingsMismatch,
@@ -62,6 +66,15 @@ from .messages import (
     spec_bytes,
 )
 from .nicknames import free_nickname, given_for
+from .table_code import (
+    CODE_TRIES,
+    Attempt,
+    GuessLimit,
+    HostPake,
+    JoinerPake,
+    PakeFailed,
+    parse_code,
+)
 
 # --------------------------------------------------------------------- host (sans-I/O)
 
@@ -110,6 +123,8 @@ class _Guest:
     nick: str | None = None
     port: int = 0
     agreed: bool = False
+    pake: HostPake | None = None  # a private table's exchange, until the code is proven
+    attempt: Attempt | None = None  # the try that exchange counts (given back if right)
 
     @property
     def seated(self) -> bool:
@@ -155,6 +170,7 @@ class LobbyHostMachine:
         version: int = PROTOCOL_VERSION,
         request_timeout: float = REQUEST_TIMEOUT,
         agree_timeout: float = AGREE_TIMEOUT,
+        code: str | None = None,
     ) -> None:
         if type(seats) is not int or not 2 <= seats <= MAX_SEATS:
             raise ValueError(f"a table has 2 to {MAX_SEATS} seats, not {seats!r}")
@@ -171,6 +187,8 @@ class LobbyHostMachine:
         table_id = secrets.token_bytes(16) if table_id is None else table_id
         if type(table_id) is not bytes or not 1 <= len(table_id) <= MAX_TABLE_ID:
             raise ValueError(f"a table id is 1 to {MAX_TABLE_ID} bytes")
+        self.code = None if code is None else parse_code(code)  # None: a public table
+        self.guesses = GuessLimit()
         self.identity = identity
         self.settings = _canonical_copy(settings)
         self.digest = settings_digest(self.settings)
@@ -234,13 +252,42 @@ class LobbyHostMachine:
 
     # ---------------------------------------------------------------- inputs
 
+    def answers(self, host: str, now: float) -> str | None:
+        """Why connections from ``host`` are closed at once (that address
+        spent its table-code tries), or None. The driver asks before the
+        handshake. A table paused for every address still answers, with a
+        ``refused`` that says so (see :meth:`connected`)."""
+        if self.code is None or not self.guesses.address_blocked(host, now):
+            return None
+        return f"{CODE_TRIES} table-code tries from {host}: not answered for a while"
+
     def connected(
-        self, conn: int, key: PeerKey, host: str, local: str, deadline: float
+        self, conn: int, key: PeerKey, host: str, local: str, deadline: float, now: float = 0.0
     ) -> list[HostEffect]:
-        """A lobby handshake finished on ``conn``: show it the table."""
+        """A lobby handshake finished on ``conn``: show it the table (a
+        private table: its PAKE message first)."""
         if self.phase is Phase.STARTED:
             return [Send(conn, refused(CLOSED, "the table has started")), Close(conn)]
-        self.guests[conn] = _Guest(conn, key, host, local, deadline)
+        guest = _Guest(conn, key, host, local, deadline)
+        if self.code is not None:
+            if self.guesses.address_blocked(host, now):
+                self._error(guest, f"{CODE_TRIES} table-code tries from {host}: not answered")
+                return [Close(conn)]  # no answer: that address's tries are spent
+            paused = self.guesses.paused_for(now)
+            if paused is not None:  # every address's tries together are spent
+                text = (
+                    "this table is paused after too many wrong codes: "
+                    f"try again in {math.ceil(paused)} s"
+                )
+                self._error(guest, text)
+                return [Send(conn, refused(CODE, text)), Close(conn)]
+            # the try is counted now, before any reply: parallel connections
+            # cannot test more codes than the limit (given back if right)
+            guest.attempt = self.guesses.reserve(host, now)
+            guest.pake = HostPake(self.code, self.table_id, self.identity.public, key)
+            self.guests[conn] = guest
+            return [Send(conn, lobby_message("pake", table=self.table_id, m=guest.pake.message))]
+        self.guests[conn] = guest
         return [Send(conn, self.lobby_msg())]
 
     def receive(self, conn: int, payload: bytes, now: float) -> list[HostEffect]:
@@ -256,6 +303,10 @@ class LobbyHostMachine:
         if kind == "refused":
             self._error(guest, f"left: {msg['text']} ({msg['code']})")
             return self._drop([conn], now)
+        if guest.pake is not None:
+            if kind != "pake-reply":
+                return self._refuse([conn], PROTOCOL, f"expected pake-reply, got {kind}", now)
+            return self._on_pake(guest, msg, now)
         if not guest.seated:
             if kind != "request":
                 return self._refuse([conn], PROTOCOL, f"expected request, got {kind}", now)
@@ -324,6 +375,8 @@ class LobbyHostMachine:
             guest = self.guests.pop(conn, None)
             if guest is None:
                 continue
+            if guest.pake is not None and guest.attempt is not None:
+                self.guesses.settle(guest.attempt, "unfinished")  # it keeps its count
             effects.append(Close(conn))
             if conn in self.seated:
                 self.seated.remove(conn)
@@ -338,6 +391,28 @@ class LobbyHostMachine:
     def _broadcast(self) -> list[HostEffect]:
         msg = self.lobby_msg()
         return [Send(c, msg) for c in self.seated] + [Changed(self.state())]
+
+    def _on_pake(self, guest: _Guest, msg: dict[str, Any], now: float) -> list[HostEffect]:
+        assert guest.pake is not None
+        try:
+            mac = guest.pake.check(msg["m"], msg["mac"])
+        except PakeFailed as exc:
+            assert guest.attempt is not None
+            self.guesses.settle(guest.attempt, "wrong")  # counted when pake was sent
+            n = guest.attempt.number
+            self._error(guest, f"{exc} (try {n} of {CODE_TRIES} from {guest.host})")
+            guest.pake = None
+            effects: list[HostEffect] = [Send(guest.conn, refused(CODE, WRONG_CODE))]
+            self.guests.pop(guest.conn, None)
+            return [*effects, Close(guest.conn)]
+        guest.pake = None
+        if guest.attempt is not None:
+            self.guesses.give_back(guest.attempt)
+        log.info("lobby: %s knows the table code", guest.label())
+        return [
+            Send(guest.conn, lobby_message("pake-ok", mac=mac)),
+            Send(guest.conn, self.lobby_msg()),
+        ]
 
     def _on_request(self, guest: _Guest, msg: dict[str, Any], now: float) -> list[HostEffect]:
         conn, nick = guest.conn, msg["nick"]
@@ -463,6 +538,7 @@ class LobbyJoinerMachine:
         expect_table: bytes | None = None,
         version: int = PROTOCOL_VERSION,
         refuse_table: Callable[[bytes], str | None] | None = None,
+        code: str | None = None,
     ) -> None:
         problem = nickname_problem(nickname)
         if problem:
@@ -474,10 +550,15 @@ class LobbyJoinerMachine:
         self.nickname = nickname
         self.node_port = node_port
         self.expect = None if expect_settings is None else settings_digest(expect_settings)
-        self.table_id = expect_table
+        self.advertised = expect_table  # the table id the host advertised, if known
+        self.table_id: bytes | None = None  # the offer's, once requested
         self.refuse_table = refuse_table
         self.version = version
-        self.stage = "offer"  # offer, requested, seated, agreed, done
+        self.code = None if code is None else parse_code(code)  # for a private table
+        self._pake: JoinerPake | None = None
+        self._pake_table: bytes | None = None  # the table id the code was proven for
+        # code, proving (a private table), offer, requested, seated, agreed, done
+        self.stage = "offer" if self.code is None else "code"
         self.state: LobbyState | None = None
         self.digest: bytes | None = None  # what we agreed to, once requested
         self.seat: int | None = None
@@ -493,7 +574,23 @@ class LobbyJoinerMachine:
         kind = msg["k"]
         if kind == "refused":
             raise _refusal_error(msg["code"], msg["text"])
-        if kind == "lobby":
+        if self.stage in ("code", "proving"):
+            # while the code is being proven only pake, pake-ok (and refused)
+            # are taken: never a lobby that would skip the host's proof
+            if kind == "pake" and self.stage == "code":
+                return self._on_pake(msg)
+            if kind == "pake-ok" and self.stage == "proving":
+                return self._on_pake_ok(msg)
+            if kind == "lobby" and self.stage == "code":
+                raise WrongHost(
+                    "this table is not private, so it is not the table you were given the "
+                    "code for: nothing was joined",
+                    reply=refused(CODE, "I was given the code of a private table"),
+                )
+            raise BadHostMessage(f"the host sent {kind} out of turn (while {self.stage})")
+        if kind == "pake" and (self.stage, self.code) == ("offer", None):
+            return self._on_pake(msg)
+        if kind == "lobby" and self.stage != "done":
             return self._on_lobby(msg)
         if kind == "spec" and self.stage == "seated":
             # one agreement per seat list: a second spec needs a new `lobby`
@@ -504,17 +601,57 @@ class LobbyJoinerMachine:
             return self._on_start(msg)
         raise BadHostMessage(f"the host sent {kind} out of turn (while {self.stage})")
 
+    def _on_pake(self, msg: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.code is None:
+            raise PrivateTable(
+                "this table is private: ask the host for its table code "
+                "(nodealer join --code CODE)",
+                reply=refused(CODE, "I have no table code"),
+            )
+        advertised = self.advertised
+        if advertised is not None and advertised != msg["table"]:
+            raise WrongHost(
+                f"the lobby there is table {msg['table'].hex()[:16]}, not the advertised "
+                f"{advertised.hex()[:16]}: nothing was joined"
+            )
+        self._pake = JoinerPake(self.code, msg["table"], self.host_key, self.identity.public)
+        try:
+            mac = self._pake.answer(msg["m"])
+        except PakeFailed as exc:
+            raise BadHostMessage(
+                f"the host's table-code exchange is broken: {exc}",
+                reply=refused(PROTOCOL, "that is not a PAKE message"),
+            ) from None
+        self._pake_table, self.stage = msg["table"], "proving"
+        return [lobby_message("pake-reply", m=self._pake.message, mac=mac)]
+
+    def _on_pake_ok(self, msg: dict[str, Any]) -> list[dict[str, Any]]:
+        assert self._pake is not None
+        try:
+            self._pake.confirm(msg["mac"])
+        except PakeFailed:
+            raise WrongHost(
+                "this host does not know the table code, so it is not the table you were "
+                "given the code for (a look-alike?): nothing was joined",
+                reply=refused(CODE, "you do not know the table code"),
+            ) from None
+        self.stage = "offer"
+        return []
+
     def _on_lobby(self, msg: dict[str, Any]) -> list[dict[str, Any]]:
         if msg["v"] != self.version:
             raise VersionMismatch(
                 f"the host speaks protocol version {msg['v']}, this program {self.version}",
                 reply=refused(VERSION, f"I speak protocol version {self.version}"),
             )
-        if self.table_id is not None and msg["table"] != self.table_id:
+        if self.stage == "offer" and self.advertised not in (None, msg["table"]):
+            assert self.advertised is not None
             raise WrongHost(
                 f"the lobby there is table {msg['table'].hex()[:16]}, "
-                f"not the advertised {self.table_id.hex()[:16]}: nothing was joined"
+                f"not the advertised {self.advertised.hex()[:16]}: nothing was joined"
             )
+        if self._pake_table not in (None, msg["table"]):
+            raise WrongHost("the lobby's table id is not the one the table code was proven for")
         why = None if self.refuse_table is None else self.refuse_table(msg["table"])
         if why is not None:
             raise WrongHost(why, reply=refused(TABLE, "I cannot take a seat at this table id"))

@@ -35,6 +35,9 @@ from p2p.wire import (
     unpack_strict,
 )
 
+PAKE_MSG = 33  # spake2: one side byte and a 32-byte point
+MAC_LEN = 32
+
 log = logging.getLogger("nodealer.p2p.lobby")
 
 LOBBY_ID = b"nodealer/lobby"  # the table id in every lobby handshake (the real one comes later)
@@ -70,6 +73,8 @@ MAX_ERRORS = 1000
 VERSION, TABLE, SIGNATURE, SETTINGS = "version", "table", "signature", "settings"
 SEATED, NICKNAME, FULL, CLOSED = "seated", "nickname", "full", "closed"
 TIMEOUT, PROTOCOL, SPEC = "timeout", "protocol", "spec"
+CODE = "code"  # a private table's code was wrong (or missing)
+WRONG_CODE = "wrong table code — check it with the host"
 
 _FINGERPRINT_RE = re.compile(r"[A-Z2-7]{4}(?:-[A-Z2-7]{4}){3}")
 _BAD_NICK_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
@@ -159,6 +164,18 @@ class BadSpec(BadHostMessage):
     code = SPEC
 
 
+class WrongCode(LobbyError):
+    """The host of a private table refused our table code."""
+
+    code = CODE
+
+
+class PrivateTable(LobbyError):
+    """The table is private and we have no code for it."""
+
+    code = CODE
+
+
 class NotEnoughPlayers(LobbyError):
     """:meth:`LobbyHost.start` with fewer than ``min_seats`` seated."""
 
@@ -173,6 +190,11 @@ _REFUSALS: dict[str, type[LobbyError]] = {
 
 
 def _refusal_error(code: str, text: str) -> LobbyError:
+    if code == CODE:
+        # the wrong-code line, or the host's own reason (a paused table)
+        return WrongCode(
+            WRONG_CODE if text == WRONG_CODE else f"the host refused: {text}", code=code
+        )
     cls = _REFUSALS.get(code, Refused)
     return cls(f"the host refused: {text} ({code})", code=code)
 
@@ -367,6 +389,10 @@ LOBBY_SCHEMAS: dict[str, dict[str, Check]] = {
         "s": SIG_FIELD,
     },
     "start": {"agreements": list_field(SIG_FIELD, 2, MAX_SEATS)},
+    # a private table's code (table_code.py): host, joiner, host
+    "pake": {"table": TABLE_FIELD, "m": bin_field(PAKE_MSG, PAKE_MSG)},
+    "pake-reply": {"m": bin_field(PAKE_MSG, PAKE_MSG), "mac": bin_field(MAC_LEN, MAC_LEN)},
+    "pake-ok": {"mac": bin_field(MAC_LEN, MAC_LEN)},
     # either way
     "refused": {"code": text_field(1, MAX_CODE), "text": text_field(0, MAX_TEXT)},
 }

@@ -124,6 +124,8 @@ def test_avahi_browse_sees_the_table(tmp_path: Path) -> None:
         pytest.skip("avahi-browse is not installed (avahi-utils)")
     got = _run(tmp_path, second="", interface="--interface 169.254.77.1")
     # avahi-browse needs its daemon (over D-Bus) in the guest's namespace
+    if "Daemon not running" in got["AVAHI"] or "D-Bus" in got["AVAHI"]:
+        pytest.skip(f"avahi-browse is installed but cannot run here: {got['AVAHI'].strip()}")
     assert "_nodealer._tcp" in got["AVAHI"] and "169.254.77.1" in got["AVAHI"], got
 
 

@@ -99,7 +99,7 @@ def _claim(table: str) -> tuple[int, int] | None:
 def _over(screen: str) -> bool:
     """The game-over screen: the table is gone, the outcome is told."""
     words = ("outcome", "won", "lost", "wins", "lose", "log")
-    return "you are seat 0" not in screen and any(w in screen for w in words)
+    return "Bluff · " not in screen and any(w in screen for w in words)
 
 
 @pytest.mark.slow
@@ -118,7 +118,7 @@ def test_a_whole_bluff_game_at_80x24_with_a_fair_turn(tmp_path) -> None:
     raised = challenged = placed = 0
     rang: bool | None = None  # the bell, when the person's first turn showed
     try:
-        term.wait("you are seat 0", timeout=90)
+        term.wait("Bluff · ", timeout=90)  # the table screen's status line
         deadline = time.monotonic() + 170
         while True:
             assert time.monotonic() < deadline, f"the game did not end:\n{term.screen()}"

@@ -49,7 +49,7 @@ register(
         "pass": "不炸",
         "identity": "身份",
         "dealing: shuffling and locking the deck…": "发牌中：正在洗牌、上锁……",
-        "Bomb · round {round} · {doing}": "糊涂炸弹 · 第 {round} 轮 · {doing}",
+        "Bomb · {name} · round {round} · {doing}": "糊涂炸弹 · {name} · 第 {round} 轮 · {doing}",
         "{who}: {n}": "{who}：{n}",
         "area ({n}/{slots}): ": "公共区（{n}/{slots}）：",
         "   draw {draw}  discard {discard}": "   摸牌堆 {draw}  弃牌堆 {discard}",
@@ -209,7 +209,8 @@ class BombScreen(TableScreen):
             self._story_round = view["round"]
         may = set(view["may"])
         doing = phase_words(view, self.seat, self._who, lang)
-        status = Text(t("Bomb · round {round} · {doing}", lang, round=view["round"],
+        status = Text(t("Bomb · {name} · round {round} · {doing}", lang, round=view["round"],
+                        name=self.names.name(self.seat, lang),
                         doing=doing))  # fmt: skip
         if may:
             status.stylize("bold green", len(status) - len(doing))

@@ -187,7 +187,10 @@ class Hand(Static):
         order = ("your hand: {n} cards by rank (r: by suit)" if self.order == "rank"
                  else "your hand: {n} cards by suit (r: by rank)")  # fmt: skip
         said = t(order, lang, n=len(self.cards))
-        text = Text(said.replace(" 1 cards ", " 1 card "), style="dim")
+        # appended with its style, not as the Text's base style: a base style
+        # would dim everything appended after it (the cards, below)
+        text = Text()
+        text.append(said.replace(" 1 cards ", " 1 card "), style="dim")
         if self.picked:
             text += Text(t("   * picked", lang))
         if self.fresh:

@@ -225,8 +225,12 @@ def verify_log(path: Path) -> Report:
     report.faults.extend(replay.faults)
     if chain.problem is not None:
         position = good + 1  # where the bad entry sits, whatever seq it claims
-        bad = index.entry(path, position)
-        found = _chain_fault(spec, bad, position, index, path)
+        try:  # read again: the file may have changed or gone away meanwhile
+            bad = index.entry(path, position)
+            found = _chain_fault(spec, bad, position, index, path)
+        except (OSError, StoreError) as exc:
+            report.problem = f"cannot read {path}: it changed while it was read ({exc})"
+            return report
         if found is None:
             report.problem = (
                 f"entry {position} of the log does not follow ({chain.problem}): the file "

@@ -175,3 +175,42 @@ def test_sighup_after_the_terminal_closed_still_exits_129(tmp_path) -> None:
     report = verify_log(log)
     assert report.faults == [] and report.entries > 0
     assert report.problem is not None and "did not finish" in report.problem
+
+
+@pytest.mark.netns
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="a terminal's signals (POSIX)")
+def test_the_home_screen_ends_when_its_terminal_closes(tmp_path) -> None:
+    """``nodealer`` alone (the home screen, browsing the LAN: in a private
+    network namespace here) whose terminal window closes: SIGHUP ends it
+    with 129, like every command (it had no handler of its own)."""
+    import pty
+    import select
+    import time
+
+    from tests.test_discovery import _unshare_prefix
+
+    prefix = _unshare_prefix()
+    inner = ("ip link set lo up && ip link set lo multicast on && "
+             f"ip route add 224.0.0.0/4 dev lo && exec {sys.executable} -m tui.cli")  # fmt: skip
+    master, slave = pty.openpty()
+    env = {**os.environ, "NODEALER_HOME": str(tmp_path), "PYTHONPATH": str(ROOT),
+           "TERM": "xterm-256color"}  # fmt: skip
+    env.pop("NODEALER_LANG", None)
+    process = subprocess.Popen([*prefix, "sh", "-c", inner], stdin=slave, stdout=slave,
+                               stderr=slave, env=env, cwd=ROOT, start_new_session=True)  # fmt: skip
+    os.close(slave)
+    seen, deadline = b"", time.monotonic() + 60
+    try:
+        while b"host a table" not in seen:
+            assert time.monotonic() < deadline, seen[-2000:]
+            if select.select([master], [], [], 0.5)[0]:
+                seen += os.read(master, 1 << 16)
+    finally:
+        os.close(master)  # the window closes
+    time.sleep(0.3)
+    os.killpg(process.pid, signal.SIGHUP)
+    try:
+        assert process.wait(timeout=60) == 128 + signal.SIGHUP
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)

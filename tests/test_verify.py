@@ -350,3 +350,32 @@ def test_a_failing_read_ahead_never_decides_a_verdict(monkeypatch, tmp_path: Pat
     monkeypatch.setattr(verify_module.group, "workers", lambda: 2)
     report = verify_log(Path(__file__).parent / "vectors" / "bluff-2-proven.log")
     assert report.exit_code == 0, report.lines()
+
+
+@pytest.mark.parametrize("change", ["removed", "shortened"])
+def test_a_log_that_changes_while_read_is_bad_input_not_a_traceback(
+    game: PeerResult, tmp_path, monkeypatch, change: str
+) -> None:
+    """verify reads the file twice (an index, then the chain) and once more
+    for the entry where the chain breaks: a file removed or cut meanwhile is
+    'cannot read' (exit 2), never a traceback (review of the streamed verify)."""
+    import p2p.store as store
+
+    path, records = copy_log(game, tmp_path)
+    entry = next(r for r in records if r["t"] == "entry" and r["e"]["seq"] == 5)["e"]
+    entry["s"] = bytes(64)  # the chain breaks at seq 5
+    write_records(path, records)
+    whole = path.read_bytes()
+    walk = store.VerifiedChain.__iter__
+
+    def then_changed(self):  # the chain is walked, then the file changes
+        yield from walk(self)
+        if change == "removed":
+            path.unlink()
+        else:
+            path.write_bytes(whole[:200])
+
+    monkeypatch.setattr(store.VerifiedChain, "__iter__", then_changed)
+    report = verify_log(path)
+    assert report.exit_code == 2 and not report.faults
+    assert "cannot read" in (report.problem or ""), report.problem

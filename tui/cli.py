@@ -784,13 +784,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        if sys.stdin.isatty() and sys.stdout.isatty():
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            parser.print_help()
+            return 0
+        # home, under the same signal handling as every command: a terminal
+        # closed under it (SIGHUP) ends it, where it had spun on a dead tty
+        args.command = "home"
+
+        def handler(_: argparse.Namespace) -> int:
             return _home(parser, lang=args.home_lang)
-        parser.print_help()
-        return 0
-    handler = getattr(args, "handler", None)
-    if handler is None:  # pragma: no cover - every subparser sets one
-        parser.error(f"unknown command {args.command!r}")
+
+    else:
+        handler = getattr(args, "handler", None)
+        if handler is None:  # pragma: no cover - every subparser sets one
+            parser.error(f"unknown command {args.command!r}")
     from .signals import Stop, signals_as_interrupt, tell
 
     stop = Stop()

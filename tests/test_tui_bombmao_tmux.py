@@ -113,7 +113,7 @@ def _one_bomb_window(tmp_path: Path, attempt: int) -> float | None:
     a bot detonated in it (the game ended)."""
     session = _start(tmp_path / f"bomb{attempt}", f"bomb{attempt}", "bomb --players 3 --unproven")
     try:
-        _wait(session, "Bomb · round", timeout=90)
+        _wait(session, " · round ", timeout=90)  # the Bomb table's status line
         deadline = time.monotonic() + 150
         opened = None
         while time.monotonic() < deadline:

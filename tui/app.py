@@ -39,7 +39,7 @@ from .screens.common import (
 )
 from .screens.over import GameOverScreen
 from .screens.tables import SCREENS
-from .story import progress_parts, update_line
+from .story import update_line
 from .storyteller import StoryTeller
 from .words import refusal_text, register, t
 
@@ -211,22 +211,10 @@ class PlayApp(NodealerApp):
         return t("Leave this game? It ends here for you (the bots stop); its log is kept.",
                  self.lang)  # fmt: skip
 
-    def _dealt(self) -> None:
-        """Something other than the deal's progress: the deal is over, the
-        header says the table again."""
-        if self._progress is not None:
-            self._progress = None
-            self.title = "nodealer"
-            self.speak()
-
-    def speak(self) -> None:
-        if self._progress is not None:
-            step, count = progress_parts(self._progress, self.lang)
-            self.title, self.sub_title = (step, count) if count else ("nodealer", step)
-        else:
-            players = self.names.listed(range(self.players), self.lang)
-            colon = "：" if self.lang == "zh" else ": "
-            self.sub_title = game_title(self.game, self.lang) + colon + players
+    def speak_table(self) -> None:
+        players = self.names.listed(range(self.players), self.lang)
+        colon = "：" if self.lang == "zh" else ": "
+        self.sub_title = game_title(self.game, self.lang) + colon + players
 
 
 class ReplayApp(NodealerApp):

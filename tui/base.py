@@ -24,6 +24,7 @@ from .screens.common import (
     switch_language,
     switch_theme,
 )
+from .story import progress_parts
 from .words import register, t
 
 register({"back": "返回"})
@@ -71,8 +72,28 @@ class NodealerApp(App[Any]):
         """The question to ask before leaving now (None: leave at once)."""
         return None
 
+    _progress: str | None = None
+    """A table app's last line of the deal's progress (None: dealt, or no table)."""
+
     def speak(self) -> None:
-        """Say the app's own words (title, subtitle) in ``lang`` again."""
+        """Say the app's own words (title, subtitle) in ``lang`` again: the
+        deal's progress while it lasts, else :meth:`speak_table`."""
+        if self._progress is not None:
+            step, count = progress_parts(self._progress, self.lang)
+            self.title, self.sub_title = (step, count) if count else ("nodealer", step)
+        else:
+            self.speak_table()
+
+    def speak_table(self) -> None:
+        """The subtitle once the deal is over (a table app's)."""
+
+    def _dealt(self) -> None:
+        """Something other than the deal's progress: the deal is over, the
+        header says the table again."""
+        if self._progress is not None:
+            self._progress = None
+            self.title = "nodealer"
+            self.speak()
 
     # -------------------------------------------------------------- keys
     def action_rules(self) -> None:

@@ -52,7 +52,7 @@ from .screens.common import relabel
 from .screens.lobby import LobbyScreen
 from .screens.over import GameOverScreen
 from .screens.tables import SCREENS
-from .story import progress_parts, update_line
+from .story import update_line
 from .storyteller import StoryTeller
 from .words import refusal_text, register, t
 
@@ -213,22 +213,12 @@ class TableApp(NodealerApp):
         return t("Leave the table? The others are still playing; the game waits for your "
                  "seat (nodealer join takes you back).", self.lang)  # fmt: skip
 
-    def _dealt(self) -> None:
-        """Something other than the deal's progress: the deal is over, the
-        header says the table again."""
-        if self._progress is not None:
-            self._progress = None
-            self.title = "nodealer"
-            self.speak()
-
-    def speak(self) -> None:
-        if self._progress is not None:
-            step, count = progress_parts(self._progress, self.lang)
-            self.title, self.sub_title = (step, count) if count else ("nodealer", step)
-        elif self.table_screen is not None and self.settings is not None:
-            you = self.names.name(self.seat, self.lang) if self.names is not None else None
-            self.sub_title = t("{table}, you are {you}", self.lang, table=self.settings,
-                               you=you or t("seat {seat}", self.lang, seat=self.seat))  # fmt: skip
+    def speak_table(self) -> None:
+        if self.table_screen is None or self.settings is None:
+            return
+        you = self.names.name(self.seat, self.lang) if self.names is not None else None
+        self.sub_title = t("{table}, you are {you}", self.lang, table=self.settings,
+                           you=you or t("seat {seat}", self.lang, seat=self.seat))  # fmt: skip
 
     async def on_mount(self) -> None:
         relabel(self, self.lang)

@@ -14,6 +14,9 @@ from table.verify import verify_log
 from tui.cli import main
 
 BOMB = to_data(BombConfig(time_limit=600))  # K25 bounds a game: 12 s at time_scale 0.02
+# Mao rounds are won by whoever the timers favour; on a loaded machine seat 1
+# may need many games before it wins one (the search stops at the first)
+SEEDS = 40
 CASES = {
     "wrong-key": ("bluff", 3, False, None),
     "duplicate-card": ("bluff", 3, True, None),
@@ -50,7 +53,7 @@ async def test_each_cheat_is_caught_and_named(tmp_path, kind: str, deterministic
 
     # a seed where the cheat gets its chance (the false verdict needs seat 1
     # to win a Mao round first); seeded deals make the search repeatable
-    for seed in range(12):
+    for seed in range(SEEDS):
         home = tmp_path / f"seed{seed}"
         with trio.fail_after(240):
             peers = await play_bot_table(
@@ -71,7 +74,7 @@ async def test_each_cheat_is_caught_and_named(tmp_path, kind: str, deterministic
         if getattr(cheater, "cheated", True):
             break
     else:
-        pytest.fail(f"{kind}: the cheat never had its chance in 12 games")
+        pytest.fail(f"{kind}: the cheat never had its chance in {SEEDS} games")
     fingerprint = peers[1].fingerprint
     for peer in peers:
         if peer.seat == 1:

@@ -70,6 +70,7 @@ from p2p.wire import (
     MAX_SEQ,
     MAX_TABLE_ID,
     PROTOCOL_VERSION,
+    READABLE_VERSIONS,
     SEAT,
     SchemaError,
     WireError,
@@ -235,10 +236,11 @@ def _table_of(head: dict[str, Any]) -> TableSpec:
         table = TableSpec(head["table"], tuple(PeerKey(k) for k in head["seats"]), head["v"])
     except (SchemaError, ValueError) as exc:
         raise StoreError(f"bad table header: {exc}") from exc
-    if table.version != PROTOCOL_VERSION:  # its signatures are over other bytes
+    if table.version not in READABLE_VERSIONS:  # its signatures are over other bytes
+        readable = " and ".join(map(str, READABLE_VERSIONS))
         raise StoreError(
             f"a log of protocol version {table.version}; this program reads "
-            f"version {PROTOCOL_VERSION}"
+            f"versions {readable}"
         )
     return table
 

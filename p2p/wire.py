@@ -29,7 +29,8 @@ from typing import Any
 
 import msgpack
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3  # what new tables speak (protocol.md)
+READABLE_VERSIONS = (2, 3)  # whose saved logs verify and replay
 MAX_FRAME = 1 << 20  # bytes of msgpack in one frame
 MAX_BODY = 256 * 1024  # bytes of an event body (two fit in one proof frame)
 MAX_TABLE_ID = 64

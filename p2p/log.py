@@ -80,6 +80,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from p2p.censor import HOLD_AHEAD, HeldEvents
 from p2p.envelope import (
     PROOF_KINDS,
     BadBody,
@@ -99,7 +100,7 @@ from p2p.wire import MAX_BODY, MAX_FETCH, MAX_LINKS
 
 MAX_TERM = (1 << 32) - 1
 ACK_FLOORS = 4  # acks kept per seat: its latest for each of its last vote floors
-MAX_AHEAD = 64  # submissions a sequencer buffers per author beyond the next counter
+MAX_AHEAD = HOLD_AHEAD  # submissions a sequencer buffers per author beyond the next counter
 FETCH_BATCH = 64  # entries we ask for at once (the next fetch goes out when they are in)
 # an answer stops after about this many bytes of bodies: never before a whole
 # batch of ours, however big its bodies, but a peer asking for MAX_FETCH at
@@ -217,6 +218,7 @@ class LogMachine:
         identity: Identity,
         *,
         timeout: float = 3.0,
+        censor_wait: float | None = None,
         now: float = 0.0,
         entries: Iterable[Entry] = (),
         own_events: Iterable[Event] = (),
@@ -231,6 +233,11 @@ class LogMachine:
         self.identity = identity
         self.me = seat
         self.timeout = timeout
+        self.v3 = table.version >= 3  # (v3) events to everyone, commitment by every seat
+        # (v3) a held event unsequenced this long while the sequencer beats: censored
+        self.censor_wait = 2 * timeout if censor_wait is None else censor_wait
+        self.holding = HeldEvents(table.n)  # (v3) events received, not yet in the chain
+        self._censor_vote = False  # (v3) our election is against a censor: beats do not undo it
         self.chain: list[Entry] = []
         self.hashes: list[bytes] = [table.genesis]
         self.next_counter = [0] * table.n
@@ -264,6 +271,8 @@ class LogMachine:
         self.role = Role.FOLLOWER
         self.election: int | None = None  # the term we voted for, still following self.term
         self._heard = now  # last sign of life of the current sequencer / election start
+        self._term_entered = now  # (v3) when we began following the current term
+        self._now = now  # the latest time we were told
         self._next_beat = now
         self._next_resubmit = now + timeout / 2
         self._fetch_busy_until = 0.0
@@ -416,8 +425,9 @@ class LogMachine:
         return event
 
     def submit_own(self, event: Event, now: float) -> list[Effect]:
-        """Send our own event, now persisted, to the sequencer."""
+        """Send our own event, now persisted, to the sequencer (v3: to every peer)."""
         self._held.discard(event.counter)
+        self._now = now
         self._submit_to_sequencer([event], now)
         return self.take_effects()
 
@@ -426,11 +436,32 @@ class LogMachine:
             return
         if self.role is Role.SEQUENCER:
             for event in events:
-                self._on_submit(self.me, event)
-        else:  # to the sequencer we follow; resent after a newterm anyway
+                self._on_submit(self.me, event, now)
+        else:  # to the sequencer we follow (v3: to everyone); resent after a newterm anyway
+            to = None if self.v3 else self.sequencer
             for event in events:
-                self._emit(Send(self.sequencer, {"k": "submit", "ev": event.to_wire()}))
+                if self.v3:
+                    self._hold(event, now)
+                self._emit(Send(to, {"k": "submit", "ev": event.to_wire()}))
         self._next_resubmit = now + self.timeout / 2
+
+    def held_events(self, seat: int) -> list[Event]:
+        """(v3) ``seat``'s verified events this peer holds, not in its chain,
+        in counter order."""
+        return self.holding.events(seat)
+
+    def held_since(self, seat: int) -> float | None:
+        """(v3) When this peer first received the oldest of :meth:`held_events`."""
+        return self.holding.since(seat)
+
+    def _hold(self, event: Event, now: float) -> None:
+        if not self.holding.hold(event, now, self.next_counter[event.author]):
+            raise ReplayedEvent(f"seat {event.author} sent two different events #{event.counter}")
+
+    def _sequence_held(self) -> None:
+        """(v3) Sequence every held event that can enter the chain."""
+        for event in self.holding.due(self.next_counter):
+            self._sequence(event)
 
     def peer_connected(self, seat: int, now: float) -> list[Effect]:
         """A connection to ``seat`` finished its handshake: tell it our head."""
@@ -441,7 +472,10 @@ class LogMachine:
             self._emit(Send(seat, self._newterm))  # our term's start and its certificate
         elif self.election is not None and seat == self.table.sequencer_of(self.election):
             self._emit(Send(seat, self._head_statement("vote", self.election).to_wire()))
-        if seat == self.sequencer and self.role is not Role.SEQUENCER:
+        if self.v3 and self.role is not Role.SEQUENCER:
+            for event in self.own_pending:  # (v3) every peer holds our events
+                self._emit(Send(seat, {"k": "submit", "ev": event.to_wire()}))
+        elif seat == self.sequencer and self.role is not Role.SEQUENCER:
             self._submit_to_sequencer(self.own_pending, now)
         return self.take_effects()
 
@@ -461,6 +495,7 @@ class LogMachine:
 
     def tick(self, now: float) -> list[Effect]:
         """Timers: heartbeats, sequencer silence, elections, resubmission."""
+        self._now = now
         if self.role is Role.SEQUENCER:
             if now >= self._next_beat:
                 self._emit(Send(None, self._head_statement("beat").to_wire()))
@@ -488,9 +523,10 @@ class LogMachine:
 
         Raises :class:`EventError` (bad signature, broken chain, replay) with
         the state unchanged; the node then drops that connection."""
+        self._now = now
         kind = msg["k"]
         if kind == "submit":
-            self._on_submit(src, Event.from_wire(msg["ev"]))
+            self._on_submit(src, Event.from_wire(msg["ev"]), now)
         elif kind == "entry":
             self._on_entry(src, Entry.from_wire(msg["e"]), now)
         elif kind == "fetch":
@@ -513,7 +549,7 @@ class LogMachine:
             raise LogError(f"message kind {kind!r} does not belong to the log")
         return self.take_effects()
 
-    def _on_submit(self, src: int, event: Event) -> None:
+    def _on_submit(self, src: int, event: Event, now: float) -> None:
         if event.author != src:
             raise ReplayedEvent(
                 f"seat {src} submitted seat {event.author}'s event #{event.counter}"
@@ -526,10 +562,17 @@ class LogMachine:
             event.verify(self.table)
             raise ReplayedEvent(f"seat {author} reused counter #{counter} (already at seq {seq})")
         event.verify(self.table)
-        if self.role is not Role.SEQUENCER:
-            return  # the author resubmits to the new sequencer after a newterm
-        if counter - self.next_counter[author] > MAX_AHEAD:
+        if counter - self.next_counter[author] > MAX_AHEAD and (
+            self.v3 or self.role is Role.SEQUENCER
+        ):
             raise ReplayedEvent(f"seat {author}'s event #{counter} is too far ahead")
+        if self.v3:  # every peer holds it; the sequencer sequences what it can
+            self._hold(event, now)
+            if self.role is Role.SEQUENCER:
+                self._sequence_held()
+            return
+        if self.role is not Role.SEQUENCER:
+            return  # v2: the author resubmits to the new sequencer after a newterm
         waiting = self._buffer.setdefault(author, {})
         if counter in waiting and waiting[counter] != event:
             raise ReplayedEvent(f"seat {author} sent two different events #{counter}")
@@ -552,16 +595,20 @@ class LogMachine:
         ev = entry.event
         self.next_counter[ev.author] += 1
         self._index[(ev.author, ev.counter)] = entry.seq
+        if self.v3:
+            self.holding.sequenced(ev.author, self.next_counter[ev.author])
         if not trusted:
             self._check_acks_at(entry.seq)
 
     def _truncate(self, seq: int) -> None:
         if seq >= self.head:
             return
-        for entry in self.chain[seq:]:
+        for entry in reversed(self.chain[seq:]):
             ev = entry.event
             self.next_counter[ev.author] -= 1
             del self._index[(ev.author, ev.counter)]
+            if self.v3:  # cut, but signed by its author: held again
+                self.holding.hold(ev, self._now, self.next_counter[ev.author])
         del self.chain[seq:]
         del self.hashes[seq + 1 :]
         self._durable = min(self._durable, seq)  # what replaces the rest is not on disk yet
@@ -977,4 +1024,6 @@ class LogMachine:
         self._emit(Persist("own", {"t": "lead", "term": term}, sync=True))
         self._emit(Send(None, self._newterm))
         self._next_beat = now + self.timeout / 4
+        if self.v3:
+            self._sequence_held()  # (v3) what the last sequencer left out comes first
         self._submit_to_sequencer(self.own_pending, now)

@@ -230,6 +230,7 @@ class Node:
         host: str = "127.0.0.1",
         port: int | None = None,
         timeout: float = 3.0,
+        censor_wait: float | None = None,
         banned: Collection[PeerKey] = (),
     ) -> None:
         self.identity = identity
@@ -237,6 +238,7 @@ class Node:
         self.host = host
         self.port = port
         self.timeout = timeout
+        self.censor_wait = censor_wait  # (v3) default: twice the timeout
         self.banned = frozenset(banned)
         self.store = Store.open(table, home)
         if self.store.problem:
@@ -327,6 +329,7 @@ class Node:
             self.table,
             self.identity,
             timeout=self.timeout,
+            censor_wait=self.censor_wait,
             now=trio.current_time(),
             entries=self.store.entries,
             own_events=self.store.own_events,
@@ -798,6 +801,17 @@ class Node:
             self.errors.append(error)
             del self.errors[:-MAX_ERRORS]
             self._warnings.warn(exc.__class__.__name__, f"closing connection to {error}")
+
+    def held_events(self, seat: int) -> list[Event]:
+        """(v3) The events authored by ``seat`` that this peer holds
+        (received and verified) and its chain does not: in counter order.
+        Empty on v2 tables (there events go to the sequencer only)."""
+        return self.log.held_events(seat)
+
+    def held_since(self, seat: int) -> float | None:
+        """(v3) The trio time the oldest of :meth:`held_events` was first
+        received, or None if none is held."""
+        return self.log.held_since(seat)
 
     @property
     def is_sequencer(self) -> bool:

@@ -16,9 +16,11 @@ from p2p.wire import decode_message, encode_frame
 
 
 class SimNet:
-    def __init__(self, n: int, timeout: float = 1.0, table_id: bytes = b"sim-table") -> None:
+    def __init__(
+        self, n: int, timeout: float = 1.0, table_id: bytes = b"sim-table", version: int = 3
+    ) -> None:
         self.ids = [Identity.generate() for _ in range(n)]
-        self.table = TableSpec(table_id, tuple(i.public for i in self.ids))
+        self.table = TableSpec(table_id, tuple(i.public for i in self.ids), version)
         self.now = 0.0
         self.timeout = timeout
         self.machines: list[LogMachine | None] = [

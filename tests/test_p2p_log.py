@@ -510,8 +510,9 @@ def test_an_ack_names_only_what_is_on_disk() -> None:
     assert [(e.to, Head.from_wire(e.msg).seq) for e in sent] == [(None, 4)]  # broadcast
 
 
-def test_an_own_event_is_never_sent_before_the_node_persisted_it() -> None:
-    net = SimNet(2)
+@pytest.mark.parametrize("version, to", [(2, 0), (3, None)])  # v2: to the sequencer; v3: all
+def test_an_own_event_is_never_sent_before_the_node_persisted_it(version: int, to) -> None:
+    net = SimNet(2, version=version)
     net.run()
     follower = net.machines[1]
     event = follower.author(_body({"n": 0}))  # signed; the node now writes it to disk
@@ -520,7 +521,7 @@ def test_an_own_event_is_never_sent_before_the_node_persisted_it() -> None:
     assert not [e for e in effects if isinstance(e, Send) and e.msg["k"] == "submit"]
     assert follower.own_pending == [] and follower.next_own_counter == 1
     sent = [e for e in follower.submit_own(event, net.now) if isinstance(e, Send)]
-    assert [(e.to, e.msg["k"]) for e in sent] == [(0, "submit")]
+    assert [(e.to, e.msg["k"]) for e in sent] == [(to, "submit")]
     assert follower.own_pending == [event]  # and resent until it is in the chain
 
 

@@ -1,0 +1,134 @@
+"""(v3) Events go to every peer; each peer holds the events it received that
+its chain lacks (protocol.md §3.2, §3.5 *Censorship*)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgpack
+import pytest
+import trio
+
+from p2p.envelope import Event, TableSpec
+from p2p.log import LogMachine
+from tests.p2p_mesh import make_table, mesh, wait_until
+from tests.p2p_sim import SimNet
+
+
+class CensoringMachine(LogMachine):
+    """A sequencer that silently drops every submit of one seat (``victim``)
+    and otherwise behaves: it beats, sequences the others, acks."""
+
+    victim = 2
+
+    def _on_submit(self, src: int, event: Event, now: float) -> None:
+        if event.author == self.victim:
+            return
+        super()._on_submit(src, event, now)
+
+
+def _body(value) -> bytes:
+    return msgpack.packb(value, use_bin_type=True)
+
+
+def test_a_submit_reaches_every_peer_which_holds_it_until_it_is_in_the_chain() -> None:
+    net = SimNet(3)
+    net.run()
+    net.now = 5.0
+    event = net.submit(2, {"n": 0})
+    # before any delivery: the author holds its own event
+    assert net.machines[2].held_events(2) == [event]
+    assert net.machines[2].held_since(2) == 5.0
+    (submit,) = net.queues[(2, 1)]  # sent to the follower too, not only to seat 0
+    assert submit["k"] == "submit"
+    net.queues[(2, 1)] = []
+    net.apply(1, net.machines[1].receive(2, submit, net.now))
+    assert net.machines[1].held_events(2) == [event]
+    assert net.machines[1].held_since(2) == 5.0
+    net.run()
+    for m in net.machines:
+        assert m.chain[-1].event == event
+        assert m.held_events(2) == [] and m.held_since(2) is None
+
+
+def test_a_v2_table_sends_events_to_the_sequencer_only() -> None:
+    net = SimNet(3, version=2)
+    net.run()
+    net.submit(2, {"n": 0})
+    assert [key for key, q in net.queues.items() if q] == [(2, 0)]
+    net.run()
+    assert all(m.held_events(2) == [] for m in net.machines)
+    assert all(len(m.chain) == 1 for m in net.machines)
+
+
+def test_held_events_come_in_counter_order_and_conflicts_are_refused() -> None:
+    net = SimNet(3)
+    net.run()
+    author = net.machines[2]
+    first = author.author(_body({"n": 0}))
+    second = author.author(_body({"n": 1}))
+    peer = net.machines[1]
+    peer.receive(2, {"k": "submit", "ev": second.to_wire()}, 1.0)
+    peer.receive(2, {"k": "submit", "ev": first.to_wire()}, 2.0)
+    assert peer.held_events(2) == [first, second]
+    assert peer.held_since(2) == 1.0
+    other = Event.create(net.table, net.ids[2], 2, 0, _body({"n": "other"}))
+    before = peer.held_events(2)
+    try:
+        peer.receive(2, {"k": "submit", "ev": other.to_wire()}, 3.0)
+    except Exception as exc:  # a log error: the node drops that connection
+        assert "two different events #0" in str(exc)
+    else:
+        raise AssertionError("a second event for a held counter was accepted")
+    assert peer.held_events(2) == before
+    # a submit relayed by someone else is refused as before
+    try:
+        peer.receive(0, {"k": "submit", "ev": first.to_wire()}, 3.0)
+    except Exception as exc:
+        assert "submitted seat 2's event" in str(exc)
+    else:
+        raise AssertionError("a relayed submit was accepted")
+
+
+def test_entries_cut_by_a_failover_are_held_again() -> None:
+    net = SimNet(3)
+    net.run()
+    net.submit(1, {"n": "kept"})
+    net.run()
+    m = net.machines[2]
+    cut = m.chain[-1].event
+    m._truncate(0)
+    assert m.held_events(1) == [cut]
+
+
+@pytest.mark.trio
+async def test_real_nodes_hold_what_a_censoring_sequencer_leaves_out(tmp_path: Path) -> None:
+    ids, table = make_table(3)
+    async with mesh(ids, table, tmp_path, timeout=2.0) as nodes:
+        nodes[0].machine.__class__ = CensoringMachine
+        for node in nodes[1:]:  # no vote-out in this test: only what is held
+            node.log.censor_wait = 1e9
+        started = trio.current_time()
+        await nodes[2].submit({"from": 2})
+        await nodes[1].submit({"from": 1})
+        await wait_until(lambda: all(n.head == 1 for n in nodes))
+        await wait_until(lambda: len(nodes[1].held_events(2)) == 1)
+        (held,) = nodes[1].held_events(2)
+        assert held.author == 2 and held.counter == 0
+        assert msgpack.unpackb(held.body) == {"from": 2}
+        since = nodes[1].held_since(2)
+        assert since is not None and started <= since <= trio.current_time()
+        assert nodes[0].held_events(2) == []  # the censor keeps nothing of it
+        assert nodes[1].held_events(1) == [] and nodes[2].held_events(1) == []
+        assert nodes[2].held_events(2) == [held]  # its author holds it too
+
+
+@pytest.mark.trio
+async def test_a_v2_table_of_real_nodes_holds_nothing(tmp_path: Path) -> None:
+    ids, _ = make_table(3)
+    table = TableSpec(b"test-table", tuple(i.public for i in ids), 2)
+    async with mesh(ids, table, tmp_path, timeout=2.0) as nodes:
+        await nodes[2].submit({"from": 2})
+        await wait_until(lambda: all(n.head == 1 for n in nodes))
+        await trio.sleep(0.2)
+        assert all(n.held_events(2) == [] for n in nodes)

@@ -272,6 +272,7 @@ class LogMachine:
         self.election: int | None = None  # the term we voted for, still following self.term
         self._heard = now  # last sign of life of the current sequencer / election start
         self._term_entered = now  # (v3) when we began following the current term
+        self._beat_head = 0  # (v3) the head in the current sequencer's latest beat
         self._now = now  # the latest time we were told
         self._next_beat = now
         self._next_resubmit = now + timeout / 2
@@ -512,6 +513,9 @@ class LogMachine:
                 self._start_election(now)
         elif now - self._heard >= self.timeout:
             self._start_election(now)
+        elif self.v3 and self.role is Role.FOLLOWER and self._censoring(now):
+            self._censor_vote = True  # beats of the censor do not call this vote back
+            self._start_election(now)
         if self.role is not Role.SEQUENCER and now >= self._next_resubmit:
             self._submit_to_sequencer(self.own_pending, now)
         return self.take_effects()
@@ -624,8 +628,20 @@ class LogMachine:
             return src == self._sync_from
         return self.role is not Role.SEQUENCER and src == self.sequencer
 
+    def _censoring(self, now: float) -> bool:
+        """(v3) Does the sequencer we follow leave out an event we hold that it
+        could sequence, ``censor_wait`` after we held it and its term began?
+        Not while our chain is behind the sequencer's last beat (the entry
+        may be on its way)."""
+        if now - self._term_entered < self.censor_wait or self._beat_head > self.head:
+            return False
+        return self.holding.censored(self.next_counter, now - self.censor_wait) is not None
+
     def _hear_from_sequencer(self, now: float) -> None:
-        """The sequencer we follow is alive: any election we started was premature."""
+        """The sequencer we follow is alive: any election we started was premature
+        (v3: unless we voted it out for censoring: its beats change nothing)."""
+        if self._censor_vote and self.election is not None:
+            return
         self._heard = now
         if self.election is not None and self.role is not Role.SEQUENCER:
             self.election = None
@@ -813,6 +829,7 @@ class LogMachine:
             self._emit(Send(src, self._ack().to_wire()))
             return
         self._hear_from_sequencer(now)
+        self._beat_head = head.seq
         self._compare_head(src, head, now)
 
     def _on_newterm(self, src: int, head: Head, votes: list[dict[str, Any]], now: float) -> None:
@@ -955,7 +972,9 @@ class LogMachine:
         self.term_start = start
         self.role = Role.FOLLOWER
         self.election = None
-        self._heard = now
+        self._heard = self._term_entered = now
+        self._censor_vote = False
+        self._beat_head = 0
         self.votes = {}
         self._sync_from = None
         self._buffer = {}
@@ -1010,6 +1029,7 @@ class LogMachine:
         self.term = term
         self.election = None
         self.role = Role.SEQUENCER
+        self._censor_vote = False
         self.led_terms.add(term)
         self.term_start = self.head
         mine = (self.head_term, self.head)

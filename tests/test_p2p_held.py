@@ -132,3 +132,76 @@ async def test_a_v2_table_of_real_nodes_holds_nothing(tmp_path: Path) -> None:
         await wait_until(lambda: all(n.head == 1 for n in nodes))
         await trio.sleep(0.2)
         assert all(n.held_events(2) == [] for n in nodes)
+
+
+# ---------------------------------------------------------------- censorship
+
+
+def _censored_net() -> SimNet:
+    net = SimNet(3, timeout=1.0)  # censor_wait: 2 s
+    net.machines[0].__class__ = CensoringMachine
+    net.run()
+    return net
+
+
+def test_a_sequencer_that_leaves_out_a_held_event_is_voted_out_though_it_beats() -> None:
+    net = _censored_net()
+    victim = net.submit(2, {"answer": "from seat 2"})
+    net.submit(1, {"n": 1})
+    net.run()
+    assert [e.event.author for e in net.machines[1].chain] == [1]  # seat 2's left out
+    net.advance(1.5, ticks=30)  # beats go on: no timeout, no vote yet
+    assert all(m.term == 0 for m in net.machines)
+    net.advance(1.5, ticks=30)  # censor_wait passed: seats 1 and 2 vote seat 0 out
+    assert net.machines[1].term >= 1 and net.machines[1].role.value == "sequencer"
+    for m in net.machines:
+        start = next(e for e in m.chain if e.term >= 1)
+        assert start.event == victim  # the new sequencer sequenced what it held first
+        assert m.held_events(2) == []
+    assert not any(m.proofs for m in net.machines)  # nobody is proven against
+    assert net.machines[0].term == net.machines[1].term  # the censor follows the new term
+
+
+def test_an_honest_sequencer_is_not_voted_out_however_long_the_game() -> None:
+    net = SimNet(3, timeout=1.0)
+    net.run()
+    for i in range(40):
+        net.submit(i % 3, {"n": i})
+        net.advance(0.25, ticks=5)
+    assert all(m.term == 0 and len(m.chain) == 40 for m in net.machines)
+
+
+def test_a_censor_vote_is_not_called_back_by_the_censors_beats() -> None:
+    net = _censored_net()
+    net.submit(2, {"answer": 1})
+    net.run()
+    net.advance(2.1, ticks=42)
+    voter = net.machines[2]
+    assert voter.term >= 1 or voter.election is not None
+    assert net.machines[1].term >= 1
+
+
+@pytest.mark.trio
+async def test_real_nodes_vote_out_a_sequencer_that_drops_every_submit_of_seat_2(
+    tmp_path: Path,
+) -> None:
+    # issue 28, attack 1, at the log: the host (sequencer of term 0) drops
+    # every submit of seat 2 while it keeps beating. Seat 2's events end up
+    # in the log, the censor loses its term, nobody is proven against.
+    ids, table = make_table(3)
+    async with mesh(ids, table, tmp_path, timeout=1.0) as nodes:
+        nodes[0].machine.__class__ = CensoringMachine
+        for i in range(3):
+            await nodes[2].submit({"seat 2 answers": i})
+            await nodes[1].submit({"seat 1 plays": i})
+        await wait_until(
+            lambda: all(
+                sum(e.event.author == 2 for e in n.chain) == 3 for n in nodes
+            ),
+            timeout=40,
+        )
+        assert all(n.term >= 1 and n.log.sequencer != 0 for n in nodes)
+        assert all(n.proofs == [] for n in nodes)
+        assert len({n.log.head_hash for n in nodes if n.head == nodes[1].head}) == 1
+        await nodes[2].submit({"seat 2 answers": "after"})  # the game goes on
+        await wait_until(lambda: all(n.head == 7 for n in nodes), timeout=20)

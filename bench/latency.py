@@ -1,6 +1,7 @@
 """Log latency and throughput: 9 peers on 127.0.0.1, each its own process.
 
     python bench/latency.py [--peers 9] [--paced 40] [--burst 120] [--interval 0.09]
+                            [--version 2|3] [--compare ROUNDS]
 
 Each peer is a real node (own NODEALER_HOME, own key, real TCP, fsync on an
 actual disk). Two phases:
@@ -12,6 +13,13 @@ actual disk). Two phases:
   CLOCK_MONOTONIC is system-wide, so times from different processes compare.
 * burst: every peer then submits ``--burst`` events back to back; events/s =
   all burst events / (last apply anywhere - first burst submit).
+
+"Applied" is what ``node.entries()`` yields: on a v2 table every entry the
+peer holds, on a v3 table (the default) only *final* entries, acknowledged
+by every seat (protocol.md §3.5), so v3 latency includes every peer's fsync
+and one more hop for the acks. ``--compare ROUNDS`` runs v2 and v3 tables
+side by side, alternating (v2, v3, then v3, v2, ...), and reports each
+version's median p50 over the rounds and the ratio.
 
 Prints p50/p99 latency and events/s; the last line is one JSON object with
 ``p50_ms``, ``p99_ms``, ``events_per_s``. Only 127.0.0.1 is used.
@@ -45,7 +53,9 @@ async def run_peer(args: argparse.Namespace) -> None:
 
     spec = json.loads(Path(args.table).read_text())
     table = TableSpec(
-        bytes.fromhex(spec["table"]), tuple(PeerKey(bytes.fromhex(k)) for k in spec["seats"])
+        bytes.fromhex(spec["table"]),
+        tuple(PeerKey(bytes.fromhex(k)) for k in spec["seats"]),
+        spec.get("v", 3),
     )
     n = table.n
     identity = Identity.load_or_create(config_dir())
@@ -117,6 +127,8 @@ def main() -> None:
     parser.add_argument("--paced", type=int, default=40, help="paced events per peer")
     parser.add_argument("--burst", type=int, default=120, help="burst events per peer")
     parser.add_argument("--interval", type=float, default=0.09, help="seconds between paced events")
+    parser.add_argument("--version", type=int, default=3, choices=(2, 3), help="table version")
+    parser.add_argument("--compare", type=int, metavar="ROUNDS", help="v2 against v3, alternating")
     parser.add_argument("--peer", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--table", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -126,13 +138,42 @@ def main() -> None:
         trio.run(run_peer, args)
         return
 
+    if args.compare:
+        compare(args)
+        return
+    report(args, run_table(args, args.version))
+
+
+def compare(args: argparse.Namespace) -> None:
+    figures: dict[int, list[dict]] = {2: [], 3: []}
+    for r in range(args.compare):
+        for version in (2, 3) if r % 2 == 0 else (3, 2):
+            print(f"round {r + 1}, v{version}:")
+            figures[version].append(report(args, run_table(args, version)))
+    med = {
+        v: {k: statistics.median(f[k] for f in figures[v]) for k in figures[v][0]} for v in figures
+    }
+    for v in (2, 3):
+        p50s = ", ".join(f"{f['p50_ms']:.2f}" for f in figures[v])
+        print(
+            f"v{v}: p50 per round {p50s} ms; median p50 {med[v]['p50_ms']:.2f} ms, "
+            f"p99 {med[v]['p99_ms']:.2f} ms, {med[v]['events_per_s']:.0f} events/s"
+        )
+    ratio = med[3]["p50_ms"] / med[2]["p50_ms"]
+    print(f"v3/v2 median p50: {ratio:.2f}x")
+    print(json.dumps({"v2": med[2], "v3": med[3], "p50_ratio": round(ratio, 3)}))
+
+
+def run_table(args: argparse.Namespace, version: int) -> list[dict]:
     from p2p.identity import Identity
 
     with tempfile.TemporaryDirectory(prefix="nodealer-bench-") as tmp:
         homes = [Path(tmp) / f"peer{i}" for i in range(args.peers)]
         keys = [Identity.load_or_create(h).public.raw.hex() for h in homes]
         table_file = Path(tmp) / "table.json"
-        table_file.write_text(json.dumps({"table": os.urandom(16).hex(), "seats": keys}))
+        table_file.write_text(
+            json.dumps({"table": os.urandom(16).hex(), "seats": keys, "v": version})
+        )
         procs = []
         for i, home in enumerate(homes):
             env = {**os.environ, "NODEALER_HOME": str(home), "PYTHONPATH": str(ROOT)}
@@ -163,10 +204,10 @@ def main() -> None:
                 if p.poll() is None:
                     p.terminate()
                 p.wait()
-    report(args, results)
+    return results
 
 
-def report(args: argparse.Namespace, results: list[dict]) -> None:
+def report(args: argparse.Namespace, results: list[dict]) -> dict:
     last_apply: dict[tuple[int, int], int] = {}
     for r in results:
         for s, i, t in r["applied"]:
@@ -189,15 +230,13 @@ def report(args: argparse.Namespace, results: list[dict]) -> None:
     inside = statistics.median(in_submit)
     print(f"  of which inside submit() (outbox fsync, send): p50 {inside:.2f} ms")
     print(f"burst ({len(burst_keys)} events): {events_per_s:.0f} events/s")
-    print(
-        json.dumps(
-            {
-                "p50_ms": round(p50, 3),
-                "p99_ms": round(p99, 3),
-                "events_per_s": round(events_per_s, 1),
-            }
-        )
-    )
+    figures = {
+        "p50_ms": round(p50, 3),
+        "p99_ms": round(p99, 3),
+        "events_per_s": round(events_per_s, 1),
+    }
+    print(json.dumps(figures))
+    return figures
 
 
 if __name__ == "__main__":

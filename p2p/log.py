@@ -81,6 +81,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from p2p.censor import HOLD_AHEAD, HeldEvents
+from p2p.commitment import acked_by_all
 from p2p.envelope import (
     PROOF_KINDS,
     BadBody,
@@ -143,11 +144,13 @@ class Send:
 @dataclass(frozen=True)
 class Persist:
     """Append ``record`` to a durable file: ``"log"`` (shareable) or ``"own"``
-    (this peer's private outbox). ``sync``: fsync before the next effect."""
+    (this peer's private outbox). ``sync``: fsync before the next effect;
+    ``lazy``: no flush of its own, synced with the next one."""
 
     file: str
     record: dict[str, Any]
     sync: bool = False
+    lazy: bool = False
 
 
 Effect = Send | Persist
@@ -225,6 +228,7 @@ class LogMachine:
         led_terms: Iterable[int] = (),
         proofs: Iterable[SequencerProof] = (),
         voted: int = 0,
+        final: int = 0,
     ) -> None:
         seat = table.seat_of(identity.public)
         if seat is None:
@@ -262,6 +266,9 @@ class LogMachine:
         self._acks_by_floor: dict[int, dict[int, Head]] = {}  # seat -> vote floor -> ack
         self._verified_acks: set[Head] = set()
         self.voted = max(voted, 0)  # highest term we voted in or stood for (durable)
+        self.leavers: frozenset[int] = frozenset()  # (v3) seats the table layer abandoned
+        # (v3) the highest seq we held final (durable): never cut, whoever asks
+        self.final = min(max(final, 0), self.head) if self.v3 else 0
         self.votes: dict[int, Head] = {}
         self.truncations = 0  # how many times the chain was cut back
         self.low_water = len(self.chain)  # lowest head since the node last looked
@@ -273,7 +280,6 @@ class LogMachine:
         self._heard = now  # last sign of life of the current sequencer / election start
         self._term_entered = now  # (v3) when we began following the current term
         self._beat_head = 0  # (v3) the head in the current sequencer's latest beat
-        self._now = now  # the latest time we were told
         self._next_beat = now
         self._next_resubmit = now + timeout / 2
         self._fetch_busy_until = 0.0
@@ -358,6 +364,31 @@ class LogMachine:
     def entry(self, seq: int) -> Entry:
         return self.chain[seq - 1]
 
+    @property
+    def kept(self) -> int:
+        """The entries no failover may cut: on v3 tables the final ones (a
+        session acts on nothing else), on v2 what a majority acknowledged."""
+        return self.final if self.v3 else self.committed
+
+    def set_leavers(self, seats: Iterable[int]) -> list[Effect]:
+        """(v3) The table layer abandoned ``seats``: entries are final once
+        every other seat acknowledged them."""
+        self.leavers = frozenset(s for s in seats if 0 <= s < self.table.n)
+        self._update_final()
+        return self.take_effects()
+
+    def _update_final(self) -> None:
+        """(v3) Raise :attr:`final` to what every seat (not a leaver) has
+        acknowledged on our chain and a majority has the Raft way."""
+        if not self.v3:
+            return
+        committed = self.committed  # first: it checks the signatures of the acks it counts
+        seats = [s for s in range(self.table.n) if s not in self.leavers]
+        reached = min(committed, acked_by_all(self._acks_by_floor, self.hashes, seats))
+        if reached > self.final:
+            self.final = reached
+            self._emit(Persist("own", {"t": "final", "seq": reached}, lazy=True))
+
     def take_effects(self) -> list[Effect]:
         """Effects produced outside a call that returns them (at start-up)."""
         out, self._pending_effects = self._pending_effects, []
@@ -386,6 +417,7 @@ class LogMachine:
             self.hashes[seq],
         )
         self._keep_ack(self.me, ack)
+        self._update_final()
         return ack
 
     def _keep_ack(self, seat: int, ack: Head) -> None:
@@ -428,7 +460,6 @@ class LogMachine:
     def submit_own(self, event: Event, now: float) -> list[Effect]:
         """Send our own event, now persisted, to the sequencer (v3: to every peer)."""
         self._held.discard(event.counter)
-        self._now = now
         self._submit_to_sequencer([event], now)
         return self.take_effects()
 
@@ -496,7 +527,6 @@ class LogMachine:
 
     def tick(self, now: float) -> list[Effect]:
         """Timers: heartbeats, sequencer silence, elections, resubmission."""
-        self._now = now
         if self.role is Role.SEQUENCER:
             if now >= self._next_beat:
                 self._emit(Send(None, self._head_statement("beat").to_wire()))
@@ -527,7 +557,6 @@ class LogMachine:
 
         Raises :class:`EventError` (bad signature, broken chain, replay) with
         the state unchanged; the node then drops that connection."""
-        self._now = now
         kind = msg["k"]
         if kind == "submit":
             self._on_submit(src, Event.from_wire(msg["ev"]), now)
@@ -607,12 +636,10 @@ class LogMachine:
     def _truncate(self, seq: int) -> None:
         if seq >= self.head:
             return
-        for entry in reversed(self.chain[seq:]):
+        for entry in self.chain[seq:]:
             ev = entry.event
             self.next_counter[ev.author] -= 1
             del self._index[(ev.author, ev.counter)]
-            if self.v3:  # cut, but signed by its author: held again
-                self.holding.hold(ev, self._now, self.next_counter[ev.author])
         del self.chain[seq:]
         del self.hashes[seq + 1 :]
         self._durable = min(self._durable, seq)  # what replaces the rest is not on disk yet
@@ -700,8 +727,8 @@ class LogMachine:
             replaceable = entry.term > mine.term
         if not (replaceable and self._authoritative(src)):
             return
-        if seq <= self.committed:
-            return  # a majority acknowledged ours: no sequencer may replace it
+        if seq <= self.kept:
+            return  # acknowledged (v3: final): no sequencer may replace it
         if self.term_start is None and not self._syncing_from(src):
             return  # we have not seen this term's newterm (restarted): it comes first
         if entry.prev != self.hashes[seq - 1]:
@@ -814,6 +841,7 @@ class LogMachine:
     def _on_ack(self, src: int, head: Head, now: float) -> None:
         self.acks[src] = head
         self._keep_ack(src, head)
+        self._update_final()
         if self.role is Role.SEQUENCER and head.term < self.term:
             self._emit(Send(src, self._newterm))  # it follows an older term still
         self._compare_head(src, head, now)
@@ -895,18 +923,20 @@ class LogMachine:
         """Votes show heads, not what was acknowledged: a sequencer that lies
         about its start (say, entries it signs for an older term it never led)
         may look ahead of every vote. Whatever the acks we hold show a
-        majority acknowledged is never cut, whoever asks."""
-        committed = self.committed
+        majority acknowledged (v3: every seat, :attr:`final`) is never cut,
+        whoever asks."""
+        committed = self.kept
         if head.seq >= committed:
             return
+        what = "every seat" if self.v3 else "a majority"
         if self.hashes[head.seq] != head.hash:
             raise LogError(
-                f"newterm {head.term} starts at seq {head.seq} off the chain a majority "
+                f"newterm {head.term} starts at seq {head.seq} off the chain {what} "
                 f"acknowledged up to seq {committed}"
             )
         if self.chain[head.seq].term < head.term:
             raise LogError(
-                f"newterm {head.term} would cut entries a majority acknowledged "
+                f"newterm {head.term} would cut entries {what} acknowledged "
                 f"(seq {head.seq + 1} to {committed})"
             )
 

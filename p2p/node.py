@@ -336,6 +336,7 @@ class Node:
             led_terms=self.store.led_terms,
             proofs=self.store.proofs,
             voted=self.store.voted,
+            final=self.store.final,
         )
         self._delivered_hwm = self.machine.head
         try:
@@ -413,7 +414,9 @@ class Node:
         """The ordered, verified log from ``start`` on, waiting for more.
 
         Yields :class:`LogItem`; on the rare cut-back of entries already
-        yielded it yields :class:`Rewound` and continues from there."""
+        yielded it yields :class:`Rewound` and continues from there. On v3
+        tables only *final* entries (acknowledged by every seat, :attr:`final`),
+        which are never cut."""
         seq = start
         seen_rewinds = len(self._rewinds)
         while True:
@@ -424,7 +427,7 @@ class Node:
                     seq = point + 1
                     yield Rewound(point)
             machine = self.log
-            if seq <= machine.head:
+            if seq <= (machine.final if machine.v3 else machine.head):
                 entry = machine.chain[seq - 1]
                 seq += 1
                 yield _item(entry)
@@ -462,7 +465,7 @@ class Node:
                 self.store.append(effect.file, effect.record)
                 if effect.sync:
                     self.store.sync()  # rare (a led term, a proof): worth blocking for
-                else:
+                elif not effect.lazy:
                     self._dirty.set()
                 changed = True
         if changed:
@@ -500,7 +503,9 @@ class Node:
             self._execute(machine.flushed(seq, seq_hash, cuts))
             for event in own:
                 self._execute(machine.submit_own(event, trio.current_time()))
-            await trio.sleep(ACK_INTERVAL)  # batch the next fsync and ack
+            # batch the next fsync and ack (v3: a session waits for every
+            # seat's ack of an entry, so the first ack of a new head goes at once)
+            await trio.sleep(ACK_INTERVAL if not machine.v3 else 0)
 
     async def _ticker(self) -> None:
         interval = min(0.05, self.timeout / 10)
@@ -801,6 +806,19 @@ class Node:
             self.errors.append(error)
             del self.errors[:-MAX_ERRORS]
             self._warnings.warn(exc.__class__.__name__, f"closing connection to {error}")
+
+    @property
+    def final(self) -> int:
+        """(v3) The highest seq that every seat (not a leaver) acknowledged:
+        :meth:`entries` yields up to here, and it is never cut. On v2 tables
+        what a majority acknowledged."""
+        return self.log.final if self.log.v3 else self.log.committed
+
+    def set_leavers(self, seats: Collection[int]) -> None:
+        """(v3) The table layer abandoned ``seats`` (they left the game): from
+        now on an entry is final once every other seat acknowledged it."""
+        self._execute(self.log.set_leavers(seats))
+        self._note_changes()
 
     def held_events(self, seat: int) -> list[Event]:
         """(v3) The events authored by ``seat`` that this peer holds

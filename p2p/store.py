@@ -451,6 +451,7 @@ class Store:
         self.own_events: list[Event] = []
         self.led_terms: set[int] = set()
         self.voted = 0  # the highest term this peer voted in
+        self.final = 0  # (v3) the highest seq this peer held final
         self.addresses: dict[int, tuple[str, int]] = {}  # where each seat listened last
         self.listen_port: int | None = None  # where we listened last
         self._secrets: dict[str, bytes] = {}
@@ -525,6 +526,8 @@ class Store:
                 self.led_terms.add(record["term"])
             elif record["t"] == "vote" and _valid(_TERM, record):
                 self.voted = max(self.voted, record["term"])
+            elif record["t"] == "final" and _valid(_FINAL, record):
+                self.final = max(self.final, record["seq"])
             elif record["t"] == "addr" and _valid(_ADDR, record):
                 self.addresses[record["seat"]] = (record["host"], record["port"])
             elif record["t"] == "listen" and _valid(_LISTEN, record):
@@ -626,6 +629,7 @@ _PORT = int_field(1, 0xFFFF)
 _ADDR = map_field({"t": text_field(0, 8), "seat": SEAT, "host": text_field(0, 255), "port": _PORT})
 _LISTEN = map_field({"t": text_field(0, 8), "port": _PORT})
 _TERM = map_field({"t": text_field(0, 8), "term": int_field(0, (1 << 32) - 1)})
+_FINAL = map_field({"t": text_field(0, 8), "seq": int_field(0, MAX_SEQ)})
 
 
 def _valid(check: Any, value: Any) -> bool:

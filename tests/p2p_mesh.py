@@ -25,9 +25,11 @@ from p2p.wire import (
 )
 
 
-def make_table(n: int, table_id: bytes = b"test-table") -> tuple[list[Identity], TableSpec]:
+def make_table(
+    n: int, table_id: bytes = b"test-table", version: int = 3
+) -> tuple[list[Identity], TableSpec]:
     ids = [Identity.generate() for _ in range(n)]
-    return ids, TableSpec(table_id, tuple(i.public for i in ids))
+    return ids, TableSpec(table_id, tuple(i.public for i in ids), version)
 
 
 async def wait_until(predicate, timeout: float = 10.0, interval: float = 0.01) -> None:

@@ -1,0 +1,40 @@
+"""Commitment by every seat (protocol v3, protocol.md §3.5 *Final entries*).
+
+On a v3 table an entry is *final* at a peer when every seat of the table -
+every seat not in the leavers the table layer named after an abandon - has
+acknowledged (a signed ``ack``) a head at or past it on this peer's chain,
+and the entry is also acknowledged the Raft way (a majority, counted by vote
+floor: :attr:`p2p.log.LogMachine.committed`), which any honest failover
+keeps. A session acts only on final entries, and a peer never cuts an entry
+it holds final: since every seat signed that chain up to there, no
+coalition of seats that leaves out one honest seat can make an honest seat
+act on an entry that another honest seat does not hold at the same seq.
+
+Pure functions over the acks a peer keeps; the log machine calls them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+
+from p2p.envelope import Head
+
+
+def reach(floors: Mapping[int, Head], hashes: Sequence[bytes]) -> int:
+    """The furthest seq one seat acknowledged on our chain (``hashes[k]`` is
+    the hash of seq k, ``hashes[0]`` the genesis), whatever its vote floor."""
+    best = 0
+    head = len(hashes) - 1
+    for ack in floors.values():
+        if best < ack.seq <= head and hashes[ack.seq] == ack.hash:
+            best = ack.seq
+    return best
+
+
+def acked_by_all(
+    acks: Mapping[int, Mapping[int, Head]],
+    hashes: Sequence[bytes],
+    seats: Collection[int],
+) -> int:
+    """The highest seq that every seat of ``seats`` acknowledged on our chain."""
+    return min((reach(acks.get(seat, {}), hashes) for seat in seats), default=len(hashes) - 1)

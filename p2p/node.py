@@ -462,7 +462,7 @@ class Node:
                     if conn is not None:
                         conn.send(frame)
             elif isinstance(effect, Persist):
-                self.store.append(effect.file, effect.record)
+                self.store.append(effect.file, effect.record, lazy=effect.lazy)
                 if effect.sync:
                     self.store.sync()  # rare (a led term, a proof): worth blocking for
                 elif not effect.lazy:
@@ -813,6 +813,18 @@ class Node:
         :meth:`entries` yields up to here, and it is never cut. On v2 tables
         what a majority acknowledged."""
         return self.log.final if self.log.v3 else self.log.committed
+
+    def tentative(self) -> list[LogItem]:
+        """(v3) The entries this peer holds past :attr:`final`: sequenced, not
+        yet acknowledged by every seat, so they may still be cut. For the
+        ending rule only (V3.md): a seat that is away acknowledges nothing,
+        so the ``abandon`` bodies that end the game wait here until the
+        table layer, having seen them, calls :meth:`set_leavers`. A session
+        acts on nothing else here. Empty on v2 tables."""
+        machine = self.log
+        if not machine.v3:
+            return []
+        return [_item(entry) for entry in machine.chain[machine.final :]]
 
     def set_leavers(self, seats: Collection[int]) -> None:
         """(v3) The table layer abandoned ``seats`` (they left the game): from

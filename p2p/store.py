@@ -548,15 +548,17 @@ class Store:
 
     # ---------------------------------------------------------------- writing
 
-    def append(self, file: str, record: dict[str, Any]) -> None:
+    def append(self, file: str, record: dict[str, Any], *, lazy: bool = False) -> None:
         """Append one record to ``file`` ("log", "own" or "secrets"); not yet
-        durable until :meth:`sync`."""
+        durable until :meth:`sync`. ``lazy``: the file is not marked to be
+        synced for this record (it is with the next record that is)."""
         data = _encode(record)
         fd = self._fds[file]
         written = os.write(fd, data)
         while written < len(data):  # pragma: no cover - regular files write whole
             written += os.write(fd, data[written:])
-        self._dirty.add(file)
+        if not lazy:
+            self._dirty.add(file)
 
     def sync(self) -> None:
         """fsync every file appended to since the last sync."""

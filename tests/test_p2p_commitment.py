@@ -159,10 +159,13 @@ async def test_real_nodes_yield_only_final_entries_and_set_leavers_ends_the_wait
             await wait_until(lambda: nodes[0].head == 2)
             await trio.sleep(0.5)
             assert nodes[0].final == 1 and len(seen) == 1
+            # the tail waits, visible for the ending rule only
+            assert [(i.seq, i.body) for i in nodes[0].tentative()] == [(2, "two")]
             nodes[0].set_leavers({2})  # the table layer abandoned seat 2
             await wait_until(lambda: len(seen) == 2)
             assert msgpack.unpackb(nodes[0].chain[1].event.body) == "two"
             assert seen[1].body == "two" and nodes[0].final == 2
+            assert nodes[0].tentative() == []
             nursery.cancel_scope.cancel()
 
 

@@ -46,7 +46,7 @@ from p2p.wire import MAX_BODY, MAX_LINKS, PROTOCOL_VERSION, WireError, canonical
 EVENT_TAG = "nodealer/event"
 ENTRY_TAG = "nodealer/entry"
 GENESIS_TAG = "nodealer/genesis"
-HEAD_KINDS = ("ack", "beat", "vote", "newterm")
+HEAD_KINDS = ("ack", "beat", "vote", "newterm", "prevote", "grant")  # the last two: v3
 
 
 class EventError(Exception):

@@ -97,6 +97,7 @@ from p2p.envelope import (
     proof_from_wire,
 )
 from p2p.identity import Identity
+from p2p.prevote import PreVoteRound
 from p2p.wire import MAX_BODY, MAX_FETCH, MAX_LINKS
 
 MAX_TERM = (1 << 32) - 1
@@ -280,6 +281,8 @@ class LogMachine:
         self._heard = now  # last sign of life of the current sequencer / election start
         self._term_entered = now  # (v3) when we began following the current term
         self._beat_head = 0  # (v3) the head in the current sequencer's latest beat
+        self._sequencer_heard = now  # (v3) when the sequencer we follow last showed life
+        self._prevote: PreVoteRound | None = None  # (v3) our request for pre-votes
         self._next_beat = now
         self._next_resubmit = now + timeout / 2
         self._fetch_busy_until = 0.0
@@ -540,12 +543,11 @@ class LogMachine:
                 self._sync_from = None
                 self._count_votes(now)
             elif now - self._heard >= self.timeout:
-                self._start_election(now)
+                self._time_out(now)
         elif now - self._heard >= self.timeout:
-            self._start_election(now)
+            self._time_out(now)
         elif self.v3 and self.role is Role.FOLLOWER and self._censoring(now):
-            self._censor_vote = True  # beats of the censor do not call this vote back
-            self._start_election(now)
+            self._time_out(now, censor=True)
         if self.role is not Role.SEQUENCER and now >= self._next_resubmit:
             self._submit_to_sequencer(self.own_pending, now)
         return self.take_effects()
@@ -572,7 +574,7 @@ class LogMachine:
             # head would cost more than the entries. Its signature makes it
             # evidence for whoever keeps it (Head.verify).
             self._on_ack(src, Head.from_wire(msg), now)
-        elif kind in ("beat", "vote"):
+        elif kind in ("beat", "vote") or (self.v3 and kind in ("prevote", "grant")):
             head = Head.from_wire(msg)
             head.verify(self.table, src)
             getattr(self, f"_on_{kind}")(src, head, now)
@@ -667,7 +669,10 @@ class LogMachine:
     def _hear_from_sequencer(self, now: float) -> None:
         """The sequencer we follow is alive: any election we started was premature
         (v3: unless we voted it out for censoring: its beats change nothing)."""
-        if self._censor_vote and self.election is not None:
+        self._sequencer_heard = now
+        if self.election is not None and (
+            self._censor_vote or (self.v3 and self._censoring(now))
+        ):
             return
         self._heard = now
         if self.election is not None and self.role is not Role.SEQUENCER:
@@ -1002,8 +1007,9 @@ class LogMachine:
         self.term_start = start
         self.role = Role.FOLLOWER
         self.election = None
-        self._heard = self._term_entered = now
+        self._heard = self._term_entered = self._sequencer_heard = now
         self._censor_vote = False
+        self._prevote = None
         self._beat_head = 0
         self.votes = {}
         self._sync_from = None
@@ -1013,18 +1019,71 @@ class LogMachine:
         seat = self.table.sequencer_of(term)
         return seat not in self.banned and not (seat == self.me and term in self.led_terms)
 
-    def _start_election(self, now: float) -> None:
-        """The sequencer (or the last candidate) is silent: vote for the next
-        eligible term. We keep following the current term until a newterm."""
+    def _next_election_term(self) -> int | None:
+        """The next eligible term we would vote in, if any."""
         term = (self.term if self.election is None else self.election) + 1
         for _ in range(2 * self.table.n):
             if self._eligible(term):
                 break
             term += 1
         else:
-            return  # every seat is proven against: nobody left to follow
+            return None  # every seat is proven against: nobody left to follow
         if term > MAX_TERM:
-            return  # terms are 32 bits on the wire; never reached honestly
+            return None  # terms are 32 bits on the wire; never reached honestly
+        return term
+
+    def _time_out(self, now: float, censor: bool = False) -> None:
+        """The sequencer (or the last candidate) is silent, or (v3) censors:
+        v2 votes at once; v3 first asks every peer for a pre-vote
+        (:mod:`p2p.prevote`) and votes once a majority granted one."""
+        if not self.v3:
+            self._start_election(now)
+            return
+        term = self._next_election_term()
+        if term is None:
+            return
+        asked = self._prevote
+        if asked is not None and asked.term == term and not asked.stale(now, self.timeout):
+            return  # waiting for answers
+        self._prevote = PreVoteRound(term, now, censor, {self.me})
+        if len(self._prevote.grants) >= self.table.majority:
+            self._on_grant(self.me, self._head_statement("grant", term), now)
+            return
+        self._emit(Send(None, self._head_statement("prevote", term).to_wire()))
+
+    def _on_prevote(self, src: int, head: Head, now: float) -> None:
+        """(v3) Grant a pre-vote only if we too miss the sequencer we follow
+        (silent for the timeout, or we are in an election ourselves) or we too
+        hold an event it leaves out."""
+        if head.term <= self.term or self.role is Role.SEQUENCER:
+            return
+        silent = now - self._sequencer_heard >= self.timeout or self.election is not None
+        if silent or (self.role is Role.FOLLOWER and self._censoring(now)):
+            self._emit(Send(src, self._head_statement("grant", head.term).to_wire()))
+
+    def _on_grant(self, src: int, head: Head, now: float) -> None:
+        asked = self._prevote
+        if asked is None or head.term != asked.term:
+            return  # a late answer to an older request
+        if not asked.grant(src, self.table.majority):
+            return
+        self._prevote = None
+        if self._next_election_term() != asked.term:
+            return  # things moved on meanwhile
+        if asked.censor:
+            if not (self.role is Role.FOLLOWER and self._censoring(now)):
+                return
+            self._censor_vote = True  # beats of the censor do not call this vote back
+        elif now - self._heard < self.timeout:
+            return  # we heard the sequencer again meanwhile
+        self._start_election(now)
+
+    def _start_election(self, now: float) -> None:
+        """The sequencer (or the last candidate) is silent: vote for the next
+        eligible term. We keep following the current term until a newterm."""
+        term = self._next_election_term()
+        if term is None:
+            return
         if self.table.sequencer_of(term) == self.me:
             self._become_candidate(term, now)
             self._count_votes(now)
@@ -1060,6 +1119,7 @@ class LogMachine:
         self.election = None
         self.role = Role.SEQUENCER
         self._censor_vote = False
+        self._prevote = None
         self.led_terms.add(term)
         self.term_start = self.head
         mine = (self.head_term, self.head)

@@ -284,6 +284,8 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "ack": dict(HEAD),
     "beat": dict(HEAD),
     "vote": dict(HEAD),
+    "prevote": dict(HEAD),  # (v3) asks for a pre-vote for `term` (protocol.md §3.5)
+    "grant": dict(HEAD),  # (v3) grants one
     "newterm": {**HEAD, "votes": list_field(VOTE, 0, MAX_SEATS)},
     "fetch": {"from": int_field(1, MAX_SEQ), "n": int_field(1, MAX_FETCH)},
     "proof": {"a": ENTRY, "b": ENTRY},  # proofs against a sequencer (protocol.md §3.5)

@@ -29,8 +29,8 @@ def _snapshot(m: LogMachine):
     return (list(m.chain), list(m.hashes), list(m.next_counter), m.term, m.role)
 
 
-def _committed_net(n: int = 5, events: int = 6) -> SimNet:
-    net = SimNet(n, timeout=1.0)
+def _committed_net(n: int = 5, events: int = 6, version: int = 3) -> SimNet:
+    net = SimNet(n, timeout=1.0, version=version)
     net.run()
     for i in range(events):
         net.submit(i % n, {"i": i})
@@ -332,13 +332,14 @@ def _vote_for(net: SimNet, seat: int, src: int, term: int, draw) -> dict:
     return {"seat": seat, "seq": v.seq, "hterm": v.hterm, "h": v.hash, "s": v.sig}
 
 
-_FUZZ_NET = _committed_net(3, 4)
+_FUZZ_NETS = {v: _committed_net(3, 4, version=v) for v in (2, 3)}
 
 
+@pytest.mark.parametrize("version", [2, 3])
 @settings(max_examples=150, deadline=None)
-@given(st.data())
-def test_signed_nonsense_from_a_seat_raises_only_typed_errors(data) -> None:
-    net = _FUZZ_NET
+@given(data=st.data())
+def test_signed_nonsense_from_a_seat_raises_only_typed_errors(version: int, data) -> None:
+    net = _FUZZ_NETS[version]
     ids = net.ids
     src = data.draw(st.sampled_from([1, 2]))
     victim = LogMachine(
@@ -350,6 +351,10 @@ def test_signed_nonsense_from_a_seat_raises_only_typed_errors(data) -> None:
     ack = Head.create(net.table, ids[honest], "ack", 0, 4, 0, victim.hashes[4])
     victim.receive(honest, ack.to_wire(), 0.0)
     assert victim.committed == 4
+    if version >= 3:  # v3 keeps what every seat acknowledged: src acked it too
+        ack = Head.create(net.table, ids[src], "ack", 0, 4, 0, victim.hashes[4])
+        victim.receive(src, ack.to_wire(), 0.0)
+        assert victim.final == 4
     now = 0.0
     for _ in range(data.draw(st.integers(1, 12))):
         now += data.draw(st.sampled_from([0.0, 0.3, 1.2]))
@@ -361,7 +366,8 @@ def test_signed_nonsense_from_a_seat_raises_only_typed_errors(data) -> None:
         victim.take_effects()
         verify_chain(net.table, victim.chain)
         assert len(victim.hashes) == victim.head + 1
-        # alone, seat src never holds a majority: nothing acknowledged is cut
+        # alone, seat src never holds a majority (v3: never every seat):
+        # nothing acknowledged (v3: final) is cut
         assert victim.chain[: len(acknowledged)] == acknowledged
 
 

@@ -21,14 +21,15 @@ from p2p.envelope import Head
 
 
 def reach(floors: Mapping[int, Head], hashes: Sequence[bytes]) -> int:
-    """The furthest seq one seat acknowledged on our chain (``hashes[k]`` is
-    the hash of seq k, ``hashes[0]`` the genesis), whatever its vote floor."""
-    best = 0
+    """How far one seat's latest ack (highest vote floor, then seq) reaches
+    on our chain (``hashes[k]`` is the hash of seq k, ``hashes[0]`` the
+    genesis); 0 if it is on another chain. Only the latest counts: an older
+    ack may show a chain that seat has cut since."""
+    if not floors:
+        return 0
+    ack = max(floors.values(), key=lambda a: (a.term, a.seq))
     head = len(hashes) - 1
-    for ack in floors.values():
-        if best < ack.seq <= head and hashes[ack.seq] == ack.hash:
-            best = ack.seq
-    return best
+    return ack.seq if ack.seq <= head and hashes[ack.seq] == ack.hash else 0
 
 
 def acked_by_all(

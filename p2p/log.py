@@ -42,23 +42,10 @@ entry is refused, the proof persisted, broadcast to everyone, and its
 culprit never sequences again: the honest peers move to the next term at
 once. A counter that skips ahead is refused but proves nothing by itself.
 
-Failover. A follower that hears nothing from the sequencer for ``timeout``
-seconds (the sequencer beats every ``timeout/4``) sends its signed head as a
-``vote`` for the next term to that term's sequencer (skipping seats
-proven against) and keeps following the old one meanwhile; if that one is
-silent too, the next timeout moves on again, so the next live seat in seat
-order takes over. The new sequencer waits for votes from a majority (itself
-included), adopts the most up-to-date voted chain - highest (term of head
-entry, seq), fetching what it lacks from that voter (one that goes quiet
-loses its vote: a candidate never leads with less than a vote it counts) -
-persists that it leads the term and announces ``newterm`` with the votes as
-its *certificate*. A term is entered only through a certificate that checks
-(a majority of validly signed votes for that term, none ahead of the start),
-never through an entry or a beat, so a seat nobody elected cannot start one.
-Followers then drop the older terms' entries beyond that start and fetch
-what they lack; entries from the current term's sequencer overwrite
-conflicting entries of older terms, or of a proven cheat's term, but
-only up to the term's start (Raft-style log matching).
+Failover, pre-vote and censorship: :mod:`p2p.election` (a mixin of
+:class:`LogMachine`). v3 tables: events go to every peer, which holds them
+(:mod:`p2p.censor`), and a session acts on *final* entries only, those
+every seat acknowledged (:mod:`p2p.commitment`).
 
 Commitment. Votes are durable promises: an ack carries the sender's *vote
 floor* (the highest term it follows or voted in) and counts only towards
@@ -69,19 +56,35 @@ it never cuts, whoever asks: an honest failover never needs to, and it stops
 an elected sequencer that makes up its start. A truncation below what the
 session already consumed is reported, never silent.
 
-Pure functions for the offline verifier: :func:`verify_chain`, :func:`verify_prefix`.
+Pure functions for the offline verifier (in :mod:`p2p.chain`, exported here):
+:func:`verify_chain`, :func:`verify_prefix`.
 """
 
 from __future__ import annotations
 
 import bisect
-import enum
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Any
 
 from p2p.censor import HOLD_AHEAD, HeldEvents
+from p2p.chain import (
+    MAX_TERM,
+    BrokenChain,
+    Effect,
+    LogError,
+    Persist,
+    ProvenFault,
+    ReplayedEvent,
+    Role,
+    Send,
+    _check_link,
+    _term,
+    _verifies,
+    verify_chain,
+    verify_prefix,
+)
 from p2p.commitment import acked_by_all
+from p2p.election import Election
 from p2p.envelope import (
     PROOF_KINDS,
     BadBody,
@@ -100,7 +103,6 @@ from p2p.identity import Identity
 from p2p.prevote import PreVoteRound
 from p2p.wire import MAX_BODY, MAX_FETCH, MAX_LINKS
 
-MAX_TERM = (1 << 32) - 1
 ACK_FLOORS = 4  # acks kept per seat: its latest for each of its last vote floors
 MAX_AHEAD = HOLD_AHEAD  # submissions a sequencer buffers per author beyond the next counter
 FETCH_BATCH = 64  # entries we ask for at once (the next fetch goes out when they are in)
@@ -110,110 +112,7 @@ FETCH_BATCH = 64  # entries we ask for at once (the next fetch goes out when the
 FETCH_BYTES = FETCH_BATCH * (MAX_BODY + 1024)
 
 
-class LogError(EventError):
-    """A message that breaks the log's rules; the connection is dropped."""
-
-
-class BrokenChain(LogError):
-    """An entry that does not continue the chain (link, term or counter)."""
-
-
-class ReplayedEvent(LogError):
-    """An event whose counter was already used, or sent by someone else."""
-
-
-class ProvenFault(LogError):
-    """An entry its sequencer signed around a forged or replayed event: it is
-    refused, and the proof against that sequencer is kept and sent."""
-
-
-class Role(enum.Enum):
-    FOLLOWER = "follower"  # following the sequencer of the current term
-    ELECTING = "electing"  # voted for the next term's sequencer, waiting for newterm
-    CANDIDATE = "candidate"  # this peer sequences the current term once a majority votes
-    SEQUENCER = "sequencer"
-
-
-@dataclass(frozen=True)
-class Send:
-    """Send ``msg`` to seat ``to``, or to every connected peer when ``to`` is None."""
-
-    to: int | None
-    msg: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Persist:
-    """Append ``record`` to a durable file: ``"log"`` (shareable) or ``"own"``
-    (this peer's private outbox). ``sync``: fsync before the next effect;
-    ``lazy``: no flush of its own, synced with the next one."""
-
-    file: str
-    record: dict[str, Any]
-    sync: bool = False
-    lazy: bool = False
-
-
-Effect = Send | Persist
-
-
-def verify_chain(table: TableSpec, entries: Sequence[Entry]) -> list[bytes]:
-    """Re-check a whole chain offline; return the hash of every seq (index 0
-    is the genesis). Raises :class:`EventError` naming the first bad entry."""
-    hashes, problem = verify_prefix(table, entries)
-    if problem is not None:
-        raise problem
-    return hashes
-
-
-def verify_prefix(
-    table: TableSpec, entries: Sequence[Entry]
-) -> tuple[list[bytes], EventError | None]:
-    """Check a chain as far as it is valid: the hashes of the good prefix
-    (genesis first) and the error that stopped it, if any."""
-    hashes = [table.genesis]
-    next_counter = [0] * table.n
-    hterm = 0
-    for expected, entry in enumerate(entries, start=1):
-        try:
-            if entry.seq != expected:
-                raise BrokenChain(f"entry {entry.seq} found where seq {expected} belongs")
-            h = entry.verify(table)
-            _check_link(entry, hashes[-1], hterm, next_counter)
-        except EventError as exc:
-            return hashes, exc
-        hashes.append(h)
-        hterm = entry.term
-        next_counter[entry.event.author] += 1
-    return hashes, None
-
-
-def _check_link(entry: Entry, prev_hash: bytes, prev_term: int, next_counter: list[int]) -> None:
-    if entry.prev != prev_hash:
-        raise BrokenChain(f"entry {entry.seq} does not link to the hash of seq {entry.seq - 1}")
-    if entry.term < prev_term:
-        raise BrokenChain(f"entry {entry.seq} goes back from term {prev_term} to {entry.term}")
-    author, counter = entry.event.author, entry.event.counter
-    if counter != next_counter[author]:
-        raise ReplayedEvent(
-            f"entry {entry.seq}: seat {author}'s event #{counter} where #{next_counter[author]} "
-            "was due (replayed or skipped)"
-        )
-
-
-def _term(entry: Entry) -> int:
-    return entry.term
-
-
-def _verifies(event: Event, table: TableSpec) -> bool:
-    try:
-        event.verify(table)
-    except EventError:
-        return False
-    return True
-
-
-class LogMachine:
+class LogMachine(Election):
     """One peer's view of a table's log (sans-I/O; see the module docstring)."""
 
     def __init__(
@@ -657,30 +556,6 @@ class LogMachine:
             return src == self._sync_from
         return self.role is not Role.SEQUENCER and src == self.sequencer
 
-    def _censoring(self, now: float) -> bool:
-        """(v3) Does the sequencer we follow leave out an event we hold that it
-        could sequence, ``censor_wait`` after we held it and its term began?
-        Not while our chain is behind the sequencer's last beat (the entry
-        may be on its way)."""
-        if now - self._term_entered < self.censor_wait or self._beat_head > self.head:
-            return False
-        return self.holding.censored(self.next_counter, now - self.censor_wait) is not None
-
-    def _hear_from_sequencer(self, now: float) -> None:
-        """The sequencer we follow is alive: any election we started was premature
-        (v3: unless we voted it out for censoring: its beats change nothing)."""
-        self._sequencer_heard = now
-        if self.election is not None and (
-            self._censor_vote or (self.v3 and self._censoring(now))
-        ):
-            return
-        self._heard = now
-        if self.election is not None and self.role is not Role.SEQUENCER:
-            self.election = None
-            self.votes = {}
-            self._sync_from = None
-            self.role = Role.FOLLOWER
-
     def _on_entry(self, src: int, entry: Entry, now: float) -> None:
         seq = entry.seq
         if seq <= self.head and entry.prev == self.hashes[seq - 1]:
@@ -865,120 +740,6 @@ class LogMachine:
         self._beat_head = head.seq
         self._compare_head(src, head, now)
 
-    def _on_newterm(self, src: int, head: Head, votes: list[dict[str, Any]], now: float) -> None:
-        if src != self.table.sequencer_of(head.term):
-            raise LogError(f"seat {src} announced term {head.term}, which is not its to lead")
-        if head.term < self.term or src in self.banned:
-            return  # stale (it comes again on every connect): no signatures to check
-        if head.term == self.term and self.term_start is not None:
-            self._hear_from_sequencer(now)  # from its sealed connection: it is alive
-            return
-        head.verify(self.table, src)
-        self._check_certificate(head, votes)
-        if head.seq <= self.head and head.hash == self.hashes[head.seq]:
-            true_term = self.chain[head.seq - 1].term if head.seq else 0
-            if head.hterm != true_term:  # it would look further ahead than it is
-                raise LogError(
-                    f"newterm {head.term} says seq {head.seq} is of term {head.hterm}; "
-                    f"that entry is of term {true_term}"
-                )
-        self._check_keeps_committed(head)
-        self._enter_term(head.term, now, start=head.seq)
-        if head.seq < self.head and self.hashes[head.seq] == head.hash:
-            if self.chain[head.seq].term < head.term:
-                self._truncate(head.seq)  # older terms' entries no majority voted for
-        elif head.seq <= self.head and self.hashes[head.seq] != head.hash:
-            self._rewind_fetch(src, head.seq, now)
-        elif head.seq > self.head:
-            self._fetch(src, self.head + 1, now, force=True)
-        self._submit_to_sequencer(self.own_pending, now)
-
-    def _check_certificate(self, head: Head, votes: list[dict[str, Any]]) -> None:
-        """A newterm must show that a majority voted for its term and that it
-        starts at least as far as every voter's head (so it holds every entry
-        a majority acknowledged); term 0 starts at the genesis, unelected."""
-        term = head.term
-        if term == 0:
-            if votes or head.seq != 0:
-                raise LogError("term 0 starts at the genesis, with no votes")
-            return
-        if head.hterm >= term:
-            raise LogError(f"newterm {term} must start after entries of older terms")
-        seats = [v["seat"] for v in votes]
-        if len(set(seats)) != len(seats):
-            raise LogError(f"newterm {term} counts a seat's vote twice")
-        if len(seats) < self.table.majority or max(seats) >= self.table.n:
-            raise LogError(
-                f"newterm {term} shows {len(seats)} votes of seats at this table; "
-                f"a majority is {self.table.majority}"
-            )
-        for v in votes:
-            vote = Head("vote", term, v["seq"], v["hterm"], v["h"], v["s"])
-            try:
-                vote.verify(self.table, v["seat"])
-            except EventError as exc:
-                raise LogError(f"newterm {term}: seat {v['seat']}'s vote: {exc}") from exc
-            if (vote.hterm, vote.seq) > (head.hterm, head.seq):
-                raise LogError(
-                    f"newterm {term} starts at seq {head.seq}, behind seat {v['seat']}'s "
-                    f"voted head at seq {vote.seq} (term {vote.hterm})"
-                )
-
-    def _check_keeps_committed(self, head: Head) -> None:
-        """Votes show heads, not what was acknowledged: a sequencer that lies
-        about its start (say, entries it signs for an older term it never led)
-        may look ahead of every vote. Whatever the acks we hold show a
-        majority acknowledged (v3: every seat, :attr:`final`) is never cut,
-        whoever asks."""
-        committed = self.kept
-        if head.seq >= committed:
-            return
-        what = "every seat" if self.v3 else "a majority"
-        if self.hashes[head.seq] != head.hash:
-            raise LogError(
-                f"newterm {head.term} starts at seq {head.seq} off the chain {what} "
-                f"acknowledged up to seq {committed}"
-            )
-        if self.chain[head.seq].term < head.term:
-            raise LogError(
-                f"newterm {head.term} would cut entries {what} acknowledged "
-                f"(seq {head.seq + 1} to {committed})"
-            )
-
-    def _on_vote(self, src: int, head: Head, now: float) -> None:
-        self._compare_head(src, head, now)
-        term = head.term
-        if self.table.sequencer_of(term) != self.me or term <= self.term:
-            if self.role is Role.SEQUENCER and term == self.term:
-                self._emit(Send(src, self._newterm))
-            return
-        if term in self.led_terms or self.me in self.banned or term > MAX_TERM - 2 * self.table.n:
-            return  # (near the last term, the next elections would not fit on the wire)
-        if term > max(self.term, self.election or 0) + 2 * self.table.n:
-            return  # far beyond any election we see: a voter out of step, or pushing us
-        if self.election is None or term > self.election:
-            self._become_candidate(term, now)
-        if self.role is Role.CANDIDATE and self.election == term:
-            self.votes[src] = head
-            self._count_votes(now)
-
-    def _count_votes(self, now: float) -> None:
-        if len(self.votes) < self.table.majority or self._sync_from is not None:
-            return
-        assert self.election is not None
-        self.votes[self.me] = self._head_statement("vote", self.election)  # our head now
-        best_seat = max(self.votes, key=lambda s: (self.votes[s].hterm, self.votes[s].seq))
-        best = self.votes[best_seat]
-        if (best.hterm, best.seq) > (self.head_term, self.head):
-            self._sync_from = best_seat
-            self._sync_target = (best.hterm, best.seq)
-            self._heard = now
-            start = self.head + 1 if best.seq > self.head else best.seq
-            self._rewind_fetch(best_seat, start, now)
-            return
-        assert self.election is not None
-        self._lead(now, self.election)
-
     def _on_proof(self, proof: SequencerProof, now: float) -> None:
         if proof.key in self.proofs or proof.culprit(self.table) in self.banned:
             return  # known already (peers send theirs on every connect): no verifying
@@ -1001,139 +762,20 @@ class LogMachine:
 
     # ------------------------------------------------------------ terms
 
-    def _enter_term(self, term: int, now: float, start: int | None) -> None:
-        """Follow the sequencer of ``term`` (it announced itself or sent entries)."""
-        self.term = term
-        self.term_start = start
-        self.role = Role.FOLLOWER
-        self.election = None
-        self._heard = self._term_entered = self._sequencer_heard = now
-        self._censor_vote = False
-        self._prevote = None
-        self._beat_head = 0
-        self.votes = {}
-        self._sync_from = None
-        self._buffer = {}
 
-    def _eligible(self, term: int) -> bool:
-        seat = self.table.sequencer_of(term)
-        return seat not in self.banned and not (seat == self.me and term in self.led_terms)
-
-    def _next_election_term(self) -> int | None:
-        """The next eligible term we would vote in, if any."""
-        term = (self.term if self.election is None else self.election) + 1
-        for _ in range(2 * self.table.n):
-            if self._eligible(term):
-                break
-            term += 1
-        else:
-            return None  # every seat is proven against: nobody left to follow
-        if term > MAX_TERM:
-            return None  # terms are 32 bits on the wire; never reached honestly
-        return term
-
-    def _time_out(self, now: float, censor: bool = False) -> None:
-        """The sequencer (or the last candidate) is silent, or (v3) censors:
-        v2 votes at once; v3 first asks every peer for a pre-vote
-        (:mod:`p2p.prevote`) and votes once a majority granted one."""
-        if not self.v3:
-            self._start_election(now)
-            return
-        term = self._next_election_term()
-        if term is None:
-            return
-        asked = self._prevote
-        if asked is not None and asked.term == term and not asked.stale(now, self.timeout):
-            return  # waiting for answers
-        self._prevote = PreVoteRound(term, now, censor, {self.me})
-        if len(self._prevote.grants) >= self.table.majority:
-            self._on_grant(self.me, self._head_statement("grant", term), now)
-            return
-        self._emit(Send(None, self._head_statement("prevote", term).to_wire()))
-
-    def _on_prevote(self, src: int, head: Head, now: float) -> None:
-        """(v3) Grant a pre-vote only if we too miss the sequencer we follow
-        (silent for the timeout, or we are in an election ourselves) or we too
-        hold an event it leaves out."""
-        if head.term <= self.term or self.role is Role.SEQUENCER:
-            return
-        silent = now - self._sequencer_heard >= self.timeout or self.election is not None
-        if silent or (self.role is Role.FOLLOWER and self._censoring(now)):
-            self._emit(Send(src, self._head_statement("grant", head.term).to_wire()))
-
-    def _on_grant(self, src: int, head: Head, now: float) -> None:
-        asked = self._prevote
-        if asked is None or head.term != asked.term:
-            return  # a late answer to an older request
-        if not asked.grant(src, self.table.majority):
-            return
-        self._prevote = None
-        if self._next_election_term() != asked.term:
-            return  # things moved on meanwhile
-        if asked.censor:
-            if not (self.role is Role.FOLLOWER and self._censoring(now)):
-                return
-            self._censor_vote = True  # beats of the censor do not call this vote back
-        elif now - self._heard < self.timeout:
-            return  # we heard the sequencer again meanwhile
-        self._start_election(now)
-
-    def _start_election(self, now: float) -> None:
-        """The sequencer (or the last candidate) is silent: vote for the next
-        eligible term. We keep following the current term until a newterm."""
-        term = self._next_election_term()
-        if term is None:
-            return
-        if self.table.sequencer_of(term) == self.me:
-            self._become_candidate(term, now)
-            self._count_votes(now)
-            return
-        self.election = term
-        self.role = Role.ELECTING
-        self.votes = {}
-        self._sync_from = None
-        self._heard = now
-        self._promise(term)
-        self._emit(
-            Send(self.table.sequencer_of(term), self._head_statement("vote", term).to_wire())
-        )
-
-    def _promise(self, term: int) -> None:
-        """We vote in ``term``: from now on our acks say so (they no longer
-        count for older terms' entries), even after a restart."""
-        if term > self.voted:
-            self.voted = term
-            self._emit(Persist("own", {"t": "vote", "term": term}, sync=True))
-
-    def _become_candidate(self, term: int, now: float) -> None:
-        # no promise yet: our own vote is our head when we lead, and leading
-        # moves our term (so our floor) anyway
-        self.election = term
-        self.role = Role.CANDIDATE
-        self.votes = {self.me: self._head_statement("vote", term)}
-        self._sync_from = None
-        self._heard = now
-
-    def _lead(self, now: float, term: int) -> None:
-        self.term = term
-        self.election = None
-        self.role = Role.SEQUENCER
-        self._censor_vote = False
-        self._prevote = None
-        self.led_terms.add(term)
-        self.term_start = self.head
-        mine = (self.head_term, self.head)
-        certificate = [
-            {"seat": s, "seq": v.seq, "hterm": v.hterm, "h": v.hash, "s": v.sig}
-            for s, v in sorted(self.votes.items())
-            if (v.hterm, v.seq) <= mine
-        ]
-        self._newterm = {**self._head_statement("newterm").to_wire(), "votes": certificate}
-        self.votes = {}
-        self._buffer = {}
-        self._emit(Persist("own", {"t": "lead", "term": term}, sync=True))
-        self._emit(Send(None, self._newterm))
-        self._next_beat = now + self.timeout / 4
-        if self.v3:
-            self._sequence_held()  # (v3) what the last sequencer left out comes first
-        self._submit_to_sequencer(self.own_pending, now)
+__all__ = [
+    "ACK_FLOORS",
+    "MAX_AHEAD",
+    "MAX_TERM",
+    "BrokenChain",
+    "Effect",
+    "LogError",
+    "LogMachine",
+    "Persist",
+    "ProvenFault",
+    "ReplayedEvent",
+    "Role",
+    "Send",
+    "verify_chain",
+    "verify_prefix",
+]

@@ -49,6 +49,7 @@ from typing import Any, BinaryIO
 import msgpack
 
 from p2p import disk
+from p2p.chain import BrokenChain, _check_link, verify_prefix
 from p2p.envelope import (
     PROOF_KINDS,
     Entry,
@@ -59,7 +60,6 @@ from p2p.envelope import (
     proof_from_wire,
 )
 from p2p.identity import PeerKey, data_dir
-from p2p.log import BrokenChain, _check_link, verify_prefix
 from p2p.wire import (
     ENTRY,
     EVENT,
@@ -298,7 +298,7 @@ class LogIndex:
 
 class VerifiedChain:
     """The entries of a scanned log (:func:`scan_log`) as far as the chain is
-    valid, checked as :func:`~p2p.log.verify_prefix` checks them, one at a
+    valid, checked as :func:`~p2p.chain.verify_prefix` checks them, one at a
     time as they are read: an entry is yielded only once it verifies and
     links to the one before. Once iterated, :attr:`good` says how many did
     and :attr:`problem` why the next one did not (None: every entry).

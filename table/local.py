@@ -102,7 +102,8 @@ class LocalTable:
         self.clock = self.timers.now
         if purpose is None:
             return False
-        self.feed(0, {"t": "timer", "purpose": purpose})
+        for seat in range(self.table.timers.quorum):  # v3: a majority's words (§7.2)
+            self.feed(seat, {"t": "timer", "purpose": purpose})
         return True
 
     def play(self) -> Outcome:

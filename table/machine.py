@@ -16,17 +16,14 @@ signature). A body is one of (protocol.md §6):
             relock, identity claim, final reveal) for deal number ``deal``;
 ``move``    a player event of the game (its ``seat`` must be the author);
 ``commit``/``open``  commit-reveal of a joint random value;
-``timer``   "the seconds of a pending timer passed" (from the sequencer).
+``timer``   "the seconds of a pending timer passed" (:mod:`table.timers`:
+            the sequencer's on v2 logs, a majority's words on v3).
 
-*Races and authority.* Peers act on the state they have seen, so an honest
-move or timer can reach the log after another body made it pointless (two
-seats challenge the same play; a window closes as a seat detonates). A
-``move`` or ``timer`` body may say ``at``: how many table bodies its author
-had seen. A body that no longer applies but did apply at ``at`` is *stale*:
-dropped, noted in :attr:`Table.stale`, blamed on nobody; one that never
-applied names its author. When the caller passes the entry's ``term``
-(the session and the verifier do), a ``timer`` is accepted only from the
-sequencer of that term (seat ``term mod seats``, protocol.md §3.3).
+*Races.* Peers act on the state they have seen, so an honest body can reach
+the log after another made it pointless. Bodies say ``at`` (how many table
+bodies their author had seen); one that no longer applies but did at ``at``
+is *stale*: dropped, noted in :attr:`Table.stale`, blamed on nobody; one
+that never applied names its author (:mod:`table.timers`).
 
 The engine says what crypto work it needs as ``Request`` values
 (``Game.pending``). The table never takes a system event from the wire:
@@ -73,7 +70,6 @@ from engines.core import (
     Reveal,
     Revealed,
     Timer,
-    TimerExpired,
     Transfer,
     game,
 )
@@ -112,9 +108,11 @@ from mental_poker.seat import (
     make_relock,
     make_shuffle,
 )
+from p2p.wire import PROTOCOL_VERSION
 
 from .history import StateHistory
 from .owing import Look
+from .timers import TimerBook, feed_timer, seen_at
 
 COMMIT_LABEL = b"nodealer/v1/draw-commit"
 DRAW_LABEL = b"nodealer/v1/draw"
@@ -135,6 +133,8 @@ class TableSetup:
     seats: int
     config: Any = None
     proven: bool = True
+    version: int = PROTOCOL_VERSION
+    """the table's protocol version (the log header's): v2 logs keep v2 rules"""
 
     def engine(self) -> Game[Any, Any]:
         return game(self.game)
@@ -249,8 +249,8 @@ class Table:
         self._new_deal(cards, list(range(len(cards))))
         self._settle()
         self._history = StateHistory(self.game, self.events, self.state)  # after k bodies
-        self._timer_since: dict[str, int] = {}
-        self._note_timers()
+        self.timers = TimerBook(setup.seats, setup.version)
+        self.timers.note(self.pending(), self.count)
         self._owing: list[frozenset[int]] = []
         self._owing_sets: dict[frozenset[int], frozenset[int]] = {}  # one object per set
         """seats that owed a body after k table bodies"""
@@ -272,11 +272,6 @@ class Table:
 
     def pending(self) -> tuple[Request, ...]:
         return self.game.pending(self.state)
-
-    def timer_started(self, purpose: str) -> int | None:
-        """The body number since which the pending timer ``purpose`` has been
-        pending (None: not pending); a timer body must have seen it (``at``)."""
-        return self._timer_since.get(purpose)
 
     def duties(self, seat: int, stopped: bool | None = None) -> list[Duty]:
         """What ``seat`` owes the table now (protocol.md §6, *Who owes
@@ -398,7 +393,7 @@ class Table:
             self.faults.append(verdict)
         self.count += 1
         self._history.append(self.state)
-        self._note_timers()
+        self.timers.note(self.pending(), self.count)
         self._note_owed()
         return verdict
 
@@ -406,7 +401,7 @@ class Table:
         if not isinstance(body, Mapping) or not isinstance(body.get("t"), str):
             return Verdict.cheat(author, "a table body is a map with a text 't'")
         if body["t"] == "timer":
-            return self._feed_timer(author, body, term)
+            return feed_timer(self, author, body, term)
         if body["t"] == "overdue":
             return self._feed_overdue(author, body)
         if body["t"] == "refuse":
@@ -423,18 +418,12 @@ class Table:
 
     def _seen(self, body: Mapping[str, Any]) -> int | None:
         """The body's ``at`` (default: now), None if it names no point of
-        this table the author could have seen."""
-        at = body.get("at", self.count)
-        if type(at) is int and 0 <= at <= self.count:
-            return at
-        return None
+        this table the author could have seen (:func:`~table.timers.seen_at`)."""
+        return seen_at(body, self.count)
 
-    def _note_timers(self) -> None:
-        """Remember since which body each pending timer has been pending."""
-        live = {r.purpose for r in self.pending() if isinstance(r, Timer)}
-        self._timer_since = {p: k for p, k in self._timer_since.items() if p in live}
-        for purpose in live:
-            self._timer_since.setdefault(purpose, self.count)
+    def pending_at(self, at: int) -> tuple[Request, ...]:
+        """What the engine asked for after ``at`` table bodies (races)."""
+        return self.game.pending(self._history[at])
 
     def _note_owed(self) -> None:
         """Remember which seats owe a body, and since when each one's oldest
@@ -791,40 +780,6 @@ class Table:
             return Verdict.cheat(author, "opening does not match its commitment")
         draw.opens[author] = value
         return Verdict.good()
-
-    def _feed_timer(self, author: int, body: Mapping[str, Any], term: int | None) -> Verdict:
-        purpose, issued = body.get("purpose"), body.get("term")
-        if set(body) - {"at", "term"} != {"t", "purpose"} or not isinstance(purpose, str):
-            return Verdict.cheat(author, "timer body: expected t, purpose (and at, term)")
-        if issued is not None and (type(issued) is not int or issued < 0):
-            return Verdict.cheat(author, "timer body: term must be a whole number")
-        seats = self.setup.seats
-        if term is not None and author != term % seats:
-            if issued is not None and issued < term and issued % seats == author:
-                # its author was the sequencer when it timed out; a failover
-                # moved the body into a later term
-                return self._stale(author, f"timer {purpose!r:.40} issued in term {issued}")
-            return Verdict.cheat(
-                author,
-                f"timer {purpose!r:.40} from seat {author}, but only the sequencer of "
-                f"term {term} (seat {term % seats}) times out timers",
-            )
-        at = self._seen(body)
-        if at is None:
-            return Verdict.cheat(author, f"timer body: 'at' must be 0…{self.count}")
-        since = self._timer_since.get(purpose)
-        if since is not None and at >= since:
-            try:
-                self._apply(TimerExpired(purpose))
-            except EngineError as exc:
-                return Verdict.cheat(author, f"timer {purpose!r:.40} refused: {exc}")
-            return Verdict.good()
-        if at < self.count and any(
-            isinstance(r, Timer) and r.purpose == purpose
-            for r in self.game.pending(self._history[at])
-        ):
-            return self._stale(author, f"timer {purpose!r:.40} (it stopped before it ran out)")
-        return Verdict.cheat(author, f"no pending timer {purpose!r:.40}")
 
     # ------------------------------------------------------------ deriving
     def _apply(self, event: Event) -> None:

@@ -80,13 +80,14 @@ import trio
 
 from engines.bots import Bot
 from engines.cards import Card
-from engines.core import EngineError, Event, Outcome, Timer
+from engines.core import EngineError, Event, Outcome
 from mental_poker.errors import MentalPokerError, Verdict
 from mental_poker.seat import DealSecrets
 from p2p.envelope import EventError
 from p2p.identity import Identity
 from p2p.node import LogItem, Node, Rewound
 
+from .clock import TimerClock
 from .machine import Seat, Table, TableSetup
 from .names import NAMES_SECRET, SeatNames
 from .pace import Pace, Pacer, people_kinds, takes_turn
@@ -206,7 +207,7 @@ class SharedFeed:
         return self._audit[1]
 
 
-class TableSession:
+class TableSession(TimerClock):
     """One seat's play at one table (see the module docstring).
 
     ``game``/``config``/``proven``: the host (seat 0) sets the table up with
@@ -267,9 +268,7 @@ class TableSession:
         self._stale_shown = 0
         self._over_shown = False
         self._own_fed = 0  # our own entries fed (they carry counters 0, 1, ...)
-        self._timer_seen: dict[tuple[str, int], tuple[float, float]] = {}  # (start, held then)
-        self._held_total = 0.0  # seconds timers were held, closed holds (hold_timers)
-        self._held_since: float | None = None  # time.monotonic() the open hold began
+        self._init_clock()  # table.clock: this seat's timers
         self._owing_seen: dict[tuple[int, int], float] = {}  # (seat, since) -> first seen
         self._complained: set[tuple[int, int]] = set()
         self._last_progress = 0.0  # when the log last brought us anything
@@ -735,62 +734,6 @@ class TableSession:
         """Sign one body into the log (a hook: tests make cheating peers here)."""
         await self.node.submit(body)
 
-    def _pending_timers(self, table: Table) -> list[tuple[Timer, int]]:
-        out = []
-        for request in table.pending():
-            if isinstance(request, Timer):
-                since = table.timer_started(request.purpose)
-                if since is not None:
-                    out.append((request, since))
-        return out
-
-    def _timer_deadlines(self) -> dict[tuple[str, int], float]:
-        """When each pending timer runs out, by this peer's clock."""
-        table = self.replay.table
-        if table is None or table.over or self.replay.stopped:
-            return {}
-        now, held = trio.current_time(), self.held_seconds()
-        out, seen = {}, {}
-        for timer, since in self._pending_timers(table):
-            key = (timer.purpose, since)
-            seen[key] = start, held_then = self._timer_seen.get(key, (now, held))
-            out[key] = start + timer.seconds * self.time_scale + (held - held_then)
-        self._timer_seen = seen
-        return out
-
-    def hold_timers(self, held: bool) -> None:
-        """Hold (True) or release (False) the timers this peer times out.
-
-        Only the sequencer times a timer out, and nothing on the wire says
-        when: a hold adds its length to every pending timer, as if the clock
-        had stopped. ``nodealer play`` (every other seat a bot of this
-        process, seat 0 the sequencer) holds them while its person reads the
-        help or types a required phrase; a LAN table never does, so that no
-        person can stop the others' clock."""
-        if held and self._held_since is None:
-            self._held_since = time.monotonic()
-        elif not held and self._held_since is not None:
-            self._held_total += time.monotonic() - self._held_since
-            self._held_since = None
-
-    def held_seconds(self) -> float:
-        """How long this peer's timers have been held in all (see :meth:`hold_timers`)."""
-        since = self._held_since
-        return self._held_total + (0.0 if since is None else time.monotonic() - since)
-
-    async def _time_out_timer(self, table: Table) -> bool:
-        if not self.node.is_sequencer:
-            return False
-        now = trio.current_time()
-        for (purpose, _), due in sorted(self._timer_deadlines().items(), key=lambda kv: kv[1]):
-            if due <= now:
-                term = self.node.term
-                await self._publish(
-                    {"t": "timer", "purpose": purpose, "term": term, "at": table.count}
-                )
-                return True
-        return False
-
     def _overdue_deadlines(self) -> dict[tuple[int, int], float]:
         """When each other seat that owes a body will have kept us waiting
         ``duty_wait`` seconds (by this peer's clock), per unbroken stretch."""
@@ -822,12 +765,9 @@ class TableSession:
         wake = now + 1.0
         if not self._caught_up():
             return wake  # entries are on their way: they wake us
-        deadlines = self._timer_deadlines()
-        if deadlines:
-            if self.node.is_sequencer:
-                wake = min(wake, min(deadlines.values()))
-            else:
-                wake = min(wake, now + 0.25)  # a failover may make us the sequencer
+        timers = self._timer_wake(now)  # table.clock
+        if timers is not None:
+            wake = min(wake, timers)
         held = None if self._pacer is None else self._pacer.wake_at()
         if held is not None:
             wake = min(wake, held)

@@ -959,6 +959,7 @@ async def play_bot_table(
     processes: int | None = None,
     pace: Pace | None = None,
     names: SeatNames | None = None,
+    timer_lead: int | None = None,
 ) -> list[PeerResult]:
     """A whole game between ``seats`` real peers on this machine: each its
     own identity and store under ``home/peer<seat>``, a real TCP mesh on
@@ -976,6 +977,8 @@ async def play_bot_table(
     core, 0: every seat in this process), so that the table uses every core.
     ``on_update`` hears every seat, ``on_session`` the seats of this process.
     ``pace``: the bot seats wait for the people (:mod:`table.pace`).
+    ``timer_lead``: the other seats sign a timer only after that seat did
+    (:mod:`table.clock`; a person's screen holds the clock).
     A ``make_session`` other than :class:`TableSession` or a factory of
     :func:`table.cheats.cheating_at`, or a game registered outside
     ``engines``, cannot cross into a child: the whole table then plays in
@@ -1046,6 +1049,7 @@ async def play_bot_table(
                     updates=on_update is not None,
                     pace=pace,
                     workers=workers_for(len(children_seats) + 1),
+                    timer_lead=timer_lead,
                 )
                 child = PeerProcess(plan, on_update=on_update, on_result=got)
                 children.append(await nursery.start(child.run))
@@ -1066,6 +1070,7 @@ async def play_bot_table(
                     duty_wait=duty_wait,
                     **({} if pace is None or s == person else {"pace": pace}),
                 )
+                session.timer_lead = timer_lead  # table.clock
                 if on_session is not None:
                     on_session(s, session)
                 outcome = await session.run()

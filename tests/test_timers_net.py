@@ -343,3 +343,58 @@ async def test_honest_timers_fire_within_a_second_of_their_time(
     delay = at - start - seconds
     print(f"{game}: timer {purpose!r} ({seconds:g} s) fired {delay * 1000:.0f} ms after its time")
     assert -0.25 < delay < 1.5, delay  # about a second, with margin for a loaded machine
+
+
+@pytest.mark.trio
+async def test_under_a_lead_the_persons_hold_holds_every_seats_timer(
+    tmp_path, deterministic_deals
+) -> None:
+    """``nodealer play`` (issue 26): every other seat is a bot that signs a
+    timer only once seat 0's word is in the log, so seat 0's hold (its
+    person reading the help) holds the timer for the whole table — though
+    the two bots are a majority of the three seats."""
+    fired: dict[str, float] = {}
+    made: dict[int, TableSession] = {}
+    hold = 2.5
+
+    def heard(seat: int, update) -> None:
+        if seat == 0 and update.kind == "event" and update.text.startswith("time up: "):
+            fired.setdefault(update.text.removeprefix("time up: "), trio.current_time())
+
+    def make(node, **options):
+        options["player"] = Idle(options["player"], "starter", fired)
+        session = (Stopwatch if node.seat == 0 else TableSession)(node, **options)
+        made[session.me] = session
+        return session
+
+    async def hold_then_release(cancel: trio.CancelScope) -> None:
+        while 0 not in made or not made[0].starts:
+            await trio.sleep(0.01)
+        made[0].hold_timers(True)
+        await trio.sleep(hold)
+        made[0].hold_timers(False)
+        while not fired:
+            await trio.sleep(0.05)
+        cancel.cancel()
+
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(hold_then_release, nursery.cancel_scope)
+            await play_bot_table(
+                "bluff",
+                3,
+                tmp_path,
+                proven=False,
+                config=CLOCKS["bluff"][1],
+                seed=1,
+                time_scale=1.0,
+                node_timeout=1.0,
+                make_session=make,
+                on_update=heard,
+                processes=0,
+                timer_lead=0,
+            )
+    ((purpose, at),) = list(fired.items())[:1]
+    start, seconds = made[0].starts[purpose]
+    assert at - start >= seconds + hold - 0.3, "the bots timed it out while seat 0 held it"
+    assert at - start < seconds + hold + 1.5

@@ -155,6 +155,10 @@ def feed_timer(
         isinstance(r, Timer) and r.purpose == purpose for r in table.pending_at(at)
     ):
         return table._stale(author, f"timer {purpose!r:.40} (it stopped before it ran out)")
+    if since is not None:  # pending now, not at the point its author says it saw
+        return Verdict.cheat(
+            author, f"timer {purpose!r:.40} ran out at table body {at}, before it started ({since})"
+        )
     return Verdict.cheat(author, f"no pending timer {purpose!r:.40}")
 
 

@@ -80,7 +80,9 @@ def _bomb(version: int) -> LocalTable:
     return local
 
 
-def test_the_early_k25_time_limit_of_one_seat_ends_a_v2_game_not_a_v3_one() -> None:
+def test_the_early_k25_time_limit_of_one_seat_ends_a_v2_game_not_a_v3_one(
+    deterministic_deals,
+) -> None:
     """Issue 28 point 2 on the pure table: the sequencer's word alone, 23
     bodies into the game, that the hour (K25) is up. A v2 table takes it (the
     game ends, civilians win); a v3 table keeps it as one word of the two it
@@ -90,6 +92,20 @@ def test_the_early_k25_time_limit_of_one_seat_ends_a_v2_game_not_a_v3_one() -> N
     assert old.feed(0, timer, term=0).ok and not old.faults
     assert old.state.ended_by == "time limit"  # the identities are revealed: K25 judged
     new = _bomb(3).table
+    timer = {**timer, "at": new.count}
     assert new.feed(0, timer, term=0).ok and not new.state.ended_by and not new.faults
     assert new.timers.signed("time-limit") == {0}
     assert Timer("time-limit", 3600) in new.pending()
+
+
+def test_a_word_dated_before_its_timer_started_names_its_author() -> None:
+    """No clock can run a timer out before the body that started it: a
+    word whose ``at`` says so (the v3 ``--cheat timer``) names its author."""
+    local = bluff(3, b"before")
+    until(local, lambda: starter_timer(local) is not None)
+    table = local.table
+    purpose = starter_timer(local).purpose
+    since = table.timers.started(purpose)
+    assert since and starter_timer(local) not in table.pending_at(since - 1)
+    verdict = table.feed(1, _word(table, purpose, since - 1), term=0)
+    assert not verdict.ok and verdict.seat == 1 and "before it started" in verdict.reason

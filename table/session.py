@@ -28,9 +28,9 @@ signed before a crash, and we wait for it. To act is, in order:
    relocks, identity claims, commitments, final reveals), computed in a worker
    thread; the seat's secrets (deal keys, draw values) are written to the
    node's secret store, fsynced, *before* any body made from them is signed;
-2. if this peer is the sequencer of the current term: time out a pending
-   timer whose seconds (times ``time_scale``) have passed since this peer saw
-   it start - a ``timer`` body carrying the term (§6, §7.2);
+2. a pending timer whose seconds (times ``time_scale``) have passed since
+   this peer saw it start: its ``timer`` word (v3; on v2 logs only as the
+   sequencer, carrying the term; :mod:`table.clock`, §7.2);
 3. the player: a bot (``act``) here, or a person through
    :meth:`TableSession.submit_move`. Moves carry ``at`` (how many table bodies
    the author had seen), so a move overtaken by another seat's is dropped as
@@ -214,11 +214,11 @@ class TableSession(TimerClock):
     them; another seat may pass ``game`` to refuse a table of another game.
     ``player``: a bot that plays this seat, or None when a person plays it
     through :meth:`submit_move` (reading :attr:`snapshot`). ``time_scale``:
-    real seconds per game second for the timers this peer times out as
-    sequencer. ``on_update``: called on the trio thread with every
-    :class:`Update`; it must neither block nor raise. ``final_wait``: once
-    the game is over and our own final reveals are made, how long the log
-    may stand still before a seat that never makes its own is named.
+    real seconds per game second on this peer's clock (:mod:`table.clock`).
+    ``on_update``: called on the trio thread with every :class:`Update`; it
+    must neither block nor raise. ``final_wait``: once the game is over and
+    our own final reveals are made, how long the log may stand still before
+    a seat that never makes its own is named.
     ``shared``: a :class:`SharedFeed` this session feeds together with the
     other seats of this process. ``pace``: a bot seat waits for the people
     at the table (:mod:`table.pace`); None: it moves as soon as it may."""

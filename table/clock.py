@@ -166,7 +166,7 @@ def _overtaken(table: Table, after: Any, event: Any) -> bool:
     try:
         body = event.decoded_body()
     except Exception:  # not ours to judge: the table names a bad body
-        return False
+        return False  # (a peer never crashes on what another sends)
     if not isinstance(body, dict) or body.get("t") in QUIET:
         return False
     if body.get("t") != "move":
@@ -174,11 +174,11 @@ def _overtaken(table: Table, after: Any, event: Any) -> bool:
     try:
         move = table.game.decode_event(body.get("event"))
         table.game.apply(table.state, move)
-    except EngineError:
-        return False  # not legal now either: the timer changes nothing for it
+    except Exception:  # malformed, or not legal now either: the timer changes nothing
+        return False
     try:
         table.game.apply(after, move)
-    except EngineError:
+    except Exception:
         return True
     return False
 

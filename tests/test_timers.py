@@ -109,3 +109,49 @@ def test_a_word_dated_before_its_timer_started_names_its_author() -> None:
     assert since and starter_timer(local) not in table.pending_at(since - 1)
     verdict = table.feed(1, _word(table, purpose, since - 1), term=0)
     assert not verdict.ok and verdict.seat == 1 and "before it started" in verdict.reason
+
+
+class _Held:
+    """A signed event another seat sent us, as ``Node.held_events`` gives it."""
+
+    def __init__(self, author: int, body) -> None:
+        self.author, self.body = author, body
+
+    def decoded_body(self):
+        if isinstance(self.body, Exception):
+            raise self.body
+        return self.body
+
+
+def test_a_seat_holding_an_event_the_timer_would_make_stale_signs_no_word() -> None:
+    """table.clock: while this seat holds another seat's signed event that
+    the log lacks and the timer would make stale (the A♠ shown, B3), it
+    does not sign the timer out; events the timer leaves alone, and junk,
+    do not hold it."""
+    from types import SimpleNamespace
+
+    from table.clock import TimerClock
+
+    local = bluff(3, b"held")
+    until(local, lambda: starter_timer(local) is not None)
+    table = local.table
+    purpose = starter_timer(local).purpose
+    seat = next(s for s in range(3) if "show" in table.game.legal_kinds(table.state, s))
+    position = next(iter(table.state.hands[seat]))
+    show = {"t": "move", "event": {"kind": "show", "seat": seat, "position": position}}
+    cases = {
+        "show": ([_Held(seat, show)], True),
+        "keys": ([_Held(seat, {"t": "deal", "deal": 0, "msg": {}})], True),
+        "word": ([_Held(seat, {"t": "timer", "purpose": purpose, "at": 0})], False),
+        "junk": ([_Held(seat, ValueError("not msgpack")), _Held(seat, [1, 2])], False),
+        "illegal": ([_Held(seat, {"t": "move", "event": {"kind": "play", "seat": seat}})], False),
+        "none": ([], False),
+    }
+    for name, (held, holds) in cases.items():
+        me = (seat + 1) % 3
+        node = SimpleNamespace(held_events=lambda s, held=held: [e for e in held if e.author == s])
+        clock = SimpleNamespace(node=node, me=me)
+        assert TimerClock._holds_overtaken(clock, table, purpose) is holds, name
+    # a node without held events (v2 peers) holds nothing
+    clock = SimpleNamespace(node=SimpleNamespace(), me=0)
+    assert TimerClock._holds_overtaken(clock, table, purpose) is False

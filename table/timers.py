@@ -154,7 +154,8 @@ def feed_timer(
     if at < table.count and any(
         isinstance(r, Timer) and r.purpose == purpose for r in table.pending_at(at)
     ):
-        return table._stale(author, f"timer {purpose!r:.40} (it stopped before it ran out)")
+        why = "it had fired or stopped" if book.by_majority else "it stopped before it ran out"
+        return table._stale(author, f"timer {purpose!r:.40} ({why})")
     if since is not None:  # pending now, not at the point its author says it saw
         return Verdict.cheat(
             author, f"timer {purpose!r:.40} ran out at table body {at}, before it started ({since})"

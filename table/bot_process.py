@@ -91,6 +91,8 @@ class PeerPlan:
     workers: int | None = None
     """group threads of this process (:func:`mental_poker.group.set_workers`);
     None: one per core. :func:`workers_for` gives the share of a machine"""
+    timer_lead: int | None = None
+    """the seats sign a timer only after this seat did (:mod:`table.clock`)"""
 
     @staticmethod
     def pack(spec: TableSpec) -> tuple[bytes, tuple[bytes, ...], int]:
@@ -355,6 +357,7 @@ async def _child(plan: PeerPlan, out: trio.lowlevel.FdStream, inp: trio.lowlevel
                     **({} if shared is None else {"shared": shared}),
                     **({} if plan.pace is None else {"pace": plan.pace}),
                 )
+                session.timer_lead = plan.timer_lead  # table.clock
                 result = await session.run()
                 home = Path(plan.homes[plan.seats.index(seat)])
                 peer = PeerResult(seat, node.fingerprint, home, node.store.log_path, result)

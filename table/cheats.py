@@ -15,7 +15,8 @@ Kinds (the name is what ``--cheat`` takes):
 * ``identity-claim`` — a Bomb identity proof about another card than the
   one asked for (K12; §6 *Identity claims*);
 * ``move-for-another`` — signs a move as if it were another seat's;
-* ``timer`` — times out a timer though it is not the sequencer (§7.2);
+* ``timer`` — times out a timer it may not: on v2 logs though it is not the
+  sequencer, on v3 with a word dated before the timer started (§6, §7.2);
 * ``keep-final`` — never makes its final reveal (named ``overdue``);
 * ``forged-signature``, ``replayed-event``, ``equivocate`` — the sequencer
   (seat 0) signs an entry holding a move another seat never signed, a
@@ -40,6 +41,7 @@ from mental_poker.proofs import prove_lock, prove_shuffle
 
 from .machine import _deal_body
 from .session import TableSession
+from .timers import V3
 
 
 class _Once(TableSession):
@@ -150,17 +152,28 @@ class FalseVerdict(_Once):
 
 
 class TimerNotSequencer(TableSession):
+    """v2 logs: times a timer out though another seat is the sequencer.
+    v3 (any seat signs its word, §7.2): signs that a timer ran out at a point
+    of the log before it was started - a word no clock can give."""
+
     cheated = False
 
     async def _time_out_timer(self, table: Any) -> bool:
-        if self.cheated or self.node.is_sequencer:
+        if self.cheated or (table.setup.version < V3 and self.node.is_sequencer):
             return await super()._time_out_timer(table)
         for request in table.pending():
-            if isinstance(request, Timer):
-                self.cheated = True
-                await self._publish({"t": "timer", "purpose": request.purpose, "at": table.count})
-                return True
-        return False
+            if not isinstance(request, Timer):
+                continue
+            at = table.count
+            if table.setup.version >= V3:
+                since = table.timers.started(request.purpose)
+                if not since or request in table.pending_at(since - 1):
+                    continue
+                at = since - 1  # the body before the timer started
+            self.cheated = True
+            await self._publish({"t": "timer", "purpose": request.purpose, "at": at})
+            return True
+        return await super()._time_out_timer(table) if table.setup.version >= V3 else False
 
 
 class KeepFinal(TableSession):
@@ -217,8 +230,8 @@ CHEATS = {
         Cheat(
             "timer",
             TimerNotSequencer,
-            "times out a timer without being the sequencer",
-            chance="a running timer while another seat is the sequencer",
+            "times out a timer it may not (v2: not the sequencer; v3: before it started)",
+            chance="a running timer (v2: while another seat is the sequencer)",
         ),
         Cheat(
             "keep-final",

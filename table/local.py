@@ -102,7 +102,16 @@ class LocalTable:
         self.clock = self.timers.now
         if purpose is None:
             return False
-        self.feed(0, {"t": "timer", "purpose": purpose})
+        timers = self.table.timers
+        if not timers.by_majority:  # v2: the sequencer's (seat 0's, term 0) timer
+            self.feed(0, {"t": "timer", "purpose": purpose})
+            return True
+        since = timers.started(purpose)
+        for seat in range(self.table.setup.seats):  # v3: a majority's words (§7.2)
+            if timers.started(purpose) != since:
+                break  # fired
+            if seat not in timers.signed(purpose):
+                self.feed(seat, {"t": "timer", "purpose": purpose})
         return True
 
     def play(self) -> Outcome:

@@ -16,17 +16,14 @@ signature). A body is one of (protocol.md §6):
             relock, identity claim, final reveal) for deal number ``deal``;
 ``move``    a player event of the game (its ``seat`` must be the author);
 ``commit``/``open``  commit-reveal of a joint random value;
-``timer``   "the seconds of a pending timer passed" (from the sequencer).
+``timer``   "the seconds of a pending timer passed" (:mod:`table.timers`:
+            the sequencer's on v2 logs, a majority's words on v3).
 
-*Races and authority.* Peers act on the state they have seen, so an honest
-move or timer can reach the log after another body made it pointless (two
-seats challenge the same play; a window closes as a seat detonates). A
-``move`` or ``timer`` body may say ``at``: how many table bodies its author
-had seen. A body that no longer applies but did apply at ``at`` is *stale*:
-dropped, noted in :attr:`Table.stale`, blamed on nobody; one that never
-applied names its author. When the caller passes the entry's ``term``
-(the session and the verifier do), a ``timer`` is accepted only from the
-sequencer of that term (seat ``term mod seats``, protocol.md §3.3).
+*Races.* Peers act on the state they have seen, so an honest body can reach
+the log after another made it pointless. Bodies say ``at`` (how many table
+bodies their author had seen); one that no longer applies but did at ``at``
+is *stale*: dropped, noted in :attr:`Table.stale`, blamed on nobody; one
+that never applied names its author (:mod:`table.timers`).
 
 The engine says what crypto work it needs as ``Request`` values
 (``Game.pending``). The table never takes a system event from the wire:
@@ -53,10 +50,8 @@ seat makes its final reveal and :meth:`Table.audit` re-checks every deal.
 
 from __future__ import annotations
 
-import hashlib
-import secrets as _secrets
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engines.cards import Card
@@ -67,13 +62,11 @@ from engines.core import (
     Game,
     Prove,
     RandomDraw,
-    RandomValue,
     Request,
     Reshuffle,
     Reveal,
     Revealed,
     Timer,
-    TimerExpired,
     Transfer,
     game,
 )
@@ -112,13 +105,12 @@ from mental_poker.seat import (
     make_relock,
     make_shuffle,
 )
+from p2p.wire import PROTOCOL_VERSION
 
+from .draws import Draws, draw_body
 from .history import StateHistory
 from .owing import Look
-
-COMMIT_LABEL = b"nodealer/v1/draw-commit"
-DRAW_LABEL = b"nodealer/v1/draw"
-MAX_PURPOSE = 64
+from .timers import TimerBook, feed_timer, seen_at
 
 
 class TableError(ValueError):
@@ -135,6 +127,8 @@ class TableSetup:
     seats: int
     config: Any = None
     proven: bool = True
+    version: int = PROTOCOL_VERSION
+    """the table's protocol version (the log header's): v2 logs keep v2 rules"""
 
     def engine(self) -> Game[Any, Any]:
         return game(self.game)
@@ -144,25 +138,6 @@ class TableSetup:
         if self.config is None:
             return eng.Config()
         return eng.decode_config(self.config)
-
-
-def _commit_digest(purpose: str, occurrence: int, seat: int, value: bytes) -> bytes:
-    h = hashlib.sha256()
-    for item in (
-        COMMIT_LABEL,
-        purpose.encode(),
-        occurrence.to_bytes(8, "big"),
-        bytes([seat]),
-        value,
-    ):
-        h.update(len(item).to_bytes(4, "big") + item)
-    return h.digest()
-
-
-@dataclass
-class _Draw:
-    commits: dict[int, bytes] = field(default_factory=dict)
-    opens: dict[int, bytes] = field(default_factory=dict)
 
 
 DUTY_KINDS = ("pass", "keys", "relock", "handover", "commit", "open", "claim", "final", "move")
@@ -229,8 +204,7 @@ class Table:
         self.open_faces: dict[int, int] = {}
         """positions whose face everyone knows without any deal: a lone card
         "reshuffled" (shuffling one card hides nothing)"""
-        self.draws: dict[tuple[str, int], _Draw] = {}
-        self.draw_count: dict[str, int] = {}
+        self.draws = Draws(setup.seats)  # table.draws: joint random draws
         self.claims: dict[tuple[int, int, int, tuple[int, ...]], bool] = {}
         """checked identity claims not yet answered, by (seat, deal, position
         in that deal, members): True if the proof verified"""
@@ -249,8 +223,8 @@ class Table:
         self._new_deal(cards, list(range(len(cards))))
         self._settle()
         self._history = StateHistory(self.game, self.events, self.state)  # after k bodies
-        self._timer_since: dict[str, int] = {}
-        self._note_timers()
+        self.timers = TimerBook(setup.seats, setup.version)
+        self.timers.note(self.pending(), self.count)
         self._owing: list[frozenset[int]] = []
         self._owing_sets: dict[frozenset[int], frozenset[int]] = {}  # one object per set
         """seats that owed a body after k table bodies"""
@@ -272,11 +246,6 @@ class Table:
 
     def pending(self) -> tuple[Request, ...]:
         return self.game.pending(self.state)
-
-    def timer_started(self, purpose: str) -> int | None:
-        """The body number since which the pending timer ``purpose`` has been
-        pending (None: not pending); a timer body must have seen it (``at``)."""
-        return self._timer_since.get(purpose)
 
     def duties(self, seat: int, stopped: bool | None = None) -> list[Duty]:
         """What ``seat`` owes the table now (protocol.md §6, *Who owes
@@ -317,7 +286,8 @@ class Table:
             elif isinstance(request, Transfer):
                 out.extend(self._transfer_owed(seat, request, look))
             elif isinstance(request, RandomDraw):
-                out.extend(self._draw_owed(seat, request))
+                owed = self.draws.owed(seat, request)
+                out.extend([] if owed is None else [Duty(owed, request=request)])
             elif isinstance(request, Prove) and request.seat == seat:
                 key = self.claim_key(request)
                 if key is not None and key not in self.claims:
@@ -362,15 +332,6 @@ class Table:
                 out.append(Duty("handover", number, (local,)))
         return out
 
-    def _draw_owed(self, seat: int, request: RandomDraw) -> list[Duty]:
-        key = (request.purpose, self.draw_count.get(request.purpose, 0))
-        draw = self.draws.get(key, _Draw())
-        if seat not in draw.commits:
-            return [Duty("commit", request=request)]
-        if len(draw.commits) == self.setup.seats and seat not in draw.opens:
-            return [Duty("open", request=request)]
-        return []
-
     def audit(self) -> Verdict:
         """After every final reveal: re-check every deal from its keys."""
         for deal in self.deals:
@@ -398,7 +359,7 @@ class Table:
             self.faults.append(verdict)
         self.count += 1
         self._history.append(self.state)
-        self._note_timers()
+        self.timers.note(self.pending(), self.count)
         self._note_owed()
         return verdict
 
@@ -406,7 +367,7 @@ class Table:
         if not isinstance(body, Mapping) or not isinstance(body.get("t"), str):
             return Verdict.cheat(author, "a table body is a map with a text 't'")
         if body["t"] == "timer":
-            return self._feed_timer(author, body, term)
+            return feed_timer(self, author, body, term)
         if body["t"] == "overdue":
             return self._feed_overdue(author, body)
         if body["t"] == "refuse":
@@ -414,8 +375,8 @@ class Table:
         handler = {
             "deal": self._feed_deal,
             "move": self._feed_move,
-            "commit": self._feed_commit,
-            "open": self._feed_open,
+            "commit": self._feed_draw,
+            "open": self._feed_draw,
         }.get(body["t"])
         if handler is None:
             return Verdict.cheat(author, f"unknown table body {body['t']!r:.30}")
@@ -423,18 +384,12 @@ class Table:
 
     def _seen(self, body: Mapping[str, Any]) -> int | None:
         """The body's ``at`` (default: now), None if it names no point of
-        this table the author could have seen."""
-        at = body.get("at", self.count)
-        if type(at) is int and 0 <= at <= self.count:
-            return at
-        return None
+        this table the author could have seen (:func:`~table.timers.seen_at`)."""
+        return seen_at(body, self.count)
 
-    def _note_timers(self) -> None:
-        """Remember since which body each pending timer has been pending."""
-        live = {r.purpose for r in self.pending() if isinstance(r, Timer)}
-        self._timer_since = {p: k for p, k in self._timer_since.items() if p in live}
-        for purpose in live:
-            self._timer_since.setdefault(purpose, self.count)
+    def pending_at(self, at: int) -> tuple[Request, ...]:
+        """What the engine asked for after ``at`` table bodies (races)."""
+        return self.game.pending(self._history[at])
 
     def _note_owed(self) -> None:
         """Remember which seats owe a body, and since when each one's oldest
@@ -734,97 +689,14 @@ class Table:
             return False
         return True
 
-    def _draw_key(self, body: Mapping[str, Any]) -> tuple[str, int] | None:
-        purpose = body.get("purpose")
-        if not isinstance(purpose, str) or len(purpose) > MAX_PURPOSE:
-            return None
-        pending = [r for r in self.pending() if isinstance(r, RandomDraw)]
-        if not any(r.purpose == purpose for r in pending):
-            return None
-        return (purpose, self.draw_count.get(purpose, 0))
-
-    def _draw_overtaken(self, body: Mapping[str, Any]) -> bool:
-        """A commit or opening for a draw that was pending at the body's
-        ``at`` but no longer is (a timer overtook it): stale, not a cheat."""
-        at, purpose = self._seen(body), body.get("purpose")
-        if at is None or at >= self.count:
-            return False
-        return any(
-            isinstance(r, RandomDraw) and r.purpose == purpose
-            for r in self.game.pending(self._history[at])
-        )
-
-    def _feed_commit(self, author: int, body: Mapping[str, Any]) -> Verdict:
-        key = self._draw_key(body)
-        digest = body.get("digest")
-        if set(body) - {"at"} != {"t", "purpose", "digest"}:
-            return Verdict.cheat(author, "commit body: expected t, purpose, digest (and at)")
-        if key is None:
-            if self._draw_overtaken(body):
-                return self._stale(author, f"commit for {body['purpose']!r:.40} (too late)")
-            return Verdict.cheat(author, "commit for no pending random draw")
-        if not isinstance(digest, bytes) or len(digest) != 32:
-            return Verdict.cheat(author, "commit digest must be 32 bytes")
-        draw = self.draws.setdefault(key, _Draw())
-        if author in draw.commits:
-            return Verdict.cheat(author, "second commitment to one draw")
-        draw.commits[author] = digest
-        return Verdict.good()
-
-    def _feed_open(self, author: int, body: Mapping[str, Any]) -> Verdict:
-        key = self._draw_key(body)
-        value = body.get("value")
-        if set(body) - {"at"} != {"t", "purpose", "value"}:
-            return Verdict.cheat(author, "open body: expected t, purpose, value (and at)")
-        if key is None:
-            if self._draw_overtaken(body):
-                return self._stale(author, f"opening for {body['purpose']!r:.40} (too late)")
-            return Verdict.cheat(author, "opening for no pending random draw")
-        draw = self.draws.get(key)
-        if draw is None or len(draw.commits) < self.setup.seats:
-            return Verdict.cheat(author, "opened before every seat committed")
-        if author in draw.opens:
-            return Verdict.cheat(author, "second opening of one draw")
-        if not isinstance(value, bytes) or len(value) != 32:
-            return Verdict.cheat(author, "draw value must be 32 bytes")
-        if _commit_digest(key[0], key[1], author, value) != draw.commits[author]:
-            return Verdict.cheat(author, "opening does not match its commitment")
-        draw.opens[author] = value
-        return Verdict.good()
-
-    def _feed_timer(self, author: int, body: Mapping[str, Any], term: int | None) -> Verdict:
-        purpose, issued = body.get("purpose"), body.get("term")
-        if set(body) - {"at", "term"} != {"t", "purpose"} or not isinstance(purpose, str):
-            return Verdict.cheat(author, "timer body: expected t, purpose (and at, term)")
-        if issued is not None and (type(issued) is not int or issued < 0):
-            return Verdict.cheat(author, "timer body: term must be a whole number")
-        seats = self.setup.seats
-        if term is not None and author != term % seats:
-            if issued is not None and issued < term and issued % seats == author:
-                # its author was the sequencer when it timed out; a failover
-                # moved the body into a later term
-                return self._stale(author, f"timer {purpose!r:.40} issued in term {issued}")
-            return Verdict.cheat(
-                author,
-                f"timer {purpose!r:.40} from seat {author}, but only the sequencer of "
-                f"term {term} (seat {term % seats}) times out timers",
-            )
+    def _feed_draw(self, author: int, body: Mapping[str, Any]) -> Verdict:
+        """``commit``/``open`` of a joint random draw (:mod:`table.draws`)."""
         at = self._seen(body)
-        if at is None:
-            return Verdict.cheat(author, f"timer body: 'at' must be 0…{self.count}")
-        since = self._timer_since.get(purpose)
-        if since is not None and at >= since:
-            try:
-                self._apply(TimerExpired(purpose))
-            except EngineError as exc:
-                return Verdict.cheat(author, f"timer {purpose!r:.40} refused: {exc}")
-            return Verdict.good()
-        if at < self.count and any(
-            isinstance(r, Timer) and r.purpose == purpose
-            for r in self.game.pending(self._history[at])
-        ):
-            return self._stale(author, f"timer {purpose!r:.40} (it stopped before it ran out)")
-        return Verdict.cheat(author, f"no pending timer {purpose!r:.40}")
+
+        def then() -> tuple[Request, ...] | None:  # what was asked at the body's ``at``
+            return None if at is None or at >= self.count else self.pending_at(at)
+
+        return self.draws.feed(author, body, self.pending(), then, self._stale)
 
     # ------------------------------------------------------------ deriving
     def _apply(self, event: Event) -> None:
@@ -871,15 +743,7 @@ class Table:
                 self._reshuffles[request.new_positions] = number
             return request.answer() if self.deals[number].dealt else None
         if isinstance(request, RandomDraw):
-            key = (request.purpose, self.draw_count.get(request.purpose, 0))
-            draw = self.draws.get(key)
-            if draw is None or len(draw.opens) < self.setup.seats:
-                return None
-            h = hashlib.sha512(DRAW_LABEL + request.purpose.encode())
-            for seat in range(self.setup.seats):
-                h.update(draw.opens[seat])
-            self.draw_count[request.purpose] = key[1] + 1
-            return RandomValue(request.purpose, int.from_bytes(h.digest(), "big") % request.bound)
+            return self.draws.answer(request)
         if isinstance(request, Prove):
             key = self.claim_key(request)
             result = None if key is None else self.claims.pop(key, None)
@@ -1028,7 +892,7 @@ class Seat:
             return _deal_body(number, handover, table.count)
         if duty.kind in ("commit", "open"):
             assert isinstance(duty.request, RandomDraw)
-            return self._draw_duty(duty.request)
+            return draw_body(table.draws, self.seat, self.draw_values, duty.request, table.count)
         if duty.kind == "claim":
             assert isinstance(duty.request, Prove)
             return self._prove_duty(duty.request)
@@ -1063,19 +927,6 @@ class Seat:
         if keep != secrets.relock_keys:
             secrets = self.secrets[number] = replace(secrets, relock_keys=keep)
         return secrets
-
-    def _draw_duty(self, request: RandomDraw) -> dict[str, Any] | None:
-        table = self._table
-        key = (request.purpose, table.draw_count.get(request.purpose, 0))
-        draw = table.draws.get(key, _Draw())
-        if self.seat not in draw.commits:
-            value = self.draw_values.setdefault(key, _secrets.token_bytes(32))
-            digest = _commit_digest(key[0], key[1], self.seat, value)
-            return {"t": "commit", "purpose": request.purpose, "digest": digest, "at": table.count}
-        if len(draw.commits) == table.setup.seats and self.seat not in draw.opens:
-            value = self.draw_values[key]
-            return {"t": "open", "purpose": request.purpose, "value": value, "at": table.count}
-        return None
 
     def _prove_duty(self, request: Prove) -> dict[str, Any] | None:
         key = self._table.claim_key(request)

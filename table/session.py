@@ -28,9 +28,9 @@ signed before a crash, and we wait for it. To act is, in order:
    relocks, identity claims, commitments, final reveals), computed in a worker
    thread; the seat's secrets (deal keys, draw values) are written to the
    node's secret store, fsynced, *before* any body made from them is signed;
-2. if this peer is the sequencer of the current term: time out a pending
-   timer whose seconds (times ``time_scale``) have passed since this peer saw
-   it start - a ``timer`` body carrying the term (§6, §7.2);
+2. a pending timer whose seconds (times ``time_scale``) have passed since
+   this peer saw it start: its ``timer`` word (v3; on v2 logs only as the
+   sequencer, carrying the term; :mod:`table.clock`, §7.2);
 3. the player: a bot (``act``) here, or a person through
    :meth:`TableSession.submit_move`. Moves carry ``at`` (how many table bodies
    the author had seen), so a move overtaken by another seat's is dropped as
@@ -80,13 +80,14 @@ import trio
 
 from engines.bots import Bot
 from engines.cards import Card
-from engines.core import EngineError, Event, Outcome, Timer
+from engines.core import EngineError, Event, Outcome
 from mental_poker.errors import MentalPokerError, Verdict
 from mental_poker.seat import DealSecrets
 from p2p.envelope import EventError
 from p2p.identity import Identity
 from p2p.node import LogItem, Node, Rewound
 
+from .clock import TimerClock
 from .machine import Seat, Table, TableSetup
 from .names import NAMES_SECRET, SeatNames
 from .pace import Pace, Pacer, people_kinds, takes_turn
@@ -206,18 +207,18 @@ class SharedFeed:
         return self._audit[1]
 
 
-class TableSession:
+class TableSession(TimerClock):
     """One seat's play at one table (see the module docstring).
 
     ``game``/``config``/``proven``: the host (seat 0) sets the table up with
     them; another seat may pass ``game`` to refuse a table of another game.
     ``player``: a bot that plays this seat, or None when a person plays it
     through :meth:`submit_move` (reading :attr:`snapshot`). ``time_scale``:
-    real seconds per game second for the timers this peer times out as
-    sequencer. ``on_update``: called on the trio thread with every
-    :class:`Update`; it must neither block nor raise. ``final_wait``: once
-    the game is over and our own final reveals are made, how long the log
-    may stand still before a seat that never makes its own is named.
+    real seconds per game second on this peer's clock (:mod:`table.clock`).
+    ``on_update``: called on the trio thread with every :class:`Update`; it
+    must neither block nor raise. ``final_wait``: once the game is over and
+    our own final reveals are made, how long the log may stand still before
+    a seat that never makes its own is named.
     ``shared``: a :class:`SharedFeed` this session feeds together with the
     other seats of this process. ``pace``: a bot seat waits for the people
     at the table (:mod:`table.pace`); None: it moves as soon as it may."""
@@ -267,9 +268,7 @@ class TableSession:
         self._stale_shown = 0
         self._over_shown = False
         self._own_fed = 0  # our own entries fed (they carry counters 0, 1, ...)
-        self._timer_seen: dict[tuple[str, int], tuple[float, float]] = {}  # (start, held then)
-        self._held_total = 0.0  # seconds timers were held, closed holds (hold_timers)
-        self._held_since: float | None = None  # time.monotonic() the open hold began
+        self._init_clock()  # table.clock: this seat's timers
         self._owing_seen: dict[tuple[int, int], float] = {}  # (seat, since) -> first seen
         self._complained: set[tuple[int, int]] = set()
         self._last_progress = 0.0  # when the log last brought us anything
@@ -735,62 +734,6 @@ class TableSession:
         """Sign one body into the log (a hook: tests make cheating peers here)."""
         await self.node.submit(body)
 
-    def _pending_timers(self, table: Table) -> list[tuple[Timer, int]]:
-        out = []
-        for request in table.pending():
-            if isinstance(request, Timer):
-                since = table.timer_started(request.purpose)
-                if since is not None:
-                    out.append((request, since))
-        return out
-
-    def _timer_deadlines(self) -> dict[tuple[str, int], float]:
-        """When each pending timer runs out, by this peer's clock."""
-        table = self.replay.table
-        if table is None or table.over or self.replay.stopped:
-            return {}
-        now, held = trio.current_time(), self.held_seconds()
-        out, seen = {}, {}
-        for timer, since in self._pending_timers(table):
-            key = (timer.purpose, since)
-            seen[key] = start, held_then = self._timer_seen.get(key, (now, held))
-            out[key] = start + timer.seconds * self.time_scale + (held - held_then)
-        self._timer_seen = seen
-        return out
-
-    def hold_timers(self, held: bool) -> None:
-        """Hold (True) or release (False) the timers this peer times out.
-
-        Only the sequencer times a timer out, and nothing on the wire says
-        when: a hold adds its length to every pending timer, as if the clock
-        had stopped. ``nodealer play`` (every other seat a bot of this
-        process, seat 0 the sequencer) holds them while its person reads the
-        help or types a required phrase; a LAN table never does, so that no
-        person can stop the others' clock."""
-        if held and self._held_since is None:
-            self._held_since = time.monotonic()
-        elif not held and self._held_since is not None:
-            self._held_total += time.monotonic() - self._held_since
-            self._held_since = None
-
-    def held_seconds(self) -> float:
-        """How long this peer's timers have been held in all (see :meth:`hold_timers`)."""
-        since = self._held_since
-        return self._held_total + (0.0 if since is None else time.monotonic() - since)
-
-    async def _time_out_timer(self, table: Table) -> bool:
-        if not self.node.is_sequencer:
-            return False
-        now = trio.current_time()
-        for (purpose, _), due in sorted(self._timer_deadlines().items(), key=lambda kv: kv[1]):
-            if due <= now:
-                term = self.node.term
-                await self._publish(
-                    {"t": "timer", "purpose": purpose, "term": term, "at": table.count}
-                )
-                return True
-        return False
-
     def _overdue_deadlines(self) -> dict[tuple[int, int], float]:
         """When each other seat that owes a body will have kept us waiting
         ``duty_wait`` seconds (by this peer's clock), per unbroken stretch."""
@@ -822,12 +765,9 @@ class TableSession:
         wake = now + 1.0
         if not self._caught_up():
             return wake  # entries are on their way: they wake us
-        deadlines = self._timer_deadlines()
-        if deadlines:
-            if self.node.is_sequencer:
-                wake = min(wake, min(deadlines.values()))
-            else:
-                wake = min(wake, now + 0.25)  # a failover may make us the sequencer
+        timers = self._timer_wake(now)  # table.clock
+        if timers is not None:
+            wake = min(wake, timers)
         held = None if self._pacer is None else self._pacer.wake_at()
         if held is not None:
             wake = min(wake, held)
@@ -1019,6 +959,7 @@ async def play_bot_table(
     processes: int | None = None,
     pace: Pace | None = None,
     names: SeatNames | None = None,
+    timer_lead: int | None = None,
 ) -> list[PeerResult]:
     """A whole game between ``seats`` real peers on this machine: each its
     own identity and store under ``home/peer<seat>``, a real TCP mesh on
@@ -1036,6 +977,8 @@ async def play_bot_table(
     core, 0: every seat in this process), so that the table uses every core.
     ``on_update`` hears every seat, ``on_session`` the seats of this process.
     ``pace``: the bot seats wait for the people (:mod:`table.pace`).
+    ``timer_lead``: the other seats sign a timer only after that seat did
+    (:mod:`table.clock`; a person's screen holds the clock).
     A ``make_session`` other than :class:`TableSession` or a factory of
     :func:`table.cheats.cheating_at`, or a game registered outside
     ``engines``, cannot cross into a child: the whole table then plays in
@@ -1106,6 +1049,7 @@ async def play_bot_table(
                     updates=on_update is not None,
                     pace=pace,
                     workers=workers_for(len(children_seats) + 1),
+                    timer_lead=timer_lead,
                 )
                 child = PeerProcess(plan, on_update=on_update, on_result=got)
                 children.append(await nursery.start(child.run))
@@ -1126,6 +1070,7 @@ async def play_bot_table(
                     duty_wait=duty_wait,
                     **({} if pace is None or s == person else {"pace": pace}),
                 )
+                session.timer_lead = timer_lead  # table.clock
                 if on_session is not None:
                     on_session(s, session)
                 outcome = await session.run()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-import table.machine as table_module
+import table.draws as draws_module
 from mental_poker.group import SeededRng
 from mental_poker.seat import DealSecrets
 
@@ -23,4 +23,4 @@ def deterministic_deals(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(DealSecrets, "generate", classmethod(seeded))
     draws = SeededRng(b"draws")
-    monkeypatch.setattr(table_module._secrets, "token_bytes", lambda n: draws(n))
+    monkeypatch.setattr(draws_module.secrets, "token_bytes", lambda n: draws(n))

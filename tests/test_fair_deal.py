@@ -268,7 +268,7 @@ def test_a_seat_kept_busy_by_another_is_not_overdue(deterministic_deals) -> None
 
 
 def test_an_honest_claim_or_commit_overtaken_by_a_timer_is_stale(deterministic_deals) -> None:
-    """Review of issue 9: the sequencer's time-limit timer (K25) landing
+    """Review of issue 9: the time-limit timer (K25) landing
     just before an honest identity claim or draw commitment used to name the
     honest seat; with the body's `at` it is stale, nobody blamed."""
     for seed in range(1, 30):
@@ -283,8 +283,9 @@ def test_an_honest_claim_or_commit_overtaken_by_a_timer_is_stale(deterministic_d
                 (claim,) = [
                     b for b in bodies if b["t"] == "deal" and b["msg"]["type"] == "identity"
                 ]
-                timer = {"t": "timer", "purpose": "time-limit", "term": 0, "at": table.count}
-                assert table.feed(0, timer, term=0).ok
+                timer = {"t": "timer", "purpose": "time-limit", "at": table.count}
+                for word in range(table.timers.quorum):  # v3: a majority's words (§7.2)
+                    assert table.feed(word, timer, term=0).ok
                 assert table.feed(seat, claim, term=0).ok
                 assert table.stale[-1][0] == seat and not table.faults
                 break
@@ -301,8 +302,9 @@ def test_an_honest_claim_or_commit_overtaken_by_a_timer_is_stale(deterministic_d
         local.step()
     (commit,) = local.seats[1].duties()
     assert commit["t"] == "commit"
-    timer = {"t": "timer", "purpose": "time-limit", "term": 0, "at": table.count}
-    assert table.feed(0, timer, term=0).ok
+    timer = {"t": "timer", "purpose": "time-limit", "at": table.count}
+    for word in range(table.timers.quorum):
+        assert table.feed(word, timer, term=0).ok
     assert table.feed(1, commit, term=0).ok and table.stale and not table.faults
 
 

@@ -18,8 +18,8 @@ from table.machine import Seat, Table, TableSetup
 from table.replay import Replay, setup_body
 
 
-def bluff(seats: int, name: bytes = b"rules") -> LocalTable:
-    setup = TableSetup(name, "bluff", seats, proven=False)
+def bluff(seats: int, name: bytes = b"rules", version: int = 3) -> LocalTable:
+    setup = TableSetup(name, "bluff", seats, proven=False, version=version)
     return LocalTable(setup, sensible_bots("bluff", seats, 2))
 
 
@@ -35,8 +35,8 @@ def starter_timer(local: LocalTable) -> Timer | None:
     return next((r for r in local.table.pending() if isinstance(r, Timer)), None)
 
 
-def test_only_the_sequencer_of_the_entry_term_times_out_a_timer() -> None:
-    local = bluff(2)
+def test_only_the_sequencer_of_the_entry_term_times_out_a_timer_on_v2() -> None:
+    local = bluff(2, version=2)  # v3: tests/test_timers.py
     until(local, lambda: starter_timer(local) is not None)  # B3: waiting for A♠
     table = local.table
     purpose = starter_timer(local).purpose
@@ -57,8 +57,8 @@ def test_only_the_sequencer_of_the_entry_term_times_out_a_timer() -> None:
     assert table.game.encode(table.state) != before, "the timer ran out"
 
 
-def test_a_timer_carried_into_the_next_term_by_a_failover_is_stale() -> None:
-    local = bluff(2, b"failover")
+def test_a_timer_carried_into_the_next_term_by_a_failover_is_stale_on_v2() -> None:
+    local = bluff(2, b"failover", version=2)
     until(local, lambda: starter_timer(local) is not None)
     table = local.table
     purpose = starter_timer(local).purpose
@@ -72,8 +72,8 @@ def test_a_timer_carried_into_the_next_term_by_a_failover_is_stale() -> None:
     assert not verdict.ok and verdict.seat == 0
 
 
-def test_a_timer_that_stopped_before_its_body_arrived_is_stale() -> None:
-    local = bluff(2, b"timer-race")
+def test_a_timer_that_stopped_before_its_body_arrived_is_stale_on_v2() -> None:
+    local = bluff(2, b"timer-race", version=2)
     until(local, lambda: starter_timer(local) is not None)
     table = local.table
     purpose, seen = starter_timer(local).purpose, table.count

@@ -130,6 +130,7 @@ class PlayApp(NodealerApp):
                 own=self.own,
                 person=0,
                 pace=self.pace,
+                timer_lead=0,  # the bots' timers wait for the person's (table.clock)
                 names=self.names,
                 on_session=self._got_session,
                 on_update=self._updated,

@@ -47,7 +47,9 @@ register(
         "while holding another card": "证明一次与身份牌有关的出牌：它得按 A 类或 B 类出牌（K12），"
         "而且手里还有别的牌",
         "a move of its own": "轮到自己走一步",
-        "a running timer while another seat is the sequencer": "在别的座位当排序者时有计时器在走",
+        "a running timer (v2: while another seat is the sequencer)": (
+            "有计时器在走（v2：且别的座位当排序者）"
+        ),
         "the final reveals at the end of the game": "游戏结束时的最后公开",
         "a verdict of its own secret rule: it must win a round to write one": (
             "为自己的秘密规则作一次裁决：它得先赢一局才能写规则"
@@ -87,7 +89,9 @@ register(
         "locks another position's card to read it": "给别的位置的牌上锁，想偷看它",
         "proves its play against another card": "拿另一张牌来证明它的出牌",
         "signs a move for another seat": "替别的座位签了一步",
-        "times out a timer without being the sequencer": "不是排序者却宣布计时结束",
+        "times out a timer it may not (v2: not the sequencer; v3: before it started)": (
+            "宣布它无权宣布的计时结束（v2：不是排序者；v3：计时器还没开始）"
+        ),
         "withholds its final reveal": "扣着最后的公开不做",
         "posts a false verdict for its secret rule": "为自己的秘密规则发布了错误的裁决",
         "puts, as sequencer, a move another seat never signed into the log": (

@@ -69,7 +69,6 @@ from p2p.wire import (
     MAX_SEATS,
     MAX_SEQ,
     MAX_TABLE_ID,
-    PROTOCOL_VERSION,
     READABLE_VERSIONS,
     SEAT,
     SchemaError,

@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines.core import Timer
-from mental_poker.group import encode_scalar, inverse, mul, random_scalar
 from mental_poker.messages import LockPass
 from mental_poker.proofs import prove_lock, prove_shuffle
 
@@ -65,8 +64,11 @@ class WrongKey(_Once):
     def tamper(self, body: dict[str, Any]) -> dict[str, Any] | None:
         if not _is(body, "keys") or not body["msg"]["keys"]:
             return body
+        group = self.table.deals[body["deal"]].group if self.table is not None else None
+        if group is None:
+            return body
         body = copy.deepcopy(body)
-        body["msg"]["keys"][0][1] = encode_scalar(random_scalar())
+        body["msg"]["keys"][0][1] = group.encode_scalar(group.random_scalar())
         return body
 
 
@@ -78,7 +80,7 @@ class DuplicateCard(_Once):
         deal = self.table.deals[number]
         secrets = self.seat.secrets[number]
         xs = deal.expected_input()
-        s, perm = secrets.shuffle_key, secrets.permutation
+        s, perm, mul = secrets.shuffle_key, secrets.permutation, deal.group.mul
         out = [mul(s, xs[perm[i]]) for i in range(len(xs))]
         out[1] = out[0]  # one card twice, another gone
         msg = copy.deepcopy(body["msg"])
@@ -96,11 +98,11 @@ class LockKey(_Once):
         deal = self.table.deals[0]
         secrets = self.seat.secrets[0]
         xs = deal.expected_input()
-        s = secrets.shuffle_key
+        s, mul = secrets.shuffle_key, deal.group.mul
         i, j = self.me, (self.me + 1) % self.node.table.n  # its own card, the next seat's
         locked = [mul(k, x) for k, x in zip(secrets.lock_keys, xs, strict=True)]
         locked[i] = mul(s, xs[j])
-        stripped = [mul(inverse(s), x) for x in locked]
+        stripped = [mul(deal.group.inverse(s), x) for x in locked]
         proof = None
         if deal.setup.proven:
             keys = list(secrets.lock_keys)

@@ -87,7 +87,8 @@ from mental_poker.errors import (
     NotDecryptable,
     Verdict,
 )
-from mental_poker.group import mul
+from mental_poker.group_api import Group
+from mental_poker.groups import group_for
 from mental_poker.messages import (
     Complaint,
     DealSetup,
@@ -112,6 +113,7 @@ from mental_poker.seat import (
     make_relock,
     make_shuffle,
 )
+from p2p.wire import PROTOCOL_VERSION
 
 from .history import StateHistory
 from .owing import Look
@@ -135,6 +137,15 @@ class TableSetup:
     seats: int
     config: Any = None
     proven: bool = True
+    version: int = PROTOCOL_VERSION
+    """The table's protocol version (the log header's ``v``): it chooses the
+    card group (:func:`~mental_poker.groups.group_for`)."""
+
+    @property
+    def group(self) -> Group:
+        """The group this table's deals run over (v3: secp256k1; v2 logs:
+        edwards25519)."""
+        return group_for(self.version)
 
     def engine(self) -> Game[Any, Any]:
         return game(self.game)
@@ -915,8 +926,9 @@ class Table:
 
     def _new_deal(self, cards: list[int], positions: list[int]) -> int:
         number = len(self.deals)
-        context = Context(self.setup.table_id, number)
-        deck = Deck.of(cards)
+        group = self.setup.group
+        context = Context(self.setup.table_id, number, group=group)
+        deck = Deck.of(cards, group)
         self.deals.append(DealTable(DealSetup(context, self.setup.seats, deck, self.setup.proven)))
         for local, position in enumerate(positions):
             self.where[position] = (number, local)
@@ -1058,7 +1070,7 @@ class Seat:
         keep = tuple(
             (p, k)
             for p, k in secrets.relock_keys
-            if p != local or any(mul(k, layer.before) == layer.after for layer in mine)
+            if p != local or any(deal.group.mul(k, layer.before) == layer.after for layer in mine)
         )
         if keep != secrets.relock_keys:
             secrets = self.secrets[number] = replace(secrets, relock_keys=keep)

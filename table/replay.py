@@ -83,7 +83,7 @@ def parse_setup(spec: TableSpec, body: Any) -> TableSetup:
         raise SetupError(f"unknown game {name!r:.40}") from None
     if not engine.min_seats <= seats <= engine.max_seats:
         raise SetupError(f"{name} is for {engine.min_seats}-{engine.max_seats} seats, not {seats}")
-    setup = TableSetup(spec.table_id, name, seats, body["config"], proven)
+    setup = TableSetup(spec.table_id, name, seats, body["config"], proven, spec.version)
     try:
         engine.new(setup.decoded_config(), seats)
     except (EngineError, ValueError, TypeError) as exc:

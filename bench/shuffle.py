@@ -4,8 +4,8 @@
                             [--groups-only] [--group-rounds 7]
 
 Prints
-0. the card groups side by side (edwards25519 through PyNaCl, today's;
-   secp256k1 through coincurve, the v3 draft; ristretto255 through rbcl if
+0. the card groups side by side (edwards25519 through PyNaCl, v2 logs';
+   secp256k1 through coincurve, v3 tables'; ristretto255 through rbcl if
    it is installed, for comparison only): each library's raw cost per
    operation (var-mult, fixed-base mult, add, decode+check, hash-to-curve;
    thread CPU time, best of 3), then one peer's CPU time (process time, one

@@ -30,14 +30,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from engines.core import Timer
 from mental_poker.messages import LockPass
 from mental_poker.proofs import prove_lock, prove_shuffle
 
+from .cheat_kind import Cheat
 from .machine import _deal_body
+from .sequencer_cheats import SEQUENCER_CHEATS
 from .session import TableSession
 
 
@@ -171,21 +172,6 @@ class KeepFinal(TableSession):
             await super()._publish(body)
 
 
-@dataclass(frozen=True)
-class Cheat:
-    name: str
-    session: type[TableSession]
-    what: str
-    games: tuple[str, ...] = ()  # empty: every game
-    proven_only: bool = False
-    seat: int = 1  # the seat that cheats (the sequencer's tricks need seat 0)
-    chance: str = "a move to put into the log as the sequencer"
-    """The moment the cheat needs (said when a game ended without it)."""
-
-    def fits(self, game: str) -> bool:
-        return not self.games or game in self.games
-
-
 CHEATS = {
     c.name: c
     for c in (
@@ -238,14 +224,7 @@ CHEATS = {
     )
 }
 
-
-def _add_sequencer_cheats() -> None:
-    from .sequencer_cheats import SEQUENCER_CHEATS  # they build on Cheat, defined above
-
-    CHEATS.update((c.name, c) for c in SEQUENCER_CHEATS)
-
-
-_add_sequencer_cheats()
+CHEATS.update((c.name, c) for c in SEQUENCER_CHEATS)
 
 
 def cheating_at(seat: int, cheat: Cheat) -> Callable[..., TableSession]:

@@ -86,6 +86,7 @@ async def one_table(
     time_scale: float,
     workers: int | None,
     version: int = PROTOCOL_VERSION,
+    proven: bool = True,
 ) -> dict:
     import secrets
 
@@ -100,7 +101,7 @@ async def one_table(
             (seat,),
             (str(homes[seat]),),
             game,
-            proven=True,
+            proven=proven,
             seed=seed,
             time_scale=time_scale,
             final_wait=60.0,
@@ -237,6 +238,11 @@ def main(argv: list[str] | None = None) -> int:
         help="protocol versions side by side (the first: the headline keys; others: _vN keys)",
     )
     parser.add_argument(
+        "--unproven",
+        action="store_true",
+        help="unproven deals (where the time goes: the log's rounds without the proofs)",
+    )
+    parser.add_argument(
         "--workers",
         type=int,
         help="group threads per peer process (default: the cores divided among the peers)",
@@ -244,7 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizes = [int(x) for x in args.sizes.split(",")]
     versions = [int(x) for x in args.versions.split(",")]
-    print(f"{args.game}, proven deals, one process per peer; load average: {_load()}")
+    kind = "unproven" if args.unproven else "proven"
+    print(f"{args.game}, {kind} deals, one process per peer; load average: {_load()}")
     runs: dict[tuple[int, int], list[dict[str, Any]]] = {
         (v, n): [] for v in versions for n in sizes
     }
@@ -255,7 +262,15 @@ def main(argv: list[str] | None = None) -> int:
                 with tempfile.TemporaryDirectory(prefix="nodealer-bench-table-") as tmp:
                     seed = args.seed + r
                     figures = trio.run(
-                        one_table, args.game, n, Path(tmp), seed, args.time_scale, args.workers, v
+                        one_table,
+                        args.game,
+                        n,
+                        Path(tmp),
+                        seed,
+                        args.time_scale,
+                        args.workers,
+                        v,
+                        not args.unproven,
                     )
                 workers = workers_for(n) if args.workers is None else args.workers
                 side = side_by_side(args.game, n, workers, v)

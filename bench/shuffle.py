@@ -4,8 +4,8 @@
                             [--groups-only] [--group-rounds 7]
 
 Prints
-0. the card groups side by side (edwards25519 through PyNaCl, today's;
-   secp256k1 through coincurve, the v3 draft; ristretto255 through rbcl if
+0. the card groups side by side (edwards25519 through PyNaCl, v2 logs';
+   secp256k1 through coincurve, v3 tables'; ristretto255 through rbcl if
    it is installed, for comparison only): each library's raw cost per
    operation (var-mult, fixed-base mult, add, decode+check, hash-to-curve;
    thread CPU time, best of 3), then one peer's CPU time (process time, one
@@ -37,8 +37,13 @@ Prints
 Our times are given with every worker thread (the default: one per core)
 and with one thread. The operation floor is Σ over operation kinds of
 (count, taken from our own code with ``count_ops``) × (raw cost of item 1).
-Sections 1-4 run in ``--group`` (edwards25519 by default).
-The last line is one JSON object with the headline ratios.
+Sections 1-4 run in ``--group`` (secp256k1, v3 tables' group, by default).
+The last line is one JSON object with the headline ratios (wall time, as the
+issue's goals are stated; the head to head also in CPU time of the process,
+``ratio_vs_mentalpoker_4p_cpu``, ``ratio_unproven_vs_mentalpoker_4p_cpu``:
+our worker threads lose most under load from other processes, the
+single-threaded ``mentalpoker`` least, so on a loaded machine the wall-time
+ratios understate ours).
 """
 
 from __future__ import annotations
@@ -398,8 +403,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--group",
         choices=["edwards25519", "secp256k1"],
-        default="edwards25519",
-        help="the group of sections 1-4",
+        default="secp256k1",
+        help="the group of sections 1-4 (default: v3 tables' secp256k1; edwards25519: v2 logs')",
     )
     parser.add_argument("--group-rounds", type=int, default=7, help="rounds of section 0")
     parser.add_argument("--groups-only", action="store_true", help="section 0 only")
@@ -470,22 +475,35 @@ def main(argv: list[str] | None = None) -> int:
         mp_run = mentalpoker_deal("ec")
         assert mp_run is not None
         rounds: dict[str, list[float]] = {"proven": [], "unproven": [], "theirs": [], "bare": []}
+        cpu: dict[str, list[float]] = {k: [] for k in rounds}
         for _ in range(args.repeat):
-            rounds["proven"].append(timed(lambda: our_deal(4, True, g), 1))
-            rounds["theirs"].append(timed(mp_run, 1))
-            rounds["unproven"].append(timed(lambda: our_deal(4, False, g), 1))
-            rounds["bare"].append(timed(lambda: our_passes_only(4, g), 1))
+            for key, fn in (
+                ("proven", lambda: our_deal(4, True, g)),
+                ("theirs", mp_run),
+                ("unproven", lambda: our_deal(4, False, g)),
+                ("bare", lambda: our_passes_only(4, g)),
+            ):
+                c0 = time.process_time()
+                rounds[key].append(timed(fn, 1))
+                cpu[key].append(time.process_time() - c0)
         h2h = {k: statistics.median(v) for k, v in rounds.items()}
+        h2h_cpu = {k: statistics.median(v) for k, v in cpu.items()}
         labels = {
             "proven": "ours proven, every proof checked by every other peer",
             "unproven": "ours unproven, every point validated before use",
             "bare": "ours unproven passes alone (no trackers)",
             "theirs": "mentalpoker DealerEC, unproven, nothing checked",
         }
-        print(f"\nhead to head, 4 peers, interleaved x{args.repeat}, medians:")
+        print(f"\nhead to head, 4 peers, interleaved x{args.repeat}, medians (wall; CPU):")
         for key, text in labels.items():
-            print(f"  {text:55s} {h2h[key] * 1e3:8.1f} ms")
+            print(f"  {text:55s} {h2h[key] * 1e3:8.1f} ms; {h2h_cpu[key] * 1e3:8.1f} CPU ms")
         summary_extra = {
+            # the same rounds in CPU time of this process (every thread): the
+            # work done, which load from other processes does not inflate
+            "ratio_vs_mentalpoker_4p_cpu": round(h2h_cpu["theirs"] / h2h_cpu["proven"], 2),
+            "ratio_unproven_vs_mentalpoker_4p_cpu": round(
+                h2h_cpu["theirs"] / h2h_cpu["unproven"], 2
+            ),
             "ours_unproven_passes_only_4p_s": round(h2h["bare"], 4),
             "ratio_unproven_passes_only_vs_mentalpoker_4p": round(h2h["theirs"] / h2h["bare"], 2),
         }

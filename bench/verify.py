@@ -228,7 +228,9 @@ def floor(path: Path) -> dict[str, Any]:
 
     from bench.shuffle import raw_costs
     from mental_poker import group
+    from mental_poker.groups import group_for
     from p2p.identity import Identity
+    from p2p.wire import PROTOCOL_VERSION
     from table.verify import verify_log
 
     key = Identity.generate()
@@ -244,7 +246,8 @@ def floor(path: Path) -> dict[str, Any]:
         report = verify_log(path)
     counts = Counter(ops)
     counts["sig"] = 2 * report.entries
-    raw = dict(raw_costs(300), sig=signature_cost())
+    version = report.spec.version if report.spec is not None else PROTOCOL_VERSION
+    raw = dict(raw_costs(300, g=group_for(version)), sig=signature_cost())  # the log's group
     t0 = time.perf_counter()
     verify_log(path)
     took = time.perf_counter() - t0

@@ -1,8 +1,8 @@
 """Pure cryptography for a dealerless card table: commutative cipher, deck
 encoding, shuffle/lock/deal/reveal and their zero-knowledge proofs. No I/O.
 
-Modules, bottom up (the wire format and every equation: protocol.md §1; the
-secp256k1 group of the v3 draft: protocol-v3-draft.md):
+Modules, bottom up (the wire format and every equation: protocol.md §1, for
+both card groups: secp256k1 for v3 tables, edwards25519 for v2 logs):
 
 * :mod:`mental_poker.rand`, :mod:`mental_poker.parallel` — the test RNG and
   the permutation; the worker threads used by heavy loops.
@@ -10,9 +10,11 @@ secp256k1 group of the v3 draft: protocol-v3-draft.md):
   what a deal needs of its group (validated points, canonical scalars,
   hash-to-curve, sums), and the op counter.
 * :mod:`mental_poker.group` — edwards25519 through libsodium (``ED25519``,
-  today's tables and logs), also as module functions.
+  v2 logs), also as module functions.
 * :mod:`mental_poker.secp256k1` — secp256k1 through coincurve (``SECP256K1``,
-  the v3 draft).
+  v3 tables).
+* :mod:`mental_poker.groups` — ``group_for(version)``: the group of a table
+  of that protocol version.
 * :mod:`mental_poker.context` — the context every transcript binds; it
   chooses the group.
 * :mod:`mental_poker.deck` — card index -> deck point (hash-to-curve only).

@@ -8,7 +8,8 @@ and the prover's seat. A proof replayed into another table, deal, step or seat
 hashes to another challenge and fails.
 
 The context also chooses the deal's group (``group``: edwards25519 by
-default, :data:`mental_poker.secp256k1.SECP256K1` for the v3 draft); the
+default, :data:`mental_poker.secp256k1.SECP256K1` for v3 tables, chosen by
+:func:`mental_poker.groups.group_for`); the
 version it binds defaults to the group's (1 for edwards25519, 3 for
 secp256k1), so that a transcript of one group never reads as one of another.
 

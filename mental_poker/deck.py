@@ -11,7 +11,7 @@ never ``m·G`` or any point with a known discrete-log relation to another card
 (that would let anyone undo a shuffle by testing ratios). ``from_uniform``
 and the 32-byte cut are edwards25519's; a deck of another group uses that
 group's hash-to-curve on the same label and index (``card_point(i, group)``;
-secp256k1: protocol-v3-draft.md).
+secp256k1: protocol.md §1.1).
 
 >>> deck = Deck.of(range(54))
 >>> deck.index_of(card_point(53)), deck.index_of(card_point(54))

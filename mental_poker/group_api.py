@@ -10,7 +10,7 @@ implement this interface:
   edwards25519 through libsodium (PyNaCl): protocol v1/v2, today's tables
   and logs;
 * :data:`mental_poker.secp256k1.SECP256K1` — secp256k1 through coincurve
-  (libsecp256k1): the draft of protocol v3 (protocol-v3-draft.md).
+  (libsecp256k1): protocol v3 (protocol.md §1.1, (v3)).
 
 A future group (a compiled ristretto255 with a real multi-scalar
 multiplication) is one more file implementing this class.

@@ -1,4 +1,4 @@
-"""The card group of the protocol v3 draft: secp256k1, through coincurve.
+"""The card group of protocol v3: secp256k1, through coincurve.
 
 Theory of operation
 -------------------
@@ -7,7 +7,7 @@ curve but the point at infinity is a valid group element. coincurve binds
 libsecp256k1 (MIT / Apache-2.0, wheels for Linux, macOS and Windows);
 var-mult, add and decode cost about a third, a quarter and an eighth of
 edwards25519's through libsodium (bench/README.md has the figures).
-protocol-v3-draft.md specifies everything below; ``tests/test_mp_secp256k1.py``
+protocol.md §1.1 (v3) specifies everything below; ``tests/test_mp_secp256k1.py``
 checks it against a pure-Python re-implementation of the curve.
 
 * Point: the 33-byte SEC1 compressed encoding ``02|03 ‖ x`` (prefix: parity
@@ -190,4 +190,4 @@ class Secp256k1(Group):
 
 
 SECP256K1: Group = Secp256k1()
-"""The card group of the protocol v3 draft."""
+"""The card group of protocol v3 (v2 logs: edwards25519)."""

@@ -31,15 +31,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from engines.core import Timer
-from mental_poker.group import encode_scalar, inverse, mul, random_scalar
 from mental_poker.messages import LockPass
 from mental_poker.proofs import prove_lock, prove_shuffle
 
+from .cheat_kind import Cheat
 from .machine import _deal_body
+from .sequencer_cheats import SEQUENCER_CHEATS
 from .session import TableSession
 from .timers import V3
 
@@ -67,8 +67,11 @@ class WrongKey(_Once):
     def tamper(self, body: dict[str, Any]) -> dict[str, Any] | None:
         if not _is(body, "keys") or not body["msg"]["keys"]:
             return body
+        group = self.table.deals[body["deal"]].group if self.table is not None else None
+        if group is None:
+            return body
         body = copy.deepcopy(body)
-        body["msg"]["keys"][0][1] = encode_scalar(random_scalar())
+        body["msg"]["keys"][0][1] = group.encode_scalar(group.random_scalar())
         return body
 
 
@@ -80,7 +83,7 @@ class DuplicateCard(_Once):
         deal = self.table.deals[number]
         secrets = self.seat.secrets[number]
         xs = deal.expected_input()
-        s, perm = secrets.shuffle_key, secrets.permutation
+        s, perm, mul = secrets.shuffle_key, secrets.permutation, deal.group.mul
         out = [mul(s, xs[perm[i]]) for i in range(len(xs))]
         out[1] = out[0]  # one card twice, another gone
         msg = copy.deepcopy(body["msg"])
@@ -98,11 +101,11 @@ class LockKey(_Once):
         deal = self.table.deals[0]
         secrets = self.seat.secrets[0]
         xs = deal.expected_input()
-        s = secrets.shuffle_key
+        s, mul = secrets.shuffle_key, deal.group.mul
         i, j = self.me, (self.me + 1) % self.node.table.n  # its own card, the next seat's
         locked = [mul(k, x) for k, x in zip(secrets.lock_keys, xs, strict=True)]
         locked[i] = mul(s, xs[j])
-        stripped = [mul(inverse(s), x) for x in locked]
+        stripped = [mul(deal.group.inverse(s), x) for x in locked]
         proof = None
         if deal.setup.proven:
             keys = list(secrets.lock_keys)
@@ -182,21 +185,6 @@ class KeepFinal(TableSession):
             await super()._publish(body)
 
 
-@dataclass(frozen=True)
-class Cheat:
-    name: str
-    session: type[TableSession]
-    what: str
-    games: tuple[str, ...] = ()  # empty: every game
-    proven_only: bool = False
-    seat: int = 1  # the seat that cheats (the sequencer's tricks need seat 0)
-    chance: str = "a move to put into the log as the sequencer"
-    """The moment the cheat needs (said when a game ended without it)."""
-
-    def fits(self, game: str) -> bool:
-        return not self.games or game in self.games
-
-
 CHEATS = {
     c.name: c
     for c in (
@@ -249,14 +237,7 @@ CHEATS = {
     )
 }
 
-
-def _add_sequencer_cheats() -> None:
-    from .sequencer_cheats import SEQUENCER_CHEATS  # they build on Cheat, defined above
-
-    CHEATS.update((c.name, c) for c in SEQUENCER_CHEATS)
-
-
-_add_sequencer_cheats()
+CHEATS.update((c.name, c) for c in SEQUENCER_CHEATS)
 
 
 def cheating_at(seat: int, cheat: Cheat) -> Callable[..., TableSession]:

@@ -80,7 +80,8 @@ from mental_poker.errors import (
     NotDecryptable,
     Verdict,
 )
-from mental_poker.group import mul
+from mental_poker.group_api import Group
+from mental_poker.groups import group_for
 from mental_poker.messages import (
     Complaint,
     DealSetup,
@@ -128,7 +129,15 @@ class TableSetup:
     config: Any = None
     proven: bool = True
     version: int = PROTOCOL_VERSION
-    """the table's protocol version (the log header's): v2 logs keep v2 rules"""
+    """The table's protocol version (the log header's ``v``): it chooses the
+    card group (:func:`~mental_poker.groups.group_for`) and the rules (v2
+    logs keep v2 rules)."""
+
+    @property
+    def group(self) -> Group:
+        """The group this table's deals run over (v3: secp256k1; v2 logs:
+        edwards25519)."""
+        return group_for(self.version)
 
     def engine(self) -> Game[Any, Any]:
         return game(self.game)
@@ -779,8 +788,9 @@ class Table:
 
     def _new_deal(self, cards: list[int], positions: list[int]) -> int:
         number = len(self.deals)
-        context = Context(self.setup.table_id, number)
-        deck = Deck.of(cards)
+        group = self.setup.group
+        context = Context(self.setup.table_id, number, group=group)
+        deck = Deck.of(cards, group)
         self.deals.append(DealTable(DealSetup(context, self.setup.seats, deck, self.setup.proven)))
         for local, position in enumerate(positions):
             self.where[position] = (number, local)
@@ -922,7 +932,7 @@ class Seat:
         keep = tuple(
             (p, k)
             for p, k in secrets.relock_keys
-            if p != local or any(mul(k, layer.before) == layer.after for layer in mine)
+            if p != local or any(deal.group.mul(k, layer.before) == layer.after for layer in mine)
         )
         if keep != secrets.relock_keys:
             secrets = self.secrets[number] = replace(secrets, relock_keys=keep)

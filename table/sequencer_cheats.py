@@ -39,7 +39,7 @@ from p2p.envelope import Entry, Event
 from p2p.log import Effect, Send
 from p2p.node import Node
 
-from .cheats import Cheat
+from .cheat_kind import Cheat
 from .session import SessionError, TableSession
 
 CHEAT_FROM = 4  # the first seq a cheating sequencer may cheat on (after the setup)

@@ -82,6 +82,7 @@ from engines.bots import Bot
 from engines.cards import Card
 from engines.core import EngineError, Event, Outcome
 from mental_poker.errors import MentalPokerError, Verdict
+from mental_poker.groups import group_for
 from mental_poker.seat import DealSecrets
 from p2p.envelope import EventError
 from p2p.identity import Identity
@@ -825,7 +826,8 @@ class TableSession(TimerClock):
             return
         try:
             data = msgpack.unpackb(blob, raw=False, strict_map_key=True)
-            deals = {int(n): DealSecrets.from_bytes(b) for n, b in data["deals"]}
+            group = group_for(self.node.table.version)
+            deals = {int(n): DealSecrets.from_bytes(b, group) for n, b in data["deals"]}
             draws = {(str(p), int(o)): bytes(v) for p, o, v in data["draws"]}
             player = data.get("player")
             player = None if player is None else bytes(player)

@@ -303,7 +303,9 @@ class PassReader:
         if not setup.proven:
             return
         self.seats = setup.seats
-        self._first = Deck.of(c.index for c in setup.engine().deck(setup.decoded_config())).points
+        self._group = setup.group
+        cards = (c.index for c in setup.engine().deck(setup.decoded_config()))
+        self._first = Deck.of(cards, self._group).points
 
     def take(self, body: Any) -> list[Check]:
         """The proof checks the next body of the log states (most: none)."""
@@ -318,9 +320,9 @@ class PassReader:
         if not isinstance(points, (list, tuple)) or len(points) < 2:
             return []  # malformed: the replay meets it and names its author
         n = len(points)
-        context = Context(self.spec.table_id, number)
+        context = Context(self.spec.table_id, number, group=self._group)
         try:
-            placeholder = DealSetup(context, self.seats, Deck.of(range(n)), True)
+            placeholder = DealSetup(context, self.seats, Deck.of(range(n), self._group), True)
             message = decode_message(msg, placeholder)
         except (MentalPokerError, ValueError, TypeError):
             return []

@@ -344,10 +344,11 @@ def forged_lock(
     deck), every other position honest, and the best proof it can make.
     Position i then carries card j under keys only this seat knows once the
     others reveal theirs for i."""
+    g = setup.context.group  # the deal's (a table's: its version's, protocol.md §1.1)
     s = secrets.shuffle_key
-    locked = [mul(k, x) for k, x in zip(secrets.lock_keys, xs, strict=True)]
-    locked[i] = mul(s, xs[j])
-    stripped = [mul(inverse(s), x) for x in locked]
+    locked = [g.mul(k, x) for k, x in zip(secrets.lock_keys, xs, strict=True)]
+    locked[i] = g.mul(s, xs[j])
+    stripped = [g.mul(g.inverse(s), x) for x in locked]
     proof = None
     if setup.proven:
         keys = list(secrets.lock_keys)

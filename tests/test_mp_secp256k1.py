@@ -1,13 +1,16 @@
-"""The secp256k1 card group of the protocol v3 draft (protocol-v3-draft.md):
+"""The secp256k1 card group of protocol v3 (protocol.md §1.1, (v3)):
 coincurve checked against a pure-Python re-implementation of the curve
-written from the draft's text, the draft's test vectors, decode-time
-validation, the point at infinity, and a proven deal over the group."""
+written from protocol.md's text, the (v3) test vectors of §1.10 read from
+protocol.md itself and recomputed from that text, decode-time validation,
+the point at infinity, and a proven deal over the group."""
 
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -34,7 +37,7 @@ from mental_poker.secp256k1 import H2C_TAG, INFINITY, SECP256K1
 g = SECP256K1
 
 # ---------------------------------------------------------------- the reference
-# secp256k1 in plain modular arithmetic, from the draft's text (SEC 2 §2.4.1):
+# secp256k1 in plain modular arithmetic, from protocol.md §1.1's text (SEC 2 §2.4.1):
 # affine points (x, y), None for the point at infinity.
 
 P = 2**256 - 2**32 - 977
@@ -46,7 +49,7 @@ Point = tuple[int, int] | None
 
 
 def ref_decode(data: bytes) -> Point:
-    """The draft's validity rule: 33 bytes, prefix 02/03, x < p, x³+7 a square."""
+    """§1.1 (v3)'s validity rule: 33 bytes, prefix 02/03, x < p, x³+7 a square."""
     if len(data) != 33 or data[0] not in (2, 3):
         raise ValueError("not a compressed point")
     x = int.from_bytes(data[1:], "big")
@@ -118,19 +121,41 @@ def test_the_reference_is_the_curve() -> None:
 
 # ---------------------------------------------------------------- vectors
 
-VECTORS = {
-    "D_0": "02ca6053c182b94cd16aacead26fc9b6fe4c6cb42cfd2f2857966a0631768bfa66",
-    "D_53": "02bdf2d3f957840da01b6bb76c55c477ab83dea21015dc6143df519ed32d383e30",
-    "D_54": "0225ea8c04227aa5d19149385e87432ffa06f5f9c8edf52bbfb570c9b416c8af6a",
-    "gen(0)": "02b675f30dba8ef90706c9ee7a92f3dc4da310770794211cca762aa704b4536222",
-    "gen(1)": "026a1ee9ff1491d7a2ea6ab8390347f2b33a465ef94aea9eab5e91415a5397657c",
-    "k": "a425498b7237e445a98352c949052c7636b332d9384c14ff4d14a3d6d91c032f",
-    "k^-1": "60fbb5af9cd6e97fa004a48833c53c7291a7def5d9d0903387add5ee31b8d824",
-    "k·D_0": "038838b7e37901be4ced9c9a75141bf7f86069f09b6c1249cd81ebfb63faebae44",
-    "k·G": "03f6881f42e5cc562b7698a35cf98dff8d4285500d8c22752b645f9d1928ccb4b5",
-    "HashS(ctx)": "0205c273b5141413bb1f9fa1aede0cf282bc65d3c6afecdda7fee4f3528b3acc",
-}
-"""protocol-v3-draft.md, test vectors (the same table)."""
+
+def _v3_vectors() -> tuple[dict[str, str], list[str]]:
+    """The (v3) tables of protocol.md §1.10: value name -> hex, and the
+    messages' SHA-256 in table order (the text is the source of truth)."""
+    text = (Path(__file__).resolve().parent.parent / "protocol.md").read_text("utf-8")
+    part = text[text.index("**(v3) secp256k1.**") : text.index("### 1.11")]
+    rows = re.findall(r"^\| (.+?) \| `([0-9a-f]+)` \|$", part, re.M)
+    names = {
+        "`D_0` (A♠)": "D_0",
+        "`D_53` (red joker)": "D_53",
+        "`D_54` (A♠, copy 1)": "D_54",
+        "`H₀ = gen(0)`": "gen(0)",
+        "`gen(1)`": "gen(1)",
+        'k = random scalar from `SeededRng("key")`': "k",
+        "`k⁻¹ mod L`": "k^-1",
+        "`k·D_0`": "k·D_0",
+        "`k·G`": "k·G",
+        "`−k·G`": "-k·G",
+    }
+    values = {names[n]: h for n, h in rows if n in names}
+    values.update((n[1:11], h) for n, h in rows if n.startswith("`HashS(ctx)`"))
+    values.update(re.findall(r"`(Γ_0|F\[2\]) = ([0-9a-f]+)`", part))
+    messages = [h for n, h in rows if n.startswith(("shuffle, seat", "lock, seat"))]
+    return values, messages
+
+
+VECTORS, MESSAGE_VECTORS = _v3_vectors()
+
+
+def test_protocol_md_states_every_v3_vector() -> None:
+    assert set(VECTORS) == {
+        "D_0", "D_53", "D_54", "gen(0)", "gen(1)", "k", "k^-1", "k·D_0", "k·G", "-k·G",
+        "HashS(ctx)", "Γ_0", "F[2]",
+    }  # fmt: skip
+    assert len(MESSAGE_VECTORS) == 4
 
 
 def test_encoding_vectors_from_the_reference_and_from_coincurve() -> None:
@@ -172,12 +197,7 @@ def test_whole_deal_vector() -> None:
     rngs = [SeededRng(b"seat" + bytes([s])) for s in range(2)]
     keys = [DealSecrets.generate(setup, s, rngs[s]) for s in range(2)]
     assert [x.permutation for x in keys] == [(2, 1, 0), (1, 2, 0)]
-    expected = [
-        "053900634843bb1e259a1ef3c930caa07f5ea198dc3ab87325b329e8c0311b79",
-        "e62b7113fc1f89f1ecb60b0841d27bcf2c855ae34dab17179ebbfbbc511b52f2",
-        "ead16ba21f8c827365898d47d2b39a846d79a484bbe909cd5c78b4c94d0d77b6",
-        "d816730902117b856c340b70600b9aa82b450fdb04387a5156acba2774e077bd",
-    ]
+    expected = MESSAGE_VECTORS
     got = []
     for make in (make_shuffle, make_lock):
         for seat in range(2):
@@ -185,13 +205,76 @@ def test_whole_deal_vector() -> None:
             got.append(hashlib.sha256(encode_message(message)).hexdigest())
             assert table.feed(decode_message_bytes(encode_message(message), setup))
     assert got == expected
-    assert table.ciphertext(2).hex() == (
-        "0364141b7d0557442e20f60a2139b59e7a151c8a935dcddbf35fbff6f14ad2382e"
-    )
+    assert table.ciphertext(2).hex() == VECTORS["F[2]"]
+    assert g.base_mul(keys[0].shuffle_key).hex() == VECTORS["Γ_0"]
     for seat in range(2):
         assert table.feed(make_final_reveal(keys[seat]))
     assert [table.public_card(p) for p in range(3)] == [1, 0, 52]
     assert table.audit()
+
+
+def _ref_stream(seed: bytes):
+    """§1.10's SeededRng, from the text: SHA-512 blocks in counter mode."""
+    counter = 0
+    while True:
+        yield from hashlib.sha512(
+            b"nodealer/v1/test-rng" + seed + counter.to_bytes(8, "big")
+        ).digest()
+        counter += 1
+
+
+def _ref_take(stream, n: int) -> bytes:
+    return bytes(next(stream) for _ in range(n))
+
+
+def _ref_scalar(stream) -> int:
+    """§1.1: 64 bytes read big-endian (v3), mod L, drawn again if 0."""
+    while True:
+        k = int.from_bytes(_ref_take(stream, 64), "big") % N
+        if k:
+            return k
+
+
+def _ref_permutation(stream, n: int) -> list[int]:
+    """§1.1: Fisher–Yates with below(b) by rejection."""
+    perm = list(range(n))
+    for i in range(n - 1, 0, -1):
+        b = i + 1
+        m = (b.bit_length() + 7) // 8 + 1
+        while True:
+            x = int.from_bytes(_ref_take(stream, m), "big")
+            if x < (256**m // b) * b:
+                break
+        j = x % b
+        perm[i], perm[j] = perm[j], perm[i]
+    return perm
+
+
+def test_deal_vectors_recomputed_from_the_text() -> None:
+    """Γ_0, F[2], the permutations and the cards read at the end, from the
+    text alone: each seat's SeededRng draws its shuffle key, its permutation
+    and its 3 lock keys (§1.10), a shuffle puts input perm[i] at output i,
+    and F[i] = (Π_j k_j[i])·D_{card at i} (§1.4 step 2)."""
+    cards = [0, 1, 52]
+    draws = []
+    for seat in range(2):
+        stream = _ref_stream(b"seat" + bytes([seat]))
+        s = _ref_scalar(stream)
+        perm = _ref_permutation(stream, 3)
+        draws.append((s, perm, [_ref_scalar(stream) for _ in range(3)]))
+    assert [perm for _, perm, _ in draws] == [[2, 1, 0], [1, 2, 0]]
+    assert ref_encode(ref_mul(draws[0][0], G_REF)).hex() == VECTORS["Γ_0"]
+    order = list(cards)
+    for _, perm, _ in draws:
+        order = [order[perm[i]] for i in range(3)]
+    assert order == [1, 0, 52]  # what the positions read after the final reveals
+    d = ref_decode(ref_hash_to_point(b"nodealer/v1/card", (52).to_bytes(4, "big")))
+    f2 = ref_mul(draws[0][2][2] * draws[1][2][2], d)
+    assert ref_encode(f2).hex() == VECTORS["F[2]"]
+    k = _ref_scalar(_ref_stream(b"key"))
+    assert k.to_bytes(32, "big").hex() == VECTORS["k"]
+    assert pow(k, -1, N).to_bytes(32, "big").hex() == VECTORS["k^-1"]
+    assert ref_encode(ref_mul(N - k, G_REF)).hex() == VECTORS["-k·G"] == g.neg(g.base_mul(k)).hex()
 
 
 # ---------------------------------------------------------------- coincurve vs the reference

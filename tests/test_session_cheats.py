@@ -13,7 +13,7 @@ import trio
 
 from engines.bomb import BombConfig
 from engines.core import Reveal, Timer, to_data
-from mental_poker.group import add, encode_scalar, random_scalar
+from mental_poker.group import ED25519
 from table.machine import Table, _deal_body
 from table.session import PeerResult, TableSession, play_bot_table
 from table.verify import verify_log
@@ -37,8 +37,10 @@ class WrongKey(TableSession):
 
     async def _publish(self, body: dict[str, Any]) -> None:
         if not self.cheated and body["t"] == "deal" and body["msg"]["type"] == "keys":
+            assert self.table is not None
+            group = self.table.deals[body["deal"]].group  # the table's (v3: secp256k1)
             body = copy.deepcopy(body)
-            body["msg"]["keys"][0][1] = encode_scalar(random_scalar())
+            body["msg"]["keys"][0][1] = group.encode_scalar(group.random_scalar())
             self.cheated = True
         await super()._publish(body)
 
@@ -162,18 +164,32 @@ BOMB = to_data(BombConfig(time_limit=600))  # K25 bounds a game: 12 s at time_sc
 ORDER_8 = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
 
 
+def off_curve(after: int = 0) -> bytes:
+    """33 bytes shaped as a compressed secp256k1 point that is none: the
+    first x above ``after`` whose x³ + 7 is not a square mod p."""
+    from mental_poker.secp256k1 import SECP256K1
+
+    x = after + 1
+    while SECP256K1.is_valid_point(b"\x02" + x.to_bytes(32, "big")):
+        x += 1
+    return b"\x02" + x.to_bytes(32, "big")
+
+
 class TorsionedShuffle(TableSession):
-    """Adds a point of order 8 to one card of its first shuffle pass: the
-    deck leaves the prime-order group, and decks are validated on first use
+    """Spoils one card of its first shuffle pass so that the deck leaves the
+    prime-order group (v2 logs: adds a point of order 8; v3, secp256k1 has
+    cofactor 1: an x off the curve); decks are validated on first use
     (protocol.md §1.1)."""
 
     cheated = False
 
     async def _publish(self, body: dict[str, Any]) -> None:
         if not self.cheated and body["t"] == "deal" and body["msg"]["type"] == "shuffle":
+            assert self.table is not None
+            group = self.table.deals[body["deal"]].group
             body = copy.deepcopy(body)
             deck = body["msg"]["deck"]
-            deck[3] = add(deck[3], ORDER_8)
+            deck[3] = group.add(deck[3], ORDER_8) if group is ED25519 else off_curve()
             self.cheated = True
         await super()._publish(body)
 

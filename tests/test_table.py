@@ -246,20 +246,39 @@ def test_m4_a_card_played_face_up_must_be_the_card_its_keys_open() -> None:
     assert deal.public_card(local_pos) == true_card.index
 
 
-def test_m4_face_up_over_an_invalid_point_names_its_sender() -> None:
-    # Unproven deal, seats 0 and 1 collude: seat 0's stripped deck carries a
-    # torsion point under the cards dealt to seat 1, and seat 1 locks the
-    # clean deck instead of complaining. When seat 1 plays such a card face
-    # up, the keys are checked as a key reveal (protocol.md §1.1): the body
-    # is refused naming seat 0, the sender of the point; nothing crashes.
+def _off_curve(after: int) -> bytes:
+    """A 33-byte string of the right shape that is no secp256k1 point: the
+    first x above ``after`` whose x³ + 7 is not a square."""
+    from mental_poker.secp256k1 import SECP256K1
+
+    x = after + 1
+    while SECP256K1.is_valid_point(b"\x02" + x.to_bytes(32, "big")):
+        x += 1
+    return b"\x02" + x.to_bytes(32, "big")
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_m4_face_up_over_an_invalid_point_names_its_sender(version: int) -> None:
+    # Unproven deal, seats 0 and 1 collude: seat 0's stripped deck carries an
+    # invalid point under the cards dealt to seat 1 (v2 logs: a torsion point
+    # added to the card's; v3, cofactor 1: an x off the curve), and seat 1
+    # locks the clean deck instead of complaining. When seat 1 plays such a
+    # card face up, the keys are checked as a key reveal (protocol.md §1.1):
+    # the body is refused naming seat 0, the sender of the point; nothing
+    # crashes.
     from engines.cards import Card
     from engines.core import Deal
     from engines.mao_events import PlayCard
-    from mental_poker.group import L, add, inverse, mul
+    from mental_poker.groups import group_for
     from mental_poker.seat import make_lock
 
+    g = group_for(version)
     order_8 = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
-    setup = TableSetup(b"mao-torsion", "mao", 3, proven=False)
+
+    def spoil(point: bytes, i: int) -> bytes:
+        return g.add(point, order_8) if version < 3 else _off_curve(1000 * i)
+
+    setup = TableSetup(b"mao-invalid", "mao", 3, proven=False, version=version)
     local = LocalTable(setup, sensible_bots("mao", 3, 1))
     plain, clean, torsioned = local.feed, [], []
 
@@ -274,7 +293,7 @@ def test_m4_face_up_over_an_invalid_point_names_its_sender() -> None:
                     if isinstance(request, Deal) and request.seat == 1:
                         torsioned.extend(table.where[p][1] for p in request.positions)
                 for i in torsioned:
-                    body["msg"]["stripped"][i] = add(clean[i], order_8)
+                    body["msg"]["stripped"][i] = spoil(clean[i], i)
             else:  # an honest seat 1 would have complained
                 deal = table.deals[0]
                 lock = make_lock(deal.setup, local.seats[1].secrets[0], tuple(clean))
@@ -295,8 +314,8 @@ def test_m4_face_up_over_an_invalid_point_names_its_sender() -> None:
     position = next(p for p, (d, i) in table.where.items() if (d, i) == (0, hidden[0]))
     product = 1
     for seat in local.seats:  # the card, read with every seat's keys (a test's view)
-        product = product * seat.secrets[0].lock_keys[hidden[0]] % L
-    card = Card(deal.setup.deck.index_of(mul(inverse(product), deal.current[hidden[0]])))
+        product = product * seat.secrets[0].lock_keys[hidden[0]] % g.order
+    card = Card(deal.setup.deck.index_of(g.mul(g.inverse(product), deal.current[hidden[0]])))
     before = table.game.encode(table.state)
     verdict = table.feed(1, local.seats[1].move_body(PlayCard(1, position, card)))
     assert not verdict.ok and verdict.seat == 0, verdict

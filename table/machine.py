@@ -113,6 +113,7 @@ from mental_poker.seat import (
     make_shuffle,
 )
 
+from .absence import PATIENCE, Absence
 from .history import StateHistory
 from .owing import Look
 
@@ -135,6 +136,11 @@ class TableSetup:
     seats: int
     config: Any = None
     proven: bool = True
+    version: int = 2
+    """the table's protocol version (the log header's ``v``): rules marked
+    (v3) in protocol.md apply from 3 on (table/absence.py)"""
+    patience: int = PATIENCE
+    """(v3) seconds the table waits for an away seat (§6 *Away*)"""
 
     def engine(self) -> Game[Any, Any]:
         return game(self.game)
@@ -259,6 +265,8 @@ class Table:
         self._owed_since: dict[int, int] = {}
         """seat -> since when its oldest duty still owed has been owed"""
         self._overdue_votes: dict[int, set[int]] = {}
+        self.absence = Absence(self) if setup.version >= 3 else None
+        """(v3) away, the abandon vote and the stop (table/absence.py)"""
         self._note_owed()
 
     # ------------------------------------------------------------ queries
@@ -330,8 +338,10 @@ class Table:
 
     @property
     def stopped(self) -> bool:
-        """A body was refused or a seat refused the setup: no more play,
-        only final reveals (protocol.md §7.3)."""
+        """A body was refused, a seat refused the setup or (v3) the game
+        ended abandoned: no more play, only final reveals (protocol.md §7.3)."""
+        if self.absence is not None and self.absence.ended is not None:
+            return True
         return bool(self.faults) or self.refusal is not None
 
     def owing(self) -> dict[int, int]:
@@ -405,9 +415,13 @@ class Table:
     def _dispatch(self, author: int, body: Any, term: int | None) -> Verdict:
         if not isinstance(body, Mapping) or not isinstance(body.get("t"), str):
             return Verdict.cheat(author, "a table body is a map with a text 't'")
+        if self.absence is not None:  # v3: abandon, and nothing new after a stop
+            verdict = self.absence.dispatch(author, body)
+            if verdict is not None:
+                return verdict
         if body["t"] == "timer":
             return self._feed_timer(author, body, term)
-        if body["t"] == "overdue":
+        if body["t"] == "overdue" and self.absence is None:  # v2 logs only
             return self._feed_overdue(author, body)
         if body["t"] == "refuse":
             return self._feed_refuse(author, body)
@@ -506,6 +520,10 @@ class Table:
         if self.refusal is None:
             self.refusal = (author, reason)
         return Verdict.good()
+
+    def drop_stale(self, author: int, what: str) -> Verdict:
+        """Drop a body as stale: recorded in :attr:`stale`, nobody named."""
+        return self._stale(author, what)
 
     def _stale(self, author: int, what: str) -> Verdict:
         self.stale.append((author, self.count, what))

@@ -40,7 +40,7 @@ def test_every_kind_has_a_case() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(CASES))
 async def test_each_cheat_is_caught_and_named(tmp_path, kind: str, deterministic_deals) -> None:
-    from table.session import play_bot_table
+    from table.bot_table import play_bot_table
 
     game, seats, proven, config = CASES[kind]
     cheat = CHEATS[kind]

@@ -14,8 +14,9 @@ import trio
 from engines.bomb import BombConfig
 from engines.core import Reveal, Timer, to_data
 from mental_poker.group import add, encode_scalar, random_scalar
+from table.bot_table import PeerResult, play_bot_table
 from table.machine import Table, _deal_body
-from table.session import PeerResult, TableSession, play_bot_table
+from table.session import TableSession
 from table.verify import verify_log
 from tests.test_mp_deal import forged_lock
 

@@ -201,13 +201,24 @@ class AwayClock:
     caller passes ``now``). ``duty_wait``: owing that long, a seat is away;
     ``patience``: owing that long, the table may stop waiting for it."""
 
+    JUMP = 5.0
+    """seconds between two looks past which this peer itself was away (its
+    process stopped: a laptop's lid shut; the session looks every second)"""
+
     def __init__(self, me: int, duty_wait: float, patience: float) -> None:
         self.me, self.duty_wait, self.patience = me, duty_wait, patience
         self.first_seen: dict[tuple[int, int], float] = {}  # (seat, since) -> first seen
+        self._last: float | None = None  # when this peer last looked
         self.signed: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()  # (set, stretches)
 
     def look(self, owing: Mapping[int, int], now: float) -> dict[int, float]:
-        """Each other owing seat -> when this peer first saw its stretch."""
+        """Each other owing seat -> when this peer first saw its stretch.
+        Time this peer itself was stopped does not count against the others:
+        a sleeper that wakes does not find everyone away."""
+        if self._last is not None and now - self._last > self.JUMP:
+            gap = now - self._last
+            self.first_seen = {key: start + gap for key, start in self.first_seen.items()}
+        self._last = max(now, self._last or now)
         seen = {}
         for seat, since in owing.items():
             if seat != self.me:

@@ -55,6 +55,7 @@ async def play_bot_table(
     processes: int | None = None,
     pace: Pace | None = None,
     names: SeatNames | None = None,
+    patience: int | None = None,
 ) -> list[PeerResult]:
     """A whole game between ``seats`` real peers on this machine: each its
     own identity and store under ``home/peer<seat>``, a real TCP mesh on
@@ -65,7 +66,8 @@ async def play_bot_table(
     a person plays it through its session's ``submit_move`` (``on_session``
     hands each session over as it starts). ``names``: the seats' names,
     kept in the local seats' stores (``table-names``) so that the saved game
-    reads with names later.
+    reads with names later. ``patience`` (v3): the table's, in the host's
+    setup (seconds; each session times it times ``time_scale``).
 
     Seat 0 (and ``person``'s seat) play in this process; the other seats in
     ``processes`` child processes (:mod:`table.bot_process`; default one per
@@ -154,6 +156,7 @@ async def play_bot_table(
                     final_wait=final_wait,
                     duty_wait=duty_wait,
                     **({} if pace is None or s == person else {"pace": pace}),
+                    **({} if patience is None or s != 0 else {"patience": patience}),
                 )
                 if on_session is not None:
                     on_session(s, session)

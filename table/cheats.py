@@ -16,7 +16,8 @@ Kinds (the name is what ``--cheat`` takes):
   one asked for (K12; §6 *Identity claims*);
 * ``move-for-another`` — signs a move as if it were another seat's;
 * ``timer`` — times out a timer though it is not the sequencer (§7.2);
-* ``keep-final`` — never makes its final reveal (named ``overdue``);
+* ``keep-final`` — never makes its final reveal (v3: the game ends
+  abandoned naming it as having left; v2 logs: named ``overdue``);
 * ``forged-signature``, ``replayed-event``, ``equivocate`` — the sequencer
   (seat 0) signs an entry holding a move another seat never signed, a
   move a second time, or two entries for one place (table/sequencer_cheats.py;

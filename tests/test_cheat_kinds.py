@@ -103,8 +103,8 @@ async def test_each_cheat_is_caught_and_named(
             if peer.seat == 1:
                 continue
             ended = peer.result.abandoned
-            assert not peer.result.faults and ended is not None and ended.seats == (1,), (
-                str(peer.result)
+            assert not peer.result.faults and ended is not None and ended.seats == (1,), str(
+                peer.result
             )
             assert "final reveal" in ended.owed[0]
             report = verify_log(peer.log_path)

@@ -226,9 +226,7 @@ class KeepsItsKeys(TableSession):
 
 @pytest.mark.trio
 @pytest.mark.slow
-async def test_a_seat_refusing_its_final_reveal_has_left_the_table(
-    tmp_path, v3_node_api
-) -> None:
+async def test_a_seat_refusing_its_final_reveal_has_left_the_table(tmp_path, v3_node_api) -> None:
     with trio.fail_after(60):
         peers = await play_bot_table(
             "bluff",

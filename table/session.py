@@ -771,13 +771,13 @@ class TableSession:
             return True
         if table is None or not (table.over or replay.stopped):
             return False
-        stood_still = trio.current_time() >= self._last_progress + self._end_wait()
+        still = trio.current_time() - self._last_progress
         if not self._caught_up():
             # bodies of ours still wait for a sequencer, but the other seats
             # have gone home (too few are left to elect one): nobody will
             # ever sequence them, so end with the log this seat holds
             # (nothing waits forever)
-            return stood_still and len(self.node.connected) < self.node.table.n // 2
+            return still >= self.final_wait and len(self.node.connected) < self.node.table.n // 2
         owed = [
             number
             for number, deal in enumerate(table.deals)
@@ -791,7 +791,8 @@ class TableSession:
         if not [s for s in replay.finals_missing() if s not in gone]:
             return True  # (v3) a leaver's final reveals are not waited for
         # a seat still owes its final reveal: wait while the table moves
-        return stood_still
+        # ((v3) at least the table's patience: the present seats end it first)
+        return still >= self._end_wait()
 
     def _end_wait(self) -> float:
         return self._away.end_wait(self.final_wait)

@@ -100,8 +100,9 @@ class Report:
             ],
             "problem": self.problem,
             "notes": list(self.notes),
-            "abandoned": self._abandoned_json(),
-        }
+        } | ({} if self.spec is None or self.spec.version < 3 else {  # (v3)
+            "abandoned": self._abandoned_json()
+        })  # fmt: skip
 
     def _abandoned_json(self) -> dict[str, Any] | None:
         ended = self.abandoned

@@ -301,6 +301,7 @@ async def test_a_majority_saying_stop_waiting_ends_it_before_the_patience(tmp_pa
         await until(lambda: all(sessions[s].result is not None for s in (0, 1, 2)), "the end", 40)
         assert trio.current_time() - start < 30, "long before the table's patience"
         net.heal(gone)
+        await until(lambda: sessions[gone].result is not None, "the leaver back", 120)
 
     results, _, nodes, _ = await _cut_table(tmp_path, 4, gone, scale=scale, patience=600, then=then)
     for s in (0, 1, 2):

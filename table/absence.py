@@ -188,12 +188,18 @@ class Away:
     owed: str
 
 
-def waiting_text(away: Away, name: str) -> str:
-    """The waiting line every other screen shows (tui/words translates it)."""
+def waiting_text(away: Away) -> str:
+    """The waiting line (``waiting`` update; the screens put the seat's name
+    and translate it, tui/story.py)."""
+    seat = f"seat {away.seat}"
     return (
-        f"waiting for {name} (seat {away.seat}), away {fmt_away(away.seconds)}: "
-        f"the game goes on when {name} is back"
+        f"waiting for {seat}, away {fmt_away(away.seconds)}: the game goes on when {seat} is back"
     )
+
+
+def back_text(seat: int) -> str:
+    """The line said when a seat the table waited for is back."""
+    return f"seat {seat} is back: the game goes on"
 
 
 class AwayClock:
@@ -336,6 +342,7 @@ __all__ = [
     "Away",
     "AwayClock",
     "audit_present",
+    "back_text",
     "fmt_away",
     "waiting_text",
 ]

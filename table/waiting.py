@@ -18,7 +18,7 @@ from typing import Any
 
 import trio
 
-from .absence import Away, AwayClock, waiting_text
+from .absence import Away, AwayClock, back_text, waiting_text
 from .reports import Update
 
 
@@ -80,11 +80,8 @@ class AwayWatch:
             return []
         back = [s for s in self._said if s not in seats and ended is None]
         self._said = seats
-        out = [Update("waiting", waiting_text(a, self.node.peer_name(a.seat))) for a in away]
-        for seat in back:
-            name = self.node.peer_name(seat)
-            out.append(Update("waiting", f"{name} (seat {seat}) is back: the game goes on"))
-        return out
+        out = [Update("waiting", waiting_text(a)) for a in away]
+        return out + [Update("waiting", back_text(seat)) for seat in back]
 
     def waiting(self) -> list[Away]:
         """The seats the table waits for, with how long they have been away."""

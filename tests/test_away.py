@@ -129,7 +129,11 @@ async def test_a_seat_asleep_40_s_while_owing_is_waited_for_and_the_game_ends_cl
             await child.expect("LISTEN")
             # the lid shuts while seat 2 owes the table a body
             host = sessions[0]
-            await until(lambda: host.table is not None and 2 in host.table.owing(), "2 owing", 120)
+            # seat 2 at the table and playing (not stopped mid-join: its
+            # own join deadline would then run out while it sleeps)
+            await until(lambda: 2 in nodes[0].connected and 2 in nodes[1].connected, "seat 2", 60)
+            await until(lambda: host.table is not None and len(host.table.events) > 8, "play", 120)
+            await until(lambda: 2 in host.table.owing(), "seat 2 owing a body", 120)
             child.proc.send_signal(signal.SIGSTOP)
             asleep = trio.current_time()
             await until(lambda: [a.seat for a in sessions[0].waiting()] == [2], "seat 2 away", 20)

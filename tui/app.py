@@ -158,7 +158,7 @@ class PlayApp(NodealerApp):
             self.table_screen.story(said)
             if update.kind == "fault":  # a cheater named: said, and the screen stays usable
                 self.notify(said, severity="error", timeout=10)
-        elif update.kind in ("dropped", "back"):  # a peer's connection: said, screen usable
+        elif update.kind in ("dropped", "back", "waiting"):  # a peer gone or away: said
             line = update_line(update.kind, update.text, self.lang, self.names)
             self.table_screen.story(line)
             self.notify(line, severity="warning" if update.kind == "dropped" else "information")

@@ -30,6 +30,8 @@ from collections.abc import Callable
 
 from table.names import SeatNames
 
+from .words import register, t
+
 _HIDDEN = (
     re.compile(r"^dealt \[[0-9 ]*\] to seat \d+$"),
     re.compile(r"^reshuffled new_positions="),
@@ -131,8 +133,11 @@ def _named_zh(line: str, names: SeatNames | None) -> str:
         before = m.group(1) or ""
         after = m.string[m.end() : m.end() + 1]
         space_after = who[-1:].isascii() and bool(re.match(r"[\u4e00-\u9fff]", after))
-        return before + (" " if before and who[:1].isascii() else "") + who + (
-            " " if space_after else ""
+        return (
+            before
+            + (" " if before and who[:1].isascii() else "")
+            + who
+            + (" " if space_after else "")
         )
 
     return _SEAT_ZH.sub(one, line)
@@ -420,8 +425,10 @@ def outcome_text(
         plural = len(seats) != 1 or seats[0] == names.me
         return word if plural else word + "s"
 
-    out = f"{names.listed(won)} {verb(won, 'win')}" if won else (
-        "nobody won" if past else "nobody wins"
+    out = (
+        f"{names.listed(won)} {verb(won, 'win')}"
+        if won
+        else ("nobody won" if past else "nobody wins")
     )
     out += f"; {names.listed(lost)} {verb(lost, 'lose')}" if lost else ""
     out += f": {reason}"
@@ -538,6 +545,46 @@ def update_line(kind: str, text: str, lang: str = "en", names: SeatNames | None 
     return _named_zh(said, names) if lang == "zh" else _seats_named(said, names)
 
 
+_WAITING = re.compile(
+    r"^waiting for seat (\d+), away ([\d:]+): the game goes on when seat \d+ is back$"
+)
+_BACK = re.compile(r"^seat (\d+) is back: the game goes on$")
+register(
+    {
+        "waiting for {who}, away {away}: the game goes on when {name} is back": (
+            "正在等 {who}，已离开 {away}：{name} 回来后游戏继续"
+        ),
+        "{who} is back: the game goes on": "{who} 回来了：游戏继续",
+    }
+)
+
+
+def waiting_line(text: str, lang: str = "en", names: SeatNames | None = None) -> str:
+    """(v3) who the table waits for (a ``waiting`` update, :mod:`table.absence`),
+    with the seat's name: what every other screen shows.
+
+    >>> waiting_line("waiting for seat 2, away 1:12: the game goes on when seat 2 is back",
+    ...              names=SeatNames(("ann", "bob", "carol"), me=0))
+    'waiting for carol (seat 2), away 1:12: the game goes on when carol is back'
+    >>> waiting_line("seat 2 is back: the game goes on", "zh")
+    '座位2 回来了：游戏继续'
+    """
+    m, back = _WAITING.match(text), _BACK.match(text)
+    if m is None and back is None:
+        return text
+    seat = int((m or back).group(1))
+    zh = lang == "zh"
+    plain = f"座位{seat}" if zh else f"seat {seat}"
+    name = plain if names is None else names.who(seat, lang)
+    who = plain if names is None else (f"{name}（{plain}）" if zh else f"{name} ({plain})")
+    if back is not None:
+        return t("{who} is back: the game goes on", lang, who=who)
+    return t(
+        "waiting for {who}, away {away}: the game goes on when {name} is back",
+        lang, who=who, name=name, away=m.group(2),
+    )  # fmt: skip
+
+
 def _seats_named(line: str, names: SeatNames | None) -> str:
     """Every "seat N" in an English line by name (no grammar change)."""
     if names is None:
@@ -559,10 +606,14 @@ def _update_line(kind: str, text: str, lang: str, names: SeatNames | None) -> st
             return f"{SEPARATOR} {text} {SEPARATOR}"
         if kind == "done" and text.startswith("clean: "):
             return f"[audit] clean: {outcome_text(text[7:], lang, names)}"
+        if kind == "waiting":
+            return f"[waiting] {waiting_line(text, lang, names)}"
         return text if kind == "progress" else f"[{kind}] {text}"
     if kind == "progress":
         step, count = progress_parts(text, lang)
         return f"{step}（{count}）" if count else step
+    if kind == "waiting":
+        return f"[等待] {waiting_line(text, lang, names)}"
     if kind in ("dropped", "back"):
         m = _PEER.match(text)
         if m and (m.group(4) is not None) == (m.group(1) == "no connection to"):

@@ -29,11 +29,13 @@ from p2p.envelope import TableSpec
 from p2p.identity import Identity
 from p2p.node import Node
 from p2p.store import scan_log
+from table.names import SeatNames
 from table.replay import Replay
 from table.session import SessionResult, TableSession
 from table.verify import EXIT_ABANDONED, verify_log
 from tests.fault_relay import FaultyNet
 from tests.test_session_crash import Child
+from tui.story import update_line
 
 LOCAL = "127.0.0.1"
 
@@ -138,8 +140,15 @@ async def test_a_seat_asleep_40_s_while_owing_is_waited_for_and_the_game_ends_cl
             asleep = trio.current_time()
             await until(lambda: [a.seat for a in sessions[0].waiting()] == [2], "seat 2 away", 20)
             waiting = [u for u in updates if u.kind == "waiting"]
-            assert waiting and "waiting for" in waiting[0].text and "(seat 2)" in waiting[0].text
-            assert "the game goes on when" in waiting[0].text
+            assert waiting and waiting[0].text.startswith("waiting for seat 2, away 0:0")
+            names = SeatNames(("ann", "bob", "carol"), me=0)
+            for lang, said in (
+                ("en", "[waiting] waiting for carol (seat 2), away 0:0"),
+                ("zh", "[等待] 正在等 carol（座位2），已离开 0:0"),
+            ):
+                line = update_line("waiting", waiting[0].text, lang, names)
+                assert line.startswith(said), line
+            assert line.endswith("carol 回来后游戏继续")
             await trio.sleep(SLEEP - (trio.current_time() - asleep))
             assert 2 in sessions[0].table.owing(), "the table waited for seat 2"
             (away,) = sessions[0].waiting()

@@ -174,6 +174,39 @@ def _is_final(body: Mapping[str, Any]) -> bool:
     return body.get("t") == "deal" and isinstance(msg, Mapping) and msg.get("type") == "final"
 
 
+def feed_overdue(
+    table: Any, votes_of: dict[int, set[int]], author: int, body: Mapping[str, Any]
+) -> Verdict:
+    """(v2 logs) ``overdue``: the author has waited for ``seat`` since body
+    ``at``. Once more than half of the other seats have signed that about
+    one unbroken stretch of owing, the seat is named (protocol.md §6
+    *Overdue*). ``votes_of``: the table's votes per seat (it lapses them)."""
+    seat, at = body.get("seat"), body.get("at")
+    if set(body) != {"t", "seat", "at"} or type(seat) is not int:
+        return Verdict.cheat(author, "overdue body: expected t, seat, at")
+    if not 0 <= seat < table.setup.seats or seat == author:
+        return Verdict.cheat(author, f"overdue body about seat {seat!r:.20}: not another seat")
+    if type(at) is not int or not 0 <= at <= table.count:
+        return Verdict.cheat(author, f"overdue body: 'at' must be 0…{table.count}")
+    since = table.owing().get(seat)
+    if since is None or at < since:
+        if seat in table.owing_after(at):
+            return table.drop_stale(author, f"overdue complaint about seat {seat} (it has acted)")
+        return Verdict.cheat(author, f"overdue complaint about seat {seat}, which owed nothing")
+    votes = votes_of.setdefault(seat, set())
+    votes.add(author)
+    others = table.setup.seats - 1
+    if len(votes) * 2 <= others:
+        return Verdict.good()
+    votes_of.pop(seat)
+    what = "; ".join(str(d) for d in table.duties(seat)) or "a body"
+    return Verdict.cheat(
+        seat,
+        f"kept the table waiting: owes {what} since table body {since} "
+        f"(overdue: {len(votes)} of the {others} other seats signed that they waited)",
+    )
+
+
 # ---------------------------------------------------------------- the clock
 
 
@@ -343,6 +376,7 @@ __all__ = [
     "AwayClock",
     "audit_present",
     "back_text",
+    "feed_overdue",
     "fmt_away",
     "waiting_text",
 ]

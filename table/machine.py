@@ -113,7 +113,7 @@ from mental_poker.seat import (
     make_shuffle,
 )
 
-from .absence import PATIENCE, Absence
+from .absence import PATIENCE, Absence, feed_overdue
 from .history import StateHistory
 from .owing import Look
 
@@ -344,6 +344,10 @@ class Table:
             return True
         return bool(self.faults) or self.refusal is not None
 
+    def owing_after(self, count: int) -> frozenset[int]:
+        """The seats that owed a body after ``count`` table bodies."""
+        return self._owing[count]
+
     def owing(self) -> dict[int, int]:
         """Seats that owe a body now -> the body count since which they have
         owed something without a break (what ``overdue`` complaints cite)."""
@@ -422,7 +426,7 @@ class Table:
         if body["t"] == "timer":
             return self._feed_timer(author, body, term)
         if body["t"] == "overdue" and self.absence is None:  # v2 logs only
-            return self._feed_overdue(author, body)
+            return feed_overdue(self, self._overdue_votes, author, body)
         if body["t"] == "refuse":
             return self._feed_refuse(author, body)
         handler = {
@@ -474,36 +478,6 @@ class Table:
         self._owed_since = since
         owing = frozenset(since)
         self._owing.append(self._owing_sets.setdefault(owing, owing))
-
-    def _feed_overdue(self, author: int, body: Mapping[str, Any]) -> Verdict:
-        """``overdue``: the author has waited for ``seat`` since body ``at``.
-        Once more than half of the other seats have signed that about one
-        unbroken stretch of owing, the seat is named (protocol.md §6)."""
-        seat = body.get("seat")
-        if set(body) != {"t", "seat", "at"} or type(seat) is not int:
-            return Verdict.cheat(author, "overdue body: expected t, seat, at")
-        if not 0 <= seat < self.setup.seats or seat == author:
-            return Verdict.cheat(author, f"overdue body about seat {seat!r:.20}: not another seat")
-        at = self._seen(body)
-        if at is None or "at" not in body:
-            return Verdict.cheat(author, f"overdue body: 'at' must be 0…{self.count}")
-        since = self._owed_since.get(seat)
-        if since is None or at < since:
-            if seat in self._owing[at]:
-                return self._stale(author, f"overdue complaint about seat {seat} (it has acted)")
-            return Verdict.cheat(author, f"overdue complaint about seat {seat}, which owed nothing")
-        votes = self._overdue_votes.setdefault(seat, set())
-        votes.add(author)
-        others = self.setup.seats - 1
-        if len(votes) * 2 <= others:
-            return Verdict.good()
-        self._overdue_votes.pop(seat)
-        what = "; ".join(str(d) for d in self.duties(seat)) or "a body"
-        return Verdict.cheat(
-            seat,
-            f"kept the table waiting: owes {what} since table body {since} "
-            f"(overdue: {len(votes)} of the {others} other seats signed that they waited)",
-        )
 
     def _feed_refuse(self, author: int, body: Mapping[str, Any]) -> Verdict:
         """``refuse``: a seat that finds the host's setup is not the table it

@@ -131,21 +131,63 @@ def test_after_a_fault_late_bodies_are_ignored_on_v3_only() -> None:
             assert not verdict.ok and verdict.seat == 2
 
 
+def _tick(clock: AwayClock, table, start: float, end: float) -> None:
+    """The session's loop: it looks at least every second."""
+    now = start
+    while now < end:
+        clock.look(table.owing(), now)
+        now += 1.0
+
+
 def test_the_clock_says_away_then_signs_on_patience_but_never_a_held_seat() -> None:
     local = _stalled(3, holdout=1)
     table = local.table
     clock = AwayClock(me=0, duty_wait=5.0, patience=60.0)
     assert clock.away(table, 100.0) == []
     assert clock.to_sign(table, 100.0, lambda s: False) is None
+    _tick(clock, table, 100.0, 106.0)
     away = clock.away(table, 106.0)
     assert [a.seat for a in away] == [1] and fmt_away(away[0].seconds) == "0:06"
     assert clock.next_due(table, 106.0) == 160.0
+    _tick(clock, table, 106.0, 161.0)
     assert clock.to_sign(table, 161.0, lambda s: True) is None  # it holds seat 1's answer
     body = clock.to_sign(table, 161.0, lambda s: False)
     assert body == {"t": "abandon", "away": [1], "why": "patience", "at": table.count}
-    assert clock.to_sign(table, 170.0, lambda s: False) is None  # once per stretch
-    # a person's vote, and the majority's: signed as "vote"
+    assert clock.to_sign(table, 162.0, lambda s: False) is None  # once per stretch
+    # a person's vote: signed as "vote"
     other = AwayClock(me=2, duty_wait=5.0, patience=600.0)
     other.look(table.owing(), 100.0)
     assert other.to_sign(table, 101.0, lambda s: False, voted=[1])["why"] == "vote"
     assert fmt_away(3723) == "1:02:03"
+
+
+def test_a_sleeper_that_wakes_does_not_find_everyone_away() -> None:
+    """Its own process stopped 40 s (a gap between two looks): the others'
+    waiting time does not grow by it."""
+    local = _stalled(3, holdout=1)
+    table = local.table
+    clock = AwayClock(me=2, duty_wait=5.0, patience=30.0)
+    _tick(clock, table, 0.0, 3.0)
+    assert clock.away(table, 43.0) == [] and clock.to_sign(table, 43.0, lambda s: False) is None
+    _tick(clock, table, 43.0, 46.0)
+    assert [a.seat for a in clock.away(table, 46.0)] == [1]  # 3 + 3 seconds of its own clock
+
+
+def test_the_present_seats_follow_a_majority_vote() -> None:
+    local = _stalled(4, holdout=3)
+    table = local.table
+    for voter in (0, 1):
+        assert table.feed(voter, _abandon(table, [3], "vote")).ok
+    assert table.absence.vote_majority(range(4)) == [(3,)]
+    follower = AwayClock(me=2, duty_wait=5.0, patience=600.0)
+    body = follower.to_sign(table, 0.0, lambda s: False)
+    assert body is not None and body["away"] == [3] and body["why"] == "vote"
+    assert table.feed(2, body).ok and table.absence.ended.why == "vote"
+    # one vote of three is no majority
+    local = _stalled(4, holdout=3)
+    assert local.table.feed(0, _abandon(local.table, [3], "vote")).ok
+    assert local.table.absence.vote_majority(range(4)) == []
+    assert (
+        AwayClock(me=2, duty_wait=5.0, patience=600.0).to_sign(local.table, 0.0, lambda s: False)
+        is None
+    )

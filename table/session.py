@@ -260,6 +260,8 @@ class TableSession:
             raise MoveRefused("the game has not been set up yet")
         if seen is not None and seen != snap.count:
             raise TableMovedOn("the table moved on before your move went out: look again")
+        if self.replay.abandoned is not None:
+            raise MoveRefused("the game ended: a seat left the table")
         if self.replay.stopped:
             raise MoveRefused("the game was stopped: a seat cheated")
         if event.SYSTEM or event.author != self.me:

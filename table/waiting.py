@@ -69,19 +69,21 @@ class AwayWatch:
         if table is None or clock is None or not self.v3 or replay.broken:
             return []
         ended = replay.abandoned
+        news = []
         if ended is not None and not self._told:
             self._told = True
             self.node.set_leavers(set(ended.seats))
+            news = [Update("abandoned", line) for line in ended.lines()]
         now = trio.current_time()
         away = [] if ended is not None else clock.away(table, now)
         self._away = [(a, now - a.seconds) for a in away]
         seats = tuple(a.seat for a in away)
         if seats == self._said:
-            return []
+            return news
         back = [s for s in self._said if s not in seats and ended is None]
         self._said = seats
         out = [Update("waiting", waiting_text(a)) for a in away]
-        return out + [Update("waiting", back_text(seat)) for seat in back]
+        return news + out + [Update("waiting", back_text(seat)) for seat in back]
 
     def waiting(self) -> list[Away]:
         """The seats the table waits for, with how long they have been away."""

@@ -51,12 +51,12 @@ def v3_node_api(monkeypatch) -> None:
         monkeypatch.setattr(Node, "set_leavers", lambda self, seats: None, raising=False)
 
 
-async def until(done, what: str, seconds: float = 60) -> None:
+async def until(done, what: str, seconds: float = 60, why=lambda: "") -> None:
     with trio.move_on_after(seconds):
         while not done():
             await trio.sleep(0.02)
         return
-    pytest.fail(f"timed out waiting for {what}")
+    pytest.fail(f"timed out waiting for {what} {why()}")
 
 
 def _log(home: Path) -> Path:
@@ -138,7 +138,11 @@ async def test_a_seat_asleep_40_s_while_owing_is_waited_for_and_the_game_ends_cl
             await until(lambda: 2 in host.table.owing(), "seat 2 owing a body", 120)
             child.proc.send_signal(signal.SIGSTOP)
             asleep = trio.current_time()
-            await until(lambda: [a.seat for a in sessions[0].waiting()] == [2], "seat 2 away", 20)
+            await until(
+                lambda: [a.seat for a in sessions[0].waiting()] == [2], "seat 2 away", 30,
+                lambda: f"{host.table.owing()} {host.table.count} {sessions[0].waiting()} "
+                f"{updates[-5:]} {nodes[0].connected}",
+            )  # fmt: skip
             waiting = [u for u in updates if u.kind == "waiting"]
             assert waiting and waiting[0].text.startswith("waiting for seat 2, away 0:0")
             names = SeatNames(("ann", "bob", "carol"), me=0)

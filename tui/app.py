@@ -153,7 +153,7 @@ class PlayApp(NodealerApp):
         if update.kind == "event":
             for line in self.teller.tell(update.text, self.lang):
                 self.table_screen.story(line)
-        elif update.kind in ("fault", "over", "setup", "rewound"):
+        elif update.kind in ("fault", "over", "setup", "rewound", "abandoned"):
             said = update_line(update.kind, update.text, self.lang, self.names)
             self.table_screen.story(said)
             if update.kind == "fault":  # a cheater named: said, and the screen stays usable

@@ -559,6 +559,28 @@ register(
 )
 
 
+_LEFT = re.compile(r"^seat (\d+) left the table: it owed (.*) since table body (\d+) \((.*)\)$")
+_LEFT_HOW = {
+    "the table's patience ran out": "牌桌的耐心用完了",
+    "the present seats voted to stop waiting": "在场的座位投票不再等待",
+}
+
+
+def abandoned_zh(text: str) -> str:
+    """(v3) a leaver's line (:meth:`table.absence.Abandoned.lines`) in
+    Chinese; what it owed stays in protocol terms, as a fault's reason does.
+
+    >>> abandoned_zh("seat 2 left the table: it owed its final reveal of deal 0 "
+    ...              "since table body 40 (the table's patience ran out)")
+    '座位2 离开了牌桌：自第 40 条牌桌记录起欠着 its final reveal of deal 0（牌桌的耐心用完了）'
+    """
+    m = _LEFT.match(text)
+    if m is None:
+        return text
+    how = _LEFT_HOW.get(m.group(4), m.group(4))
+    return f"座位{m.group(1)} 离开了牌桌：自第 {m.group(3)} 条牌桌记录起欠着 {m.group(2)}（{how}）"
+
+
 def waiting_line(text: str, lang: str = "en", names: SeatNames | None = None) -> str:
     """(v3) who the table waits for (a ``waiting`` update, :mod:`table.absence`),
     with the seat's name: what every other screen shows.
@@ -637,10 +659,14 @@ def _update_line(kind: str, text: str, lang: str, names: SeatNames | None) -> st
                 parts.append("作弊：" + fault_text(part[10:], lang))
             elif part.startswith("outcome: "):
                 parts.append("结果：" + outcome_text(part[9:], lang, names))
+            elif part.startswith("abandoned: "):
+                parts.append("中途离开：" + abandoned_zh(part[11:]))
             else:
                 parts.append(re.sub(r"^seat (\d+) has not made its final reveal$",
                                     r"座位\1 还没有做最后的公开", part))  # fmt: skip
         return "[审计] " + "；".join(parts)
+    if kind == "abandoned":  # (v3) a seat left: not a cheating verdict
+        return f"[中途离开] {abandoned_zh(text)}"
     if kind == "fault":
         found = text.removesuffix("; the game is stopped")
         stopped = "；游戏已停止" if found != text else ""

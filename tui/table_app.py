@@ -362,7 +362,10 @@ class TableApp(NodealerApp):
         if update.kind == "event":
             for line in self.teller.tell(update.text, self.lang):
                 self._story(line)
-        elif update.kind in ("fault", "over", "setup", "rewound", "dropped", "back", "waiting"):
+        elif update.kind in (
+            *("fault", "over", "setup", "rewound", "abandoned"),
+            *("dropped", "back", "waiting"),
+        ):
             line = update_line(update.kind, update.text, self.lang, self.names)
             self._story(line)
         if update.kind in ("dropped", "back", "waiting"):  # a peer gone or away: said

@@ -541,6 +541,8 @@ def update_line(kind: str, text: str, lang: str = "en", names: SeatNames | None 
     >>> update_line("dropped", "no connection to seat 2 (K3QF-7ZPA-M2XD-4RTY) yet", "zh")
     '[断线] 还没有与座位2（K3QF-7ZPA-M2XD-4RTY）连上'
     """
+    if kind == "waiting":  # names the seat itself: "bob (seat 2)"
+        return ("[等待] " if lang == "zh" else "[waiting] ") + waiting_line(text, lang, names)
     said = _update_line(kind, text, lang, names)
     return _named_zh(said, names) if lang == "zh" else _seats_named(said, names)
 
@@ -554,7 +556,7 @@ register(
         "waiting for {who}, away {away}: the game goes on when {name} is back": (
             "正在等 {who}，已离开 {away}：{name} 回来后游戏继续"
         ),
-        "{who} is back: the game goes on": "{who} 回来了：游戏继续",
+        "{who} is back: the game goes on": "{who}回来了：游戏继续",
     }
 )
 
@@ -589,7 +591,7 @@ def waiting_line(text: str, lang: str = "en", names: SeatNames | None = None) ->
     ...              names=SeatNames(("ann", "bob", "carol"), me=0))
     'waiting for carol (seat 2), away 1:12: the game goes on when carol is back'
     >>> waiting_line("seat 2 is back: the game goes on", "zh")
-    '座位2 回来了：游戏继续'
+    '座位2回来了：游戏继续'
     """
     m, back = _WAITING.match(text), _BACK.match(text)
     if m is None and back is None:
@@ -628,14 +630,10 @@ def _update_line(kind: str, text: str, lang: str, names: SeatNames | None) -> st
             return f"{SEPARATOR} {text} {SEPARATOR}"
         if kind == "done" and text.startswith("clean: "):
             return f"[audit] clean: {outcome_text(text[7:], lang, names)}"
-        if kind == "waiting":
-            return f"[waiting] {waiting_line(text, lang, names)}"
         return text if kind == "progress" else f"[{kind}] {text}"
     if kind == "progress":
         step, count = progress_parts(text, lang)
         return f"{step}（{count}）" if count else step
-    if kind == "waiting":
-        return f"[等待] {waiting_line(text, lang, names)}"
     if kind in ("dropped", "back"):
         m = _PEER.match(text)
         if m and (m.group(4) is not None) == (m.group(1) == "no connection to"):

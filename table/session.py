@@ -60,9 +60,13 @@ session signed ``overdue`` instead, and a majority named the seat.)
 session reports it (``on_update``), stops playing - no moves, no timers, no
 further crypto work - but still makes its final reveal of every dealt deal so
 the audit can run. It finishes once it has made its own final reveals and
-every other seat's are in - or, with a seat refusing its own, once the log
-has not moved for ``final_wait`` seconds (that seat is then named) - audits
-every deal and returns a :class:`SessionResult`.
+every other seat's are in (after an abandoned end: every present seat's) -
+or, with a seat refusing its own, once the log has not moved for
+``final_wait`` seconds ((v3) at least the table's patience: the seat has
+then left the game abandoned; v2 logs: it was named) - audits every deal
+and returns a :class:`SessionResult`. The session's side of absence lives
+in :mod:`table.waiting`; its reports in :mod:`table.reports`; a table of bot
+peers in :mod:`table.bot_table`.
 """
 
 from __future__ import annotations

@@ -1003,6 +1003,10 @@ class Seat:
             return self._pass_duty(number, table.deals[number])
         if duty.kind == "final":
             assert number is not None
+            # (v3) a relock signed but sequenced after a stop was ignored:
+            # its key is no layer's, so the final reveal leaves it out
+            for local in sorted({p for p, _ in self.secrets[number].relock_keys}):
+                self._published_relocks(number, table.deals[number], local)
             return _deal_body(number, make_final_reveal(self.secrets[number]))
         if duty.kind == "relock":
             assert number is not None

@@ -191,3 +191,37 @@ def test_the_present_seats_follow_a_majority_vote() -> None:
         AwayClock(me=2, duty_wait=5.0, patience=600.0).to_sign(local.table, 0.0, lambda s: False)
         is None
     )
+
+
+def test_a_leaver_whose_relock_came_after_the_stop_makes_a_good_final_reveal() -> None:
+    """A seat signed its relock (keeping the new key) but the log took it
+    only after the game ended abandoned around it: the relock is stale, and
+    its final reveal must hold only keys of layers in the log (not named)."""
+    for seed in range(1, 30):
+        setup = TableSetup(b"relock", "bluff", 3, proven=False, version=3)
+        local = LocalTable(setup, sensible_bots("bluff", 3, seed), seed=seed)
+        table = local.table
+        holder = None
+        for _ in range(3000):
+            owing = [s for s in range(3) if any(d.kind == "relock" for d in table.duties(s))]
+            if owing:
+                holder = owing[0]
+                break
+            if not local.step():
+                break
+        if holder is not None:
+            break
+    else:
+        raise AssertionError("no seeded Bluff game made a seat relock")
+    relocks = local.seats[holder].duties()  # made (keys kept), not yet in the log
+    assert any(b["msg"]["type"] == "relock" for b in relocks)
+    for voter in (s for s in range(3) if s != holder):
+        assert table.feed(voter, _abandon(table, [holder])).ok
+    assert table.absence.ended is not None
+    for body in relocks:  # sequenced after the stop: ignored
+        assert table.feed(holder, body).ok
+    for seat in local.seats:
+        for body in seat.duties(stopped=True):
+            verdict = table.feed(seat.seat, body)
+            assert verdict.ok, (seat.seat, verdict)
+    assert not table.faults

@@ -248,7 +248,8 @@ async def _cut_table(
 def _assert_abandoned(log: Path, gone: int, why: str | None = None) -> None:
     report = verify_log(log)
     lines = report.lines()
-    assert report.exit_code == EXIT_ABANDONED == 3 and report.verdict == "abandoned", lines
+    assert report.exit_code == EXIT_ABANDONED == 3, "\n".join(lines)
+    assert report.verdict == "abandoned"
     assert not report.faults and not any(line.startswith("CHEATING") for line in lines), lines
     assert report.abandoned is not None and report.abandoned.seats == (gone,), lines
     assert why is None or report.abandoned.why == why

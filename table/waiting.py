@@ -40,9 +40,10 @@ class AwayWatch:
         self._away: list[tuple[Away, float]] = []  # (away seat, since when: trio time)
 
     def start(self, table: Any) -> None:
-        """The table is set up: its patience (seconds, times ``time_scale``)."""
+        """The table is set up: its patience (seconds, times ``time_scale``;
+        never less than ``duty_wait``: a seat is away before it is left)."""
         if self.clock is None:
-            patience = table.setup.patience * self.time_scale
+            patience = max(table.setup.patience * self.time_scale, self.duty_wait)
             self.clock = AwayClock(self.me, self.duty_wait, patience)
 
     def body(self, table: Any, stopped: bool) -> dict[str, Any] | None:

@@ -519,7 +519,8 @@ class Table:
             return Verdict.cheat(author, f"malformed deal message: {exc}")
         if message.seat != author:
             return Verdict.cheat(author, f"signed a deal message of seat {message.seat}")
-        if isinstance(message, FinalReveal) and not (self.over or self.stopped):
+        ended = self.absence is not None and self.absence.ended is not None  # (v3) abandoned
+        if isinstance(message, FinalReveal) and not (self.over or self.faults or ended):
             return Verdict.cheat(author, "final reveal before the game is over")
         if isinstance(message, ShufflePass | LockPass | Complaint) and (self.over or self.stopped):
             # §6: once the game is over (or stopped) a deal still in its

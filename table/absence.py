@@ -38,7 +38,7 @@ present seat is still re-checked from the keys it revealed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -157,12 +157,13 @@ class Absence:
         return Verdict.good()
 
     # ------------------------------------------------------------ reading
-    def vote_majority(self, present: Iterable[int]) -> list[tuple[int, ...]]:
-        """Sets for which more than half of the seats not in them voted
+    def vote_majority(self, seats: Iterable[int]) -> list[tuple[int, ...]]:
+        """Sets for which more than half of the ``seats`` not in them voted
         (why "vote"): every honest present seat then signs too."""
         out = []
+        seats = list(seats)
         for key, votes in self.votes.items():
-            others = [s for s in present if s not in key]
+            others = [s for s in seats if s not in key]
             voted = sum(1 for s, why in votes.by.items() if why == "vote" and s in others)
             if others and voted * 2 > len(others):
                 out.append(key)
@@ -296,7 +297,7 @@ class AwayClock:
         return min(due, default=None)
 
     def to_sign(
-        self, table: Any, now: float, holds: Any, voted: Iterable[int] = ()
+        self, table: Any, now: float, holds: Callable[[int], bool], voted: Iterable[int] = ()
     ) -> dict[str, Any] | None:
         """The ``abandon`` body this peer signs now, if any: the seats past
         the table's patience (why "patience"), a set a majority of the

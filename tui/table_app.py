@@ -78,6 +78,7 @@ register(
         ),
         "the table is not ready yet": "牌桌还没准备好",
         "ctrl+w: stop waiting": "ctrl+w：不再等待",
+        "stop waiting": "不再等待",
         "you said to stop waiting for {who}": "你选择了不再等待 {who}",
         "the table is waiting for nobody": "牌桌没有在等任何人",
         "your move is on its way": "你的出牌正在发送",

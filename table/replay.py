@@ -36,6 +36,7 @@ from engines.core import EngineError, Outcome, game
 from mental_poker.errors import Verdict
 from p2p.envelope import TableSpec
 
+from .absence import MAX_PATIENCE, PATIENCE, Abandoned
 from .machine import Table, TableError, TableSetup
 
 SETUP = "setup"
@@ -61,16 +62,32 @@ class Fault:
         return f"{who}{where}: {self.reason}"
 
 
-def setup_body(game_name: str, seats: int, config: Any = None, proven: bool = True) -> dict:
-    """The first body of a table's log, submitted by the host (seat 0)."""
-    return {"t": SETUP, "game": game_name, "seats": seats, "config": config, "proven": proven}
+def setup_body(
+    game_name: str,
+    seats: int,
+    config: Any = None,
+    proven: bool = True,
+    patience: int | None = None,
+) -> dict:
+    """The first body of a table's log, submitted by the host (seat 0);
+    ``patience`` (v3 tables): seconds the table waits for an away seat."""
+    body = {"t": SETUP, "game": game_name, "seats": seats, "config": config, "proven": proven}
+    if patience is not None:
+        body["patience"] = patience
+    return body
 
 
 def parse_setup(spec: TableSpec, body: Any) -> TableSetup:
     """The table's setup from the first log body (raises :class:`SetupError`)."""
     if not isinstance(body, Mapping) or body.get("t") != SETUP:
         raise SetupError("the first entry of a table's log must be the host's setup")
-    if set(body) != {"t", "game", "seats", "config", "proven"}:
+    keys = {"t", "game", "seats", "config", "proven"}
+    patience = body.get("patience", PATIENCE)
+    if spec.version >= 3:  # (v3) the table's patience may be said (§7.1)
+        keys |= {"patience"} & set(body)
+        if type(patience) is not int or not 1 <= patience <= MAX_PATIENCE:
+            raise SetupError(f"setup body: patience is 1…{MAX_PATIENCE} seconds")
+    if set(body) != keys:
         raise SetupError("setup body: expected t, game, seats, config, proven")
     name, seats, proven = body["game"], body["seats"], body["proven"]
     if type(name) is not str or type(seats) is not int or type(proven) is not bool:
@@ -83,7 +100,7 @@ def parse_setup(spec: TableSpec, body: Any) -> TableSetup:
         raise SetupError(f"unknown game {name!r:.40}") from None
     if not engine.min_seats <= seats <= engine.max_seats:
         raise SetupError(f"{name} is for {engine.min_seats}-{engine.max_seats} seats, not {seats}")
-    setup = TableSetup(spec.table_id, name, seats, body["config"], proven, spec.version)
+    setup = TableSetup(spec.table_id, name, seats, body["config"], proven, spec.version, patience)
     try:
         engine.new(setup.decoded_config(), seats)
     except (EngineError, ValueError, TypeError) as exc:
@@ -181,9 +198,9 @@ class Replay:
 
     @property
     def stopped(self) -> bool:
-        """A fault was found, or a seat refused the setup: honest seats play
-        no further."""
-        return bool(self.faults) or (self.table is not None and self.table.refusal is not None)
+        """A fault was found, a seat refused the setup or (v3) the game
+        ended abandoned: honest seats play no further."""
+        return bool(self.faults) or (self.table is not None and self.table.stopped)
 
     def feed(self, seq: int, term: int, author: int, body: Any) -> Fault | None:
         """Apply the entry at ``seq`` (entries come in order from 1)."""
@@ -233,6 +250,12 @@ class Replay:
             self.items.append(item)
             self.fed = item.seq
             self._apply(item)
+
+    @property
+    def abandoned(self) -> Abandoned | None:
+        """(v3) how the game ended abandoned, if it did (table/absence.py)."""
+        absence = None if self.table is None else self.table.absence
+        return None if absence is None else absence.ended
 
     def finals_missing(self) -> list[int]:
         """Seats that still owe a final reveal of some dealt deal."""

@@ -496,10 +496,10 @@ class LogMachine(Election):
             event.verify(self.table)
             raise ReplayedEvent(f"seat {author} reused counter #{counter} (already at seq {seq})")
         event.verify(self.table)
-        if counter - self.next_counter[author] > MAX_AHEAD and (
-            self.v3 or self.role is Role.SEQUENCER
-        ):
-            raise ReplayedEvent(f"seat {author}'s event #{counter} is too far ahead")
+        if counter - self.next_counter[author] > MAX_AHEAD:
+            if self.role is Role.SEQUENCER:
+                raise ReplayedEvent(f"seat {author}'s event #{counter} is too far ahead")
+            return  # (v3) not held; its author sends it again
         if self.v3:  # every peer holds it; the sequencer sequences what it can
             self._hold(event, now)
             if self.role is Role.SEQUENCER:

@@ -12,8 +12,9 @@ event it is: our own events reach the chain through the same submit path and
 the same checks as everybody else's.
 
 Roles. Time is cut into *terms*; the sequencer of term t is seat ``t mod n``
-(the table's creator, seat 0, for term 0). The sequencer takes ``submit``
-messages, checks the author's signature and counter (an author's events are
+(the table's creator, seat 0, for term 0). Authors send ``submit`` messages
+to the sequencer (v3: to every peer, which holds them). The sequencer takes
+them, checks the author's signature and counter (an author's events are
 numbered 0, 1, 2, ... and must enter the chain in that order: a replay or a
 reuse of a counter is refused), links each event to the chain head, signs the
 entry and sends it to everyone. A peer never sequences a term twice (it

@@ -31,10 +31,14 @@ HANDSHAKE_CHUNK) = 192 KiB of buffers however many connections they open
 ``WARN_BURST`` per ``WARN_WINDOW`` seconds, then one line counts the rest.
 
 Durability: accepted entries are appended to the log file at once and
-delivered to the session at once; a flusher task fsyncs the files (in a
-worker thread, so appends go on meanwhile) and only then acknowledges the
-head, so whatever this peer acknowledged survives a crash. Our own events are
-fsynced to the outbox before they are sent.
+(v2 tables) delivered to the session at once; a flusher task fsyncs the
+files (in a worker thread, so appends go on meanwhile) and only then
+acknowledges the head, so whatever this peer acknowledged survives a crash.
+Our own events are fsynced to the outbox before they are sent. On v3 tables
+the session gets an entry only once it is *final* (every seat acknowledged
+it, :attr:`Node.final`), so the flusher acknowledges as soon as each fsync
+ends; :meth:`Node.held_events` shows what other seats sent that the log
+lacks, :meth:`Node.tentative` the entries not final yet.
 
 Mesh: peers are reached by address - :meth:`Node.connect` takes a manual
 HOST:PORT (discovery feeds the same call); after a handshake both sides tell
@@ -391,8 +395,8 @@ class Node:
 
     async def submit(self, body: Any) -> int:
         """Sign ``body`` (any msgpack-able value) as our next event, make it
-        durable, send it to the sequencer; return its counter. It appears in
-        :meth:`entries` once sequenced."""
+        durable, send it to the sequencer (v3: to every peer); return its
+        counter. It appears in :meth:`entries` once sequenced (v3: once final)."""
         try:
             raw = msgpack.packb(body, use_bin_type=True)
         except (TypeError, ValueError, OverflowError) as exc:

@@ -12,8 +12,9 @@ event it is: our own events reach the chain through the same submit path and
 the same checks as everybody else's.
 
 Roles. Time is cut into *terms*; the sequencer of term t is seat ``t mod n``
-(the table's creator, seat 0, for term 0). The sequencer takes ``submit``
-messages, checks the author's signature and counter (an author's events are
+(the table's creator, seat 0, for term 0). Authors send ``submit`` messages
+to the sequencer (v3: to every peer, which holds them). The sequencer takes
+them, checks the author's signature and counter (an author's events are
 numbered 0, 1, 2, ... and must enter the chain in that order: a replay or a
 reuse of a counter is refused), links each event to the chain head, signs the
 entry and sends it to everyone. A peer never sequences a term twice (it
@@ -496,10 +497,10 @@ class LogMachine(Election):
             event.verify(self.table)
             raise ReplayedEvent(f"seat {author} reused counter #{counter} (already at seq {seq})")
         event.verify(self.table)
-        if counter - self.next_counter[author] > MAX_AHEAD and (
-            self.v3 or self.role is Role.SEQUENCER
-        ):
-            raise ReplayedEvent(f"seat {author}'s event #{counter} is too far ahead")
+        if counter - self.next_counter[author] > MAX_AHEAD:
+            if self.role is Role.SEQUENCER:
+                raise ReplayedEvent(f"seat {author}'s event #{counter} is too far ahead")
+            return  # (v3) not held; its author sends it again
         if self.v3:  # every peer holds it; the sequencer sequences what it can
             self._hold(event, now)
             if self.role is Role.SEQUENCER:

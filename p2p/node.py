@@ -31,10 +31,14 @@ HANDSHAKE_CHUNK) = 192 KiB of buffers however many connections they open
 ``WARN_BURST`` per ``WARN_WINDOW`` seconds, then one line counts the rest.
 
 Durability: accepted entries are appended to the log file at once and
-delivered to the session at once; a flusher task fsyncs the files (in a
-worker thread, so appends go on meanwhile) and only then acknowledges the
-head, so whatever this peer acknowledged survives a crash. Our own events are
-fsynced to the outbox before they are sent.
+(v2 tables) delivered to the session at once; a flusher task fsyncs the
+files (in a worker thread, so appends go on meanwhile) and only then
+acknowledges the head, so whatever this peer acknowledged survives a crash.
+Our own events are fsynced to the outbox before they are sent. On v3 tables
+the session gets an entry only once it is *final* (every seat acknowledged
+it, :attr:`Node.final`), so the flusher acknowledges as soon as each fsync
+ends; :meth:`Node.held_events` shows what other seats sent that the log
+lacks, :meth:`Node.tentative` the entries not final yet.
 
 Mesh: peers are reached by address - :meth:`Node.connect` takes a manual
 HOST:PORT (discovery feeds the same call); after a handshake both sides tell
@@ -50,8 +54,6 @@ from __future__ import annotations
 
 import logging
 import math
-import time
-from collections import Counter
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -64,9 +66,11 @@ import trio
 from p2p.envelope import Entry, EquivocationProof, Event, EventError, TableSpec
 from p2p.handshake import Channel, Handshake, HandshakeError
 from p2p.identity import Identity, PeerKey
+from p2p.items import LogItem, Rewound, item_of
 from p2p.keepalive import keep_alive
 from p2p.log import Effect, LogMachine, Persist, Role, Send
 from p2p.store import Store
+from p2p.warn_rate import WARN_BURST, WARN_WINDOW, WarningRate
 from p2p.wire import (
     MAX_FRAME,
     SEAL_OVERHEAD,
@@ -94,7 +98,6 @@ PENDING_PER_HOST = 16  # handshakes in progress from one address at once
 PENDING_TOTAL = 64  # handshakes in progress at once, from every address
 HANDSHAKE_FRAME = 1024  # largest frame before the handshake ends (a hello is ~210 bytes)
 HANDSHAKE_CHUNK = 2048  # bytes read at once before the handshake ends
-WARN_BURST, WARN_WINDOW = 5, 10.0  # connection warnings per window; the rest are counted
 MAX_ERRORS = 1000  # the latest connection errors kept in Node.errors
 RECV_CHUNK = 1 << 16
 DIAL_ATTEMPTS = 6  # dials of one seat waiting at once (one begun each second, 5 s each)
@@ -102,28 +105,6 @@ DIAL_OVERLAP = 1.0  # seconds an attempt waits before another one begins beside 
 SILENT_BEATS = 2.0  # beat intervals (timeout/4) of silence before a connection is redialled
 MIN_SILENCE = 1.0  # but never less than this many seconds (a loaded machine stutters)
 PING = encode_payload(message("addrs", peers=[]))  # "still here": changes nothing at the peer
-
-
-@dataclass(frozen=True)
-class LogItem:
-    """One entry of the ordered log, as the session consumes it."""
-
-    seq: int
-    term: int
-    author: int
-    counter: int
-    body: Any
-
-    def __str__(self) -> str:
-        return f"#{self.seq} seat {self.author} event #{self.counter}: {self.body!r}"
-
-
-@dataclass(frozen=True)
-class Rewound:
-    """The log was cut back to ``seq`` (a failover dropped entries no majority
-    held, or a proven equivocator's branch lost): re-read from ``seq + 1``."""
-
-    seq: int
 
 
 class WrongSeat(HandshakeError):
@@ -139,42 +120,6 @@ class PeerError:
 
     def __str__(self) -> str:
         return f"{self.peer}: {self.error.__class__.__name__}: {self.error}"
-
-
-class _WarningRate:
-    """Connection warnings, rate-limited: a stranger opening thousands of
-    connections must not flood the terminal. The first ``WARN_BURST`` of a
-    ``WARN_WINDOW`` are logged; the rest are counted and summed up in one
-    line when the next window starts."""
-
-    def __init__(self) -> None:
-        self.start = -math.inf
-        self.shown = 0
-        self.hidden: Counter[str] = Counter()
-
-    def flush(self) -> None:
-        """Start a new window if the current one is over (the summary line)."""
-        now = time.monotonic()
-        if now - self.start < WARN_WINDOW:
-            return
-        if self.hidden:
-            total = sum(self.hidden.values())
-            kinds = ", ".join(f"{n} × {what}" for what, n in self.hidden.most_common(3))
-            log.warning("%d more connection problems in %.0f s (%s)", total, WARN_WINDOW, kinds)
-        self.start, self.shown, self.hidden = now, 0, Counter()
-
-    def warn(self, kind: str, text: str) -> None:
-        self.flush()
-        if self.shown < WARN_BURST:
-            self.shown += 1
-            log.warning("%s", text)
-        else:
-            self.hidden[kind] += 1
-
-    def note(self, kind: str) -> None:
-        """Count a problem without a line of its own (shown in the summary)."""
-        self.flush()
-        self.hidden[kind] += 1
 
 
 class Connection:
@@ -251,7 +196,7 @@ class Node:
         self._dialing: set[int] = set()
         self._pending: dict[str, int] = {}  # handshakes in progress, per remote host
         self._pending_total = 0
-        self._warnings = _WarningRate()
+        self._warnings = WarningRate()
         self._nursery: trio.Nursery | None = None
         self._changed = trio.Event()
         self._peers_moved = trio.Event()  # set (and replaced) when `connected` changes
@@ -391,8 +336,8 @@ class Node:
 
     async def submit(self, body: Any) -> int:
         """Sign ``body`` (any msgpack-able value) as our next event, make it
-        durable, send it to the sequencer; return its counter. It appears in
-        :meth:`entries` once sequenced."""
+        durable, send it to the sequencer (v3: to every peer); return its
+        counter. It appears in :meth:`entries` once sequenced (v3: once final)."""
         try:
             raw = msgpack.packb(body, use_bin_type=True)
         except (TypeError, ValueError, OverflowError) as exc:
@@ -430,7 +375,7 @@ class Node:
             if seq <= (machine.final if machine.v3 else machine.head):
                 entry = machine.chain[seq - 1]
                 seq += 1
-                yield _item(entry)
+                yield item_of(entry)
                 continue
             await self._changed.wait()
 
@@ -824,7 +769,7 @@ class Node:
         machine = self.log
         if not machine.v3:
             return []
-        return [_item(entry) for entry in machine.chain[machine.final :]]
+        return [item_of(entry) for entry in machine.chain[machine.final :]]
 
     def set_leavers(self, seats: Collection[int]) -> None:
         """(v3) The table layer abandoned ``seats`` (they left the game): from
@@ -871,11 +816,6 @@ class Node:
         )
 
 
-def _item(entry: Entry) -> LogItem:
-    ev = entry.event
-    return LogItem(entry.seq, entry.term, ev.author, ev.counter, ev.decoded_body())
-
-
 def _give_up_old(waiting: list[tuple[float, trio.CancelScope]]) -> None:
     """Cancel the dial attempts that have waited ``DIAL_OVERLAP`` or more."""
     now = trio.current_time()
@@ -907,4 +847,4 @@ async def open_node(identity: Identity, table: TableSpec, **options: Any) -> Asy
         node.store.close()
 
 
-__all__ = ["LogItem", "Node", "PeerError", "Rewound", "open_node"]
+__all__ = ["WARN_BURST", "WARN_WINDOW", "LogItem", "Node", "PeerError", "Rewound", "open_node"]

@@ -176,3 +176,34 @@ def _frozen_ack(node):
         return ack
 
     return frozen
+
+
+def test_the_final_mark_survives_a_restart_and_a_lazy_record_waits_for_a_sync(tmp_path) -> None:
+    from p2p.log import LogMachine
+    from p2p.store import Store
+
+    net = SimNet(3)
+    net.run()
+    for i in range(4):
+        net.submit(i % 3, i)
+    net.run()
+    m = net.machines[1]
+    assert m.final == 4
+    store = Store(net.table, tmp_path)
+    for entry in m.chain:
+        store.append("log", {"t": "entry", "e": entry.to_wire()})
+    store.append("own", {"t": "final", "seq": 4}, lazy=True)
+    assert store.take_dirty(["own"]) == []  # lazy: no fsync of its own
+    store.append("own", {"t": "final", "seq": 2}, lazy=True)
+    store.sync()
+    store.close()
+    again = Store(net.table, tmp_path)
+    assert again.final == 4  # the highest wins
+    restarted = LogMachine(
+        net.table, net.ids[1], entries=again.entries, led_terms=[], final=again.final
+    )
+    assert restarted.final == 4 and restarted.kept == 4
+    again.close()
+    # a mark past the head it loaded (its log lost a tail) is capped at the head
+    short = LogMachine(net.table, net.ids[1], entries=m.chain[:3], final=4)
+    assert short.final == 3

@@ -27,7 +27,7 @@ thread: proof checks are heavy).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import msgpack
@@ -37,6 +37,7 @@ from mental_poker.errors import Verdict
 from p2p.envelope import TableSpec
 
 from .machine import Table, TableError, TableSetup
+from .turn_timer import MAX_TURN_TIME
 
 SETUP = "setup"
 
@@ -61,16 +62,32 @@ class Fault:
         return f"{who}{where}: {self.reason}"
 
 
-def setup_body(game_name: str, seats: int, config: Any = None, proven: bool = True) -> dict:
-    """The first body of a table's log, submitted by the host (seat 0)."""
-    return {"t": SETUP, "game": game_name, "seats": seats, "config": config, "proven": proven}
+def setup_body(
+    game_name: str,
+    seats: int,
+    config: Any = None,
+    proven: bool = True,
+    turn_time: int | None = None,
+) -> dict:
+    """The first body of a table's log, submitted by the host (seat 0);
+    ``turn_time`` (v3 tables): the turn timer's seconds (table.turn_timer)."""
+    body = {"t": SETUP, "game": game_name, "seats": seats, "config": config, "proven": proven}
+    if turn_time is not None:
+        body["turn_time"] = turn_time
+    return body
 
 
 def parse_setup(spec: TableSpec, body: Any) -> TableSetup:
     """The table's setup from the first log body (raises :class:`SetupError`)."""
     if not isinstance(body, Mapping) or body.get("t") != SETUP:
         raise SetupError("the first entry of a table's log must be the host's setup")
-    if set(body) != {"t", "game", "seats", "config", "proven"}:
+    keys = {"t", "game", "seats", "config", "proven"}
+    turn_time = body.get("turn_time")
+    if spec.version >= 3 and "turn_time" in body:  # (v3) the turn timer (§7.1)
+        keys.add("turn_time")
+        if type(turn_time) is not int or not 1 <= turn_time <= MAX_TURN_TIME:
+            raise SetupError(f"setup body: turn_time is 1…{MAX_TURN_TIME} seconds")
+    if set(body) != keys:
         raise SetupError("setup body: expected t, game, seats, config, proven")
     name, seats, proven = body["game"], body["seats"], body["proven"]
     if type(name) is not str or type(seats) is not int or type(proven) is not bool:
@@ -84,6 +101,8 @@ def parse_setup(spec: TableSpec, body: Any) -> TableSetup:
     if not engine.min_seats <= seats <= engine.max_seats:
         raise SetupError(f"{name} is for {engine.min_seats}-{engine.max_seats} seats, not {seats}")
     setup = TableSetup(spec.table_id, name, seats, body["config"], proven, spec.version)
+    if turn_time is not None:
+        setup = replace(setup, turn_time=turn_time)
     try:
         engine.new(setup.decoded_config(), seats)
     except (EngineError, ValueError, TypeError) as exc:

@@ -94,6 +94,7 @@ from .names import NAMES_SECRET, SeatNames
 from .pace import Pace, Pacer, people_kinds, takes_turn
 from .progress import deal_line
 from .replay import Fault, Replay, setup_body
+from .turn_timer import TurnClock, event_text
 
 log = logging.getLogger("nodealer.table")
 
@@ -208,7 +209,7 @@ class SharedFeed:
         return self._audit[1]
 
 
-class TableSession(TimerClock):
+class TableSession(TimerClock, TurnClock):
     """One seat's play at one table (see the module docstring).
 
     ``game``/``config``/``proven``: the host (seat 0) sets the table up with
@@ -356,7 +357,9 @@ class TableSession(TimerClock):
         self._restore_secrets()
         if self.me == 0 and self.node.next_own_counter == 0 and self.node.head == 0:
             assert self.game_name is not None
-            body = setup_body(self.game_name, self.node.table.n, self.config, self.proven)
+            body = setup_body(
+                self.game_name, self.node.table.n, self.config, self.proven, self.turn_time
+            )
             await self.node.submit(body)
         send, receive = trio.open_memory_channel[LogItem | Rewound](math.inf)
         async with trio.open_nursery() as nursery:
@@ -639,7 +642,8 @@ class TableSession(TimerClock):
                 self._last_progress_text = progress
                 out.append(Update("progress", progress, seq))
         if table is not None:
-            out.extend(Update("event", str(e), seq) for e in table.events[self._shown :])
+            events = range(self._shown, len(table.events))  # marked (auto): table.turn_timer
+            out.extend(Update("event", event_text(table, i), seq) for i in events)
             self._shown = len(table.events)
             for author, _, what in table.stale[self._stale_shown :]:
                 out.append(Update("stale", f"seat {author}: {what}", seq))
@@ -698,6 +702,8 @@ class TableSession(TimerClock):
         if table.over or stopped:
             return
         if await self._time_out_timer(table):
+            return
+        if await self._auto_move(table, seat):  # (v3) an idle person's turn: table.turn_timer
             return
         if self.player is not None:
             if self._pacer is not None:
@@ -772,6 +778,9 @@ class TableSession(TimerClock):
         held = None if self._pacer is None else self._pacer.wake_at()
         if held is not None:
             wake = min(wake, held)
+        turn = self._turn_wake(now)  # table.turn_timer
+        if turn is not None:
+            wake = min(wake, turn)
         overdue = [d for k, d in self._overdue_deadlines().items() if k not in self._complained]
         if overdue:
             wake = min(wake, min(overdue))

@@ -213,7 +213,8 @@ async def _play(
                 on_update=on_update,
                 **options,
             )
-            session.turn_time = settings.turn_time  # the host's setup says it (table.turn_timer)
+            # the host's setup says it; every seat checks it (table.turn_timer)
+            session.turn_time, session.turn_agreed = settings.turn_time, True
             if on_session is not None:  # a screen plays this seat through it
                 on_session(session)
             result = await session.run()

@@ -570,6 +570,8 @@ class TableSession(TimerClock, TurnClock):
         this seat named its game) or proofs switched on or off."""
         if self.game_name is not None and setup.game != self.game_name:
             return f"the host set up {setup.game}, not {self.game_name}"
+        if self._turn_time_differs(setup) is not None:  # table.turn_timer
+            return self._turn_time_differs(setup)
         if setup.proven != self.proven:
             said = "proven" if self.proven else "unproven"
             got = "proven" if setup.proven else "unproven"

@@ -140,6 +140,10 @@ class TurnClock:
     """a person plays this seat (a screen): the turn timer may move for it"""
     turn_time: int | None = None
     """the host's (seat 0's) turn time, written into the setup"""
+    turn_agreed: bool = False
+    """``turn_time`` is what this seat agreed to in the lobby: a setup that
+    says another is refused (a host cannot make a table move for its
+    people behind their backs)"""
     _turn: TurnTimer | None = None
 
     def held_seconds(self) -> float:  # pragma: no cover - the session's (table.clock)
@@ -147,6 +151,14 @@ class TurnClock:
 
     async def _publish(self, body: dict[str, Any]) -> None:  # pragma: no cover - the session's
         raise NotImplementedError
+
+    def _turn_time_differs(self, setup: Any) -> str | None:
+        """Why the setup's turn timer is not the one this seat agreed to."""
+        if not self.turn_agreed or setup.turn_time == self.turn_time:
+            return None
+        said = "none" if setup.turn_time is None else f"{setup.turn_time} s"
+        agreed = "none" if self.turn_time is None else f"{self.turn_time} s"
+        return f"the host set up a turn timer of {said}, but this seat agreed to {agreed}"
 
     def _turn_timer(self) -> TurnTimer | None:
         table = self.replay.table

@@ -157,3 +157,26 @@ async def test_idle_person_is_moved_for_by_its_turn_timer(tmp_path) -> None:
     assert all(table.events[i].author == 0 for i in table.auto_moves)
     told = [u.text for u in sessions[1].updates if u.kind == "event" and u.text.endswith(AUTO)]
     assert told, "the other seats' news marks the auto moves"
+    # nodealer replay tells them so too, in both languages
+    from tui.replay import load
+
+    for lang, mark in (("en", " (auto)"), ("zh", "（自动）")):
+        steps, _ = load(peers[1].log_path, lang)
+        marked = [s for s in steps if mark in s.text]
+        assert marked and all(s.seat == 0 for s in marked), [s.text for s in steps][:12]
+        assert len(marked) == len(table.auto_moves)
+
+
+def test_a_seat_refuses_a_setup_with_another_turn_timer_than_agreed() -> None:
+    from table.turn_timer import TurnClock
+
+    setup = parse_setup(_spec(3), setup_body("bluff", 3, turn_time=1))
+    seat = TurnClock()
+    assert seat._turn_time_differs(setup) is None, "no lobby agreement: no opinion (bots)"
+    seat.turn_time, seat.turn_agreed = 30, True
+    said = seat._turn_time_differs(setup)
+    assert said == "the host set up a turn timer of 1 s, but this seat agreed to 30 s"
+    seat.turn_time = None
+    assert "agreed to none" in (seat._turn_time_differs(setup) or "")
+    seat.turn_time = 1
+    assert seat._turn_time_differs(setup) is None

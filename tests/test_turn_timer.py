@@ -180,3 +180,21 @@ def test_a_seat_refuses_a_setup_with_another_turn_timer_than_agreed() -> None:
     assert "agreed to none" in (seat._turn_time_differs(setup) or "")
     seat.turn_time = 1
     assert seat._turn_time_differs(setup) is None
+
+
+@pytest.mark.slow
+def test_nodealer_host_turn_time_reaches_every_seat(tmp_path) -> None:
+    """``nodealer host --turn-time 20`` (headless: bots play, so nothing is
+    auto): the lobby's settings carry it, the joiner agrees to it, the
+    setup says it, the game is clean and no move is marked auto."""
+    from tests.test_lan import assert_one_clean_game, host, join
+
+    hosting = host(tmp_path, "bluff", 2, "--unproven", "--turn-time", "20")
+    joiner = join(tmp_path, "p1", hosting.port)  # type: ignore[attr-defined]
+    assert_one_clean_game([hosting, joiner])
+    for proc in (hosting, joiner):
+        report = verify_log(proc.log())
+        assert report.setup is not None and report.setup.turn_time == 20
+        bodies = [e.event.decoded_body() for e in read_log(proc.log()).entries]
+        assert not any(b.get("auto") for b in bodies if isinstance(b, dict))
+    assert "turn timer 20 s" in hosting.text()  # the settings it offers

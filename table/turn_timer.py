@@ -56,10 +56,20 @@ for a move made by a turn timer; screens tell it in their language."""
 
 def owes_move(table: Table, seat: int) -> frozenset[str]:
     """The kinds of move only ``seat`` may make now (its turn), a rule
-    author's duties left out; empty when it owes none."""
+    author's duties left out; empty when it owes none. In a game where
+    every seat may play at any time and a play out of turn is a penalty,
+    not a refusal (Mao, M4/M23), the seat whose turn the state names owes
+    its play."""
     if table.over:
         return frozenset()
-    return own_kinds(table.game, table.state, table.setup.seats, seat) - AUTHOR_KINDS
+    game, state, seats = table.game, table.state, table.setup.seats
+    owed = own_kinds(game, state, seats, seat) - AUTHOR_KINDS
+    if not owed and getattr(state, "turn", None) == seat:
+        mine = game.legal_kinds(state, seat)
+        if "play" in mine and any("play" in game.legal_kinds(state, s) for s in range(seats)
+                                  if s != seat):  # fmt: skip
+            owed = frozenset({"play"})
+    return owed
 
 
 def event_text(table: Table, index: int) -> str:

@@ -198,3 +198,33 @@ def test_nodealer_host_turn_time_reaches_every_seat(tmp_path) -> None:
         bodies = [e.event.decoded_body() for e in read_log(proc.log()).entries]
         assert not any(b.get("auto") for b in bodies if isinstance(b, dict))
     assert "turn timer 20 s" in hosting.text()  # the settings it offers
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import tui.turn_clock
+
+    assert doctest.testmod(tui.turn_clock).failed == 0
+
+
+def test_in_mao_the_seat_whose_turn_it_is_owes_its_play() -> None:
+    """M23: every seat may play at any time (out of turn is a penalty), so
+    the turn is the state's: that seat owes its play, the others nothing;
+    the bot's move for it is a legal one of that seat, never a rule author's."""
+    from engines.core import to_data
+    from engines.mao_events import MaoConfig
+
+    config = to_data(MaoConfig(hand_size=3))
+    setup = TableSetup(b"turn-mao", "mao", 3, config=config, proven=False)
+    local = LocalTable(setup, sensible_bots("mao", 3, 1), seed=1)
+    while not any(owes_move(local.table, s) for s in range(3)):
+        local.step()
+    table = local.table
+    turn = table.state.turn
+    assert owes_move(table, turn) == {"play"}
+    assert not any(owes_move(table, s) for s in range(3) if s != turn)
+    timer = TurnTimer(turn, 5.0)
+    event = timer.choose(table, local.seats[turn].knowledge())
+    assert event is not None and event.author == turn and event.KIND in ("play", "draw", "say")
+    table.game.apply(table.state, event)

@@ -90,6 +90,7 @@ class TurnTimer:
         self._start = 0.0
         self._held_then = 0.0
         self._asked: int | None = None  # the table (body count) the bot was asked about
+        self._nothing: int | None = None  # ... and had no move for: no countdown there
         self._bot: Any = None
         self.deadline: float | None = None
         """when the seat's idle turn runs out (None: it owes no move)"""
@@ -98,7 +99,7 @@ class TurnTimer:
         """The deadline of the turn the seat owes now (None: it owes none);
         ``held``: the seconds the screen has held the timers so far."""
         owed = owes_move(table, self.me)
-        if not owed:
+        if not owed or self._nothing == table.count:
             self._key = self.deadline = None
             return None
         key = (owed, self._last_own(table))
@@ -129,15 +130,19 @@ class TurnTimer:
             seed = secrets.randbelow(2**31)  # the bot's choices, never the deal
             self._bot = make(table.setup.seats, seed, secrets.token_bytes)[self.me]
         event = self._bot.act(table.game, table.state, self.me, known)
-        if event is None or event.SYSTEM or event.author != self.me:
-            return None
-        if event.KIND in AUTHOR_KINDS:
-            return None
+        if event is not None and self._fits(table, event):
+            return event
+        self._nothing = table.count  # the person's move alone, until the table changes
+        return None
+
+    def _fits(self, table: Table, event: Event) -> bool:
+        if event.SYSTEM or event.author != self.me or event.KIND in AUTHOR_KINDS:
+            return False
         try:
             table.game.apply(table.state, event)
         except EngineError:
-            return None
-        return event
+            return False
+        return True
 
 
 class TurnClock:

@@ -228,3 +228,22 @@ def test_in_mao_the_seat_whose_turn_it_is_owes_its_play() -> None:
     event = timer.choose(table, local.seats[turn].knowledge())
     assert event is not None and event.author == turn and event.KIND in ("play", "draw", "say")
     table.game.apply(table.state, event)
+
+
+def test_no_countdown_stays_at_zero_when_the_bot_has_no_move() -> None:
+    setup = TableSetup(b"turn-none", "bluff", 3, proven=False)
+    local = LocalTable(setup, sensible_bots("bluff", 3, 2), seed=2)
+    while not any(owes_move(local.table, s) for s in range(3)):
+        local.step()
+    table = local.table
+    (author,) = [s for s in range(3) if owes_move(table, s)]
+
+    class Waits:
+        def act(self, game: object, state: object, seat: int, known: dict) -> None:
+            return None
+
+    timer = TurnTimer(author, 0.0)
+    timer._bot = Waits()
+    assert timer.look(table, 0.0) is not None and timer.seconds_left() == 0.0
+    assert timer.choose(table, {}) is None
+    assert timer.look(table, 0.0) is None and timer.seconds_left() is None

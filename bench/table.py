@@ -68,7 +68,7 @@ from p2p.envelope import TableSpec
 from p2p.identity import Identity
 from p2p.wire import PROTOCOL_VERSION
 from table.bot_process import PeerPlan, PeerProcess, workers_for
-from table.session import PeerResult
+from table.bot_table import PeerResult
 
 
 def _load() -> float | None:

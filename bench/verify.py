@@ -48,7 +48,7 @@ PLAY = r"""
 import json, resource, shutil, sys, tempfile, time
 from pathlib import Path
 import trio
-from table.session import play_bot_table
+from table.bot_table import play_bot_table
 
 def hwm():
     for line in Path("/proc/self/status").read_text().splitlines():

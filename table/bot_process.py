@@ -2,7 +2,7 @@
 
 Theory of operation
 -------------------
-:func:`~table.session.play_bot_table` plays a whole table on this machine:
+:func:`~table.bot_table.play_bot_table` plays a whole table on this machine:
 a person's seat (seat 0, with the TUI) and bot seats. Each peer checks every
 proof of every deal, and much of a peer's work is Python holding the GIL, so
 peers sharing one process share one core. Here the bot seats run in child
@@ -51,6 +51,8 @@ import trio
 
 from p2p.envelope import TableSpec
 from p2p.identity import PeerKey
+
+from .reports import PeerResult
 
 FRAME = struct.Struct(">I")
 MESH_WAIT = 10.0  # seconds a child waits for its nodes to reach every other seat
@@ -272,7 +274,7 @@ async def _child(plan: PeerPlan, out: trio.lowlevel.FdStream, inp: trio.lowlevel
     from p2p.identity import Identity
     from p2p.node import Node
 
-    from .session import PeerResult, SharedFeed, TableSession, Update
+    from .session import SharedFeed, TableSession, Update
 
     make_session: Callable[..., TableSession] = TableSession
     if plan.cheat is not None:

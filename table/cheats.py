@@ -17,7 +17,8 @@ Kinds (the name is what ``--cheat`` takes):
 * ``move-for-another`` — signs a move as if it were another seat's;
 * ``timer`` — times out a timer it may not: on v2 logs though it is not the
   sequencer, on v3 with a word dated before the timer started (§6, §7.2);
-* ``keep-final`` — never makes its final reveal (named ``overdue``);
+* ``keep-final`` — never makes its final reveal (v3: the game ends
+  abandoned naming it as having left; v2 logs: named ``overdue``);
 * ``forged-signature``, ``replayed-event``, ``equivocate`` — the sequencer
   (seat 0) signs an entry holding a move another seat never signed, a
   move a second time, or two entries for one place (table/sequencer_cheats.py;

@@ -108,6 +108,7 @@ from mental_poker.seat import (
 )
 from p2p.wire import PROTOCOL_VERSION
 
+from .absence import PATIENCE, Absence, feed_overdue
 from .draws import Draws, draw_body
 from .history import StateHistory
 from .owing import Look
@@ -131,7 +132,9 @@ class TableSetup:
     version: int = PROTOCOL_VERSION
     """The table's protocol version (the log header's ``v``): it chooses the
     card group (:func:`~mental_poker.groups.group_for`) and the rules (v2
-    logs keep v2 rules)."""
+    logs keep v2 rules; those marked (v3) in protocol.md apply from 3 on)."""
+    patience: int = PATIENCE
+    """(v3) seconds the table waits for an away seat (§6 *Away*)"""
     turn_time: int | None = None
     """(v3) seconds a person's seat may sit idle on its turn before its own
     peer moves for it (:mod:`table.turn_timer`); None: no turn timer"""
@@ -247,6 +250,8 @@ class Table:
         self._owed_since: dict[int, int] = {}
         """seat -> since when its oldest duty still owed has been owed"""
         self._overdue_votes: dict[int, set[int]] = {}
+        self.absence = Absence(self) if setup.version >= 3 else None
+        """(v3) away, the abandon vote and the stop (table/absence.py)"""
         self._note_owed()
 
     # ------------------------------------------------------------ queries
@@ -314,9 +319,15 @@ class Table:
 
     @property
     def stopped(self) -> bool:
-        """A body was refused or a seat refused the setup: no more play,
-        only final reveals (protocol.md §7.3)."""
+        """A body was refused, a seat refused the setup or (v3) the game
+        ended abandoned: no more play, only final reveals (protocol.md §7.3)."""
+        if self.absence is not None and self.absence.ended is not None:
+            return True
         return bool(self.faults) or self.refusal is not None
+
+    def owing_after(self, count: int) -> frozenset[int]:
+        """The seats that owed a body after ``count`` table bodies."""
+        return self._owing[count]
 
     def owing(self) -> dict[int, int]:
         """Seats that owe a body now -> the body count since which they have
@@ -380,10 +391,14 @@ class Table:
     def _dispatch(self, author: int, body: Any, term: int | None) -> Verdict:
         if not isinstance(body, Mapping) or not isinstance(body.get("t"), str):
             return Verdict.cheat(author, "a table body is a map with a text 't'")
+        if self.absence is not None:  # v3: abandon, and nothing new after a stop
+            verdict = self.absence.dispatch(author, body)
+            if verdict is not None:
+                return verdict
         if body["t"] == "timer":
             return feed_timer(self, author, body, term)
-        if body["t"] == "overdue":
-            return self._feed_overdue(author, body)
+        if body["t"] == "overdue" and self.absence is None:  # v2 logs only
+            return feed_overdue(self, self._overdue_votes, author, body)
         if body["t"] == "refuse":
             return self._feed_refuse(author, body)
         handler = {
@@ -430,36 +445,6 @@ class Table:
         owing = frozenset(since)
         self._owing.append(self._owing_sets.setdefault(owing, owing))
 
-    def _feed_overdue(self, author: int, body: Mapping[str, Any]) -> Verdict:
-        """``overdue``: the author has waited for ``seat`` since body ``at``.
-        Once more than half of the other seats have signed that about one
-        unbroken stretch of owing, the seat is named (protocol.md §6)."""
-        seat = body.get("seat")
-        if set(body) != {"t", "seat", "at"} or type(seat) is not int:
-            return Verdict.cheat(author, "overdue body: expected t, seat, at")
-        if not 0 <= seat < self.setup.seats or seat == author:
-            return Verdict.cheat(author, f"overdue body about seat {seat!r:.20}: not another seat")
-        at = self._seen(body)
-        if at is None or "at" not in body:
-            return Verdict.cheat(author, f"overdue body: 'at' must be 0…{self.count}")
-        since = self._owed_since.get(seat)
-        if since is None or at < since:
-            if seat in self._owing[at]:
-                return self._stale(author, f"overdue complaint about seat {seat} (it has acted)")
-            return Verdict.cheat(author, f"overdue complaint about seat {seat}, which owed nothing")
-        votes = self._overdue_votes.setdefault(seat, set())
-        votes.add(author)
-        others = self.setup.seats - 1
-        if len(votes) * 2 <= others:
-            return Verdict.good()
-        self._overdue_votes.pop(seat)
-        what = "; ".join(str(d) for d in self.duties(seat)) or "a body"
-        return Verdict.cheat(
-            seat,
-            f"kept the table waiting: owes {what} since table body {since} "
-            f"(overdue: {len(votes)} of the {others} other seats signed that they waited)",
-        )
-
     def _feed_refuse(self, author: int, body: Mapping[str, Any]) -> Verdict:
         """``refuse``: a seat that finds the host's setup is not the table it
         agreed to (another game, config or proof setting, §7.1) says so
@@ -475,6 +460,10 @@ class Table:
         if self.refusal is None:
             self.refusal = (author, reason)
         return Verdict.good()
+
+    def drop_stale(self, author: int, what: str) -> Verdict:
+        """Drop a body as stale: recorded in :attr:`stale`, nobody named."""
+        return self._stale(author, what)
 
     def _stale(self, author: int, what: str) -> Verdict:
         self.stale.append((author, self.count, what))
@@ -496,7 +485,8 @@ class Table:
             return Verdict.cheat(author, f"malformed deal message: {exc}")
         if message.seat != author:
             return Verdict.cheat(author, f"signed a deal message of seat {message.seat}")
-        if isinstance(message, FinalReveal) and not (self.over or self.faults):
+        ended = self.absence is not None and self.absence.ended is not None  # (v3) abandoned
+        if isinstance(message, FinalReveal) and not (self.over or self.faults or ended):
             return Verdict.cheat(author, "final reveal before the game is over")
         if isinstance(message, ShufflePass | LockPass | Complaint) and (self.over or self.stopped):
             # §6: once the game is over (or stopped) a deal still in its
@@ -895,6 +885,10 @@ class Seat:
             return self._pass_duty(number, table.deals[number])
         if duty.kind == "final":
             assert number is not None
+            # (v3) a relock signed but sequenced after a stop was ignored:
+            # its key is no layer's, so the final reveal leaves it out
+            for local in sorted({p for p, _ in self.secrets[number].relock_keys}):
+                self._published_relocks(number, table.deals[number], local)
             return _deal_body(number, make_final_reveal(self.secrets[number]))
         if duty.kind == "relock":
             assert number is not None

@@ -36,6 +36,7 @@ from engines.core import EngineError, Outcome, game
 from mental_poker.errors import Verdict
 from p2p.envelope import TableSpec
 
+from .absence import MAX_PATIENCE, PATIENCE, Abandoned
 from .machine import Table, TableError, TableSetup
 from .turn_timer import MAX_TURN_TIME
 
@@ -67,11 +68,15 @@ def setup_body(
     seats: int,
     config: Any = None,
     proven: bool = True,
+    patience: int | None = None,
     turn_time: int | None = None,
 ) -> dict:
     """The first body of a table's log, submitted by the host (seat 0);
+    ``patience`` (v3 tables): seconds the table waits for an away seat;
     ``turn_time`` (v3 tables): the turn timer's seconds (table.turn_timer)."""
     body = {"t": SETUP, "game": game_name, "seats": seats, "config": config, "proven": proven}
+    if patience is not None:
+        body["patience"] = patience
     if turn_time is not None:
         body["turn_time"] = turn_time
     return body
@@ -82,6 +87,11 @@ def parse_setup(spec: TableSpec, body: Any) -> TableSetup:
     if not isinstance(body, Mapping) or body.get("t") != SETUP:
         raise SetupError("the first entry of a table's log must be the host's setup")
     keys = {"t", "game", "seats", "config", "proven"}
+    patience = body.get("patience", PATIENCE)
+    if spec.version >= 3:  # (v3) the table's patience may be said (§7.1)
+        keys |= {"patience"} & set(body)
+        if type(patience) is not int or not 1 <= patience <= MAX_PATIENCE:
+            raise SetupError(f"setup body: patience is 1…{MAX_PATIENCE} seconds")
     turn_time = body.get("turn_time")
     if spec.version >= 3 and "turn_time" in body:  # (v3) the turn timer (§7.1)
         keys.add("turn_time")
@@ -100,7 +110,7 @@ def parse_setup(spec: TableSpec, body: Any) -> TableSetup:
         raise SetupError(f"unknown game {name!r:.40}") from None
     if not engine.min_seats <= seats <= engine.max_seats:
         raise SetupError(f"{name} is for {engine.min_seats}-{engine.max_seats} seats, not {seats}")
-    setup = TableSetup(spec.table_id, name, seats, body["config"], proven, spec.version)
+    setup = TableSetup(spec.table_id, name, seats, body["config"], proven, spec.version, patience)
     if turn_time is not None:
         setup = replace(setup, turn_time=turn_time)
     try:
@@ -200,9 +210,9 @@ class Replay:
 
     @property
     def stopped(self) -> bool:
-        """A fault was found, or a seat refused the setup: honest seats play
-        no further."""
-        return bool(self.faults) or (self.table is not None and self.table.refusal is not None)
+        """A fault was found, a seat refused the setup or (v3) the game
+        ended abandoned: honest seats play no further."""
+        return bool(self.faults) or (self.table is not None and self.table.stopped)
 
     def feed(self, seq: int, term: int, author: int, body: Any) -> Fault | None:
         """Apply the entry at ``seq`` (entries come in order from 1)."""
@@ -252,6 +262,12 @@ class Replay:
             self.items.append(item)
             self.fed = item.seq
             self._apply(item)
+
+    @property
+    def abandoned(self) -> Abandoned | None:
+        """(v3) how the game ended abandoned, if it did (table/absence.py)."""
+        absence = None if self.table is None else self.table.absence
+        return None if absence is None else absence.ended
 
     def finals_missing(self) -> list[int]:
         """Seats that still owe a final reveal of some dealt deal."""

@@ -47,54 +47,59 @@ majority held), the table is rebuilt from the kept entries. Our own cut
 events are resubmitted by the node itself (its outbox), so the session sends
 nothing again; it only waits for them, as after a restart.
 
-*Overdue.* Every seat's duties are public (:meth:`~table.machine.Table.duties`).
-When another seat has owed a body for ``duty_wait`` seconds without a break
-(a key the judging needs, its pass, its final reveal, …), the session signs
-an ``overdue`` body about it; once more than half of the other seats have,
-the table names that seat (protocol.md §6), so a seat that keeps its keys
-cannot leave an unfinished log that blames nobody.
+*Away* (v3, :mod:`table.absence`). Every seat's duties are public
+(:meth:`~table.machine.Table.duties`). Another seat that has owed a body for
+``duty_wait`` seconds without a break is *away*: reported (``waiting``) and
+readable (:meth:`TableSession.waiting`), never a fault. Past the table's
+patience (or a person's :meth:`TableSession.stop_waiting`, or a majority of
+the present seats' vote) the session signs ``abandon``; once every present
+seat has, the game ends abandoned (final reveals only). (v2 logs: the
+session signed ``overdue`` instead, and a majority named the seat.)
 
 *Faults.* A refused body is a :class:`~table.replay.Fault` naming the seat. The
 session reports it (``on_update``), stops playing - no moves, no timers, no
 further crypto work - but still makes its final reveal of every dealt deal so
 the audit can run. It finishes once it has made its own final reveals and
-every other seat's are in - or, with a seat refusing its own, once the log
-has not moved for ``final_wait`` seconds (that seat is then named) - audits
-every deal and returns a :class:`SessionResult`.
+every other seat's are in (after an abandoned end: every present seat's) -
+or, with a seat refusing its own, once the log has not moved for
+``final_wait`` seconds ((v3) at least the table's patience: the seat has
+then left the game abandoned; v2 logs: it was named) - audits every deal
+and returns a :class:`SessionResult`. The session's side of absence lives
+in :mod:`table.waiting`; its reports in :mod:`table.reports`; a table of bot
+peers in :mod:`table.bot_table`.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-import secrets
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 import msgpack
 import trio
 
 from engines.bots import Bot
-from engines.cards import Card
 from engines.core import EngineError, Event, Outcome
 from mental_poker.errors import MentalPokerError, Verdict
 from mental_poker.groups import group_for
 from mental_poker.seat import DealSecrets
 from p2p.envelope import EventError
-from p2p.identity import Identity
 from p2p.node import LogItem, Node, Rewound
 
+from .absence import Away, audit_present
 from .clock import TimerClock
 from .machine import Seat, Table, TableSetup
-from .names import NAMES_SECRET, SeatNames
 from .pace import Pace, Pacer, people_kinds, takes_turn
+from .peer_news import watch_peers
 from .progress import deal_line
 from .replay import Fault, Replay, setup_body
+from .reports import SessionResult, Snapshot, Update
 from .turn_timer import TurnClock, event_text
+from .waiting import AwayWatch, NotWaiting
 
 log = logging.getLogger("nodealer.table")
 
@@ -115,76 +120,6 @@ class MoveRefused(SessionError):
 
 class TableMovedOn(MoveRefused):
     """The table changed after the person chose a move; nothing was sent."""
-
-
-@dataclass(frozen=True)
-class Update:
-    """Something happened at the table, for the player to see.
-
-    ``kind``: ``setup``, ``event`` (an engine event, player or derived),
-    ``progress`` (a deal's passes under way, the final audit: what a person
-    waits for),
-    ``stale`` (a body overtaken by another, dropped), ``fault`` (a cheat,
-    game stopped), ``rewound``, ``over`` (the outcome), ``done`` (audit),
-    ``dropped`` / ``back`` (this peer lost its connection to another seat,
-    or has it again: :meth:`TableSession._watch_peers`)."""
-
-    kind: str
-    text: str
-    seq: int | None = None
-
-    def __str__(self) -> str:
-        return f"[{self.kind}] {self.text}"
-
-
-@dataclass
-class SessionResult:
-    """How the table ended for this peer."""
-
-    outcome: Outcome | None
-    faults: list[Fault]
-    audit: Verdict
-    entries: int
-    stale: int = 0
-    missing_finals: list[int] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
-    """when things happened at this peer, for benchmarks: ``*_t`` wall
-    clock (``time.time``), ``*_cpu`` this process's CPU seconds, at
-    ``start`` (run), ``move`` (the first player move fed), ``over`` (the
-    game over), ``audit`` (the audit began) and ``done``; ``deals``"""
-
-    @property
-    def clean(self) -> bool:
-        return (
-            self.outcome is not None
-            and not self.faults
-            and self.audit.ok
-            and not self.missing_finals
-            and not self.outcome.cheaters
-        )
-
-    def __str__(self) -> str:
-        if self.clean:
-            return f"clean: {self.outcome}"
-        parts = [f"cheating: {f}" for f in self.faults]
-        parts += [f"seat {s} has not made its final reveal" for s in self.missing_finals]
-        if not self.audit.ok:
-            parts.append(f"audit: {self.audit}")
-        if self.outcome is not None:
-            parts.append(f"outcome: {self.outcome}")
-        return "; ".join(parts) or "unfinished"
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """What the player's side may read while the loop works in a thread:
-    the table after ``count`` table bodies, the engine state, this seat's
-    view and the faces it knows (deck position -> card)."""
-
-    count: int
-    state: Any
-    view: dict[str, Any] | None
-    known: dict[int, Card] = field(default_factory=dict)
 
 
 class SharedFeed:
@@ -239,6 +174,7 @@ class TableSession(TimerClock, TurnClock):
         duty_wait: float = DUTY_WAIT,
         shared: SharedFeed | None = None,
         pace: Pace | None = None,
+        patience: int | None = None,
     ) -> None:
         me = node.table.seat_of(node.identity.public)
         if me is None:
@@ -255,6 +191,8 @@ class TableSession(TimerClock, TurnClock):
         self.on_update = on_update
         self.final_wait = final_wait
         self.duty_wait = duty_wait
+        self.patience = patience  # (v3) the host writes it into the setup (seconds)
+        self._away = AwayWatch(node, me, duty_wait, time_scale)  # table/waiting.py
         self.replay = Replay(node.table)
         self._pacer = None if pace is None else Pacer(pace)
         self._shared = shared
@@ -271,8 +209,6 @@ class TableSession(TimerClock, TurnClock):
         self._over_shown = False
         self._own_fed = 0  # our own entries fed (they carry counters 0, 1, ...)
         self._init_clock()  # table.clock: this seat's timers
-        self._owing_seen: dict[tuple[int, int], float] = {}  # (seat, since) -> first seen
-        self._complained: set[tuple[int, int]] = set()
         self._last_progress = 0.0  # when the log last brought us anything
         self._finals_sent: set[int] = set()
         self._refusing: str | None = None  # why we refuse the host's setup
@@ -329,6 +265,8 @@ class TableSession(TimerClock, TurnClock):
             raise MoveRefused("the game has not been set up yet")
         if seen is not None and seen != snap.count:
             raise TableMovedOn("the table moved on before your move went out: look again")
+        if self.replay.abandoned is not None:
+            raise MoveRefused("the game ended: a seat left the table")
         if self.replay.stopped:
             raise MoveRefused("the game was stopped: a seat cheated")
         if event.SYSTEM or event.author != self.me:
@@ -357,8 +295,11 @@ class TableSession(TimerClock, TurnClock):
         self._restore_secrets()
         if self.me == 0 and self.node.next_own_counter == 0 and self.node.head == 0:
             assert self.game_name is not None
+            v3 = self.node.table.version >= 3
+            patience = self.patience if v3 else None
+            turn_time = self.turn_time if v3 else None  # table.turn_timer
             body = setup_body(
-                self.game_name, self.node.table.n, self.config, self.proven, self.turn_time
+                self.game_name, self.node.table.n, self.config, self.proven, patience, turn_time
             )
             await self.node.submit(body)
         send, receive = trio.open_memory_channel[LogItem | Rewound](math.inf)
@@ -374,76 +315,9 @@ class TableSession(TimerClock, TurnClock):
             send.send_nowait(item)
 
     async def _watch_peers(self) -> None:
-        """Say when this peer loses its connection to another seat
-        (``dropped``) and when it has it again (``back``), from the node's
-        connections (the node redials on its own). A connection back within
-        ``peer_grace`` seconds is no news (nor a flood of news from a seat
-        that keeps reconnecting), and neither is a seat that goes once the
-        game is over or stopped owing no final reveal: peers leave when they
-        are done. A seat this peer has never been connected to is news
-        ``absent_grace`` seconds after the start (the table would otherwise
-        wait on it with nothing said), and so is its arrival after that. No
-        seat is news before the log this peer held is read back (until then
-        who may have gone home is not known)."""
-        seen: set[int] = set()
-        reported: set[int] = set()
-        start = trio.current_time()
-        # seat -> when its connection went (the others: never there, since the start)
-        gone = {seat: start for seat in range(self.node.table.n) if seat != self.node.seat}
-        failed = False
-        while True:
-            moved = self.node.connections_moved
-            try:
-                due = self._peer_news(seen, reported, gone)
-            except Exception:  # a bug in the news must not take the table down
-                if not failed:  # said once, not every second
-                    log.exception("watching the connections to the other seats")
-                failed = True
-                due = trio.current_time() + 1.0
-            with trio.move_on_at(due):
-                await moved.wait()
-
-    def _peer_news(self, seen: set[int], reported: set[int], gone: dict[int, float]) -> float:
-        """One look at the connections for :meth:`_watch_peers`: reports
-        what is news and returns when to look again."""
-        connected = self.node.connected
-        ever = self.node.ever_connected | connected  # a connection that came and went counts
-        now = trio.current_time()
-        updates: list[Update] = []
-        try:
-            for seat in sorted(reported & connected):
-                again = "connected again to" if seat in seen else "connected to"
-                updates.append(Update("back", f"{again} {self.node.peer_name(seat)}"))
-                reported.discard(seat)
-            for seat in ever - seen:
-                gone.pop(seat, None)  # its absence since the start is over
-            seen |= ever
-            for seat in seen - connected:
-                gone.setdefault(seat, now)
-            for seat in connected:
-                gone.pop(seat, None)
-            due = math.inf
-            for seat, since in sorted(gone.items()):
-                if seat in reported:
-                    continue
-                if seat in self._may_leave:  # look again: a rewound log may take it back
-                    due = min(due, now + self.peer_grace)
-                    continue
-                grace = self.peer_grace if seat in seen else self.absent_grace
-                if now < since + grace:
-                    due = min(due, since + grace)
-                elif not self._read_back:
-                    due = min(due, now + 0.5)  # whether it may have gone home is not known yet
-                else:
-                    name = self.node.peer_name(seat)
-                    text = f"lost the connection to {name}" if seat in seen else (
-                        f"no connection to {name} yet"
-                    )  # fmt: skip
-                    updates.append(Update("dropped", text))
-                    reported.add(seat)
-        finally:  # what was found before a failure is still said
-            self._report(updates)
-        return due
+        """Say when this peer loses its connection to another seat, and
+        when it has it again (:func:`table.peer_news.watch_peers`)."""
+        await watch_peers(self)
 
     async def _loop(self, receive: trio.MemoryReceiveChannel[LogItem | Rewound]) -> SessionResult:
         while True:
@@ -468,6 +342,7 @@ class TableSession(TimerClock, TurnClock):
             self._last_progress = trio.current_time()
         # once caught up, whoever may leave is known (_feed_batch set it): news may start
         self._read_back = self._read_back or self._caught_up()
+        self._report(self._away.look(self.replay))
         if self._finished():
             self._report([Update("progress", "auditing every deal from the revealed keys")])
             self._mark("audit")
@@ -556,6 +431,7 @@ class TableSession(TimerClock, TurnClock):
             found = Fault(0, self.replay.name(0), differs, 1)
             self.replay.faults.append(found)
             self._refusing = differs
+        self._away.start(table)
         old = self.seat
         self.seat = Seat(table, self.me)
         if old is not None:
@@ -699,7 +575,9 @@ class TableSession(TimerClock, TurnClock):
             for body in duties:
                 await self._publish(body)
             return
-        if await self._complain_overdue(table):
+        absence = None if self.replay.broken else self._away.body(table, stopped)
+        if absence is not None:  # an abandon (v3), an overdue (v2 logs): table/waiting.py
+            await self._publish(absence)
             return
         if table.over or stopped:
             return
@@ -743,30 +621,22 @@ class TableSession(TimerClock, TurnClock):
         """Sign one body into the log (a hook: tests make cheating peers here)."""
         await self.node.submit(body)
 
-    def _overdue_deadlines(self) -> dict[tuple[int, int], float]:
-        """When each other seat that owes a body will have kept us waiting
-        ``duty_wait`` seconds (by this peer's clock), per unbroken stretch."""
-        table = self.replay.table
-        if table is None or self.replay.broken:
-            return {}
-        now = trio.current_time()
-        seen = {}
-        for seat, since in table.owing().items():
-            if seat != self.me:
-                seen[(seat, since)] = self._owing_seen.get((seat, since), now)
-        self._owing_seen = seen
-        return {key: start + self.duty_wait for key, start in seen.items()}
+    # ---------------------------------------------------------------- away (table/waiting.py)
 
-    async def _complain_overdue(self, table: Table) -> bool:
-        """Sign an ``overdue`` body about a seat that has owed a body for
-        ``duty_wait`` seconds (once per stretch): enough of them name it."""
-        now = trio.current_time()
-        for key, due in sorted(self._overdue_deadlines().items(), key=lambda kv: kv[1]):
-            if due <= now and key not in self._complained:
-                self._complained.add(key)
-                await self._publish({"t": "overdue", "seat": key[0], "at": table.count})
-                return True
-        return False
+    def waiting(self) -> list[Away]:
+        """(v3) the seats the table waits for now, with how long they have
+        been away by this peer's clock (for screens: "waiting for bob …")."""
+        return self._away.waiting()
+
+    def stop_waiting(self, seat: int) -> None:
+        """(v3) a person's "stop waiting for <seat>": this peer signs an
+        ``abandon`` (why "vote") naming it at its next look (within a
+        second). Raises :class:`SessionError` if the table is not waiting
+        for that seat."""
+        try:
+            self._away.stop_waiting(seat)
+        except NotWaiting as exc:
+            raise SessionError(str(exc)) from None
 
     def _wake_at(self) -> float:
         """When the loop must look again even if no entry arrives."""
@@ -783,12 +653,12 @@ class TableSession(TimerClock, TurnClock):
         turn = self._turn_wake(now)  # table.turn_timer
         if turn is not None:
             wake = min(wake, turn)
-        overdue = [d for k, d in self._overdue_deadlines().items() if k not in self._complained]
-        if overdue:
-            wake = min(wake, min(overdue))
         table = self.replay.table
+        due = None if table is None else self._away.next_due(table)
+        if due is not None:
+            wake = min(wake, due)
         if table is not None and (table.over or self.replay.stopped):
-            wake = min(wake, self._last_progress + self.final_wait)
+            wake = min(wake, self._last_progress + self._end_wait())
         return max(wake, now + 0.005)
 
     # ---------------------------------------------------------------- secrets
@@ -861,13 +731,13 @@ class TableSession(TimerClock, TurnClock):
             return True
         if table is None or not (table.over or replay.stopped):
             return False
-        stood_still = trio.current_time() >= self._last_progress + self.final_wait
+        still = trio.current_time() - self._last_progress
         if not self._caught_up():
             # bodies of ours still wait for a sequencer, but the other seats
             # have gone home (too few are left to elect one): nobody will
             # ever sequence them, so end with the log this seat holds
             # (nothing waits forever)
-            return stood_still and len(self.node.connected) < self.node.table.n // 2
+            return still >= self.final_wait and len(self.node.connected) < self.node.table.n // 2
         owed = [
             number
             for number, deal in enumerate(table.deals)
@@ -877,15 +747,25 @@ class TableSession(TimerClock, TurnClock):
             return False  # our own final reveals first (one refused is not sent again)
         # a deal still in its passes when the game ended is void (§6): only
         # the final reveals of dealt deals are waited for
-        if not replay.finals_missing():
-            return True
+        gone = () if replay.abandoned is None else replay.abandoned.seats
+        if not [s for s in replay.finals_missing() if s not in gone]:
+            return True  # (v3) a leaver's final reveals are not waited for
         # a seat still owes its final reveal: wait while the table moves
-        return stood_still
+        # ((v3) at least the table's patience: the present seats end it first)
+        return still >= self._end_wait()
+
+    def _end_wait(self) -> float:
+        return self._away.end_wait(self.final_wait)
 
     def _finish(self) -> SessionResult:
         replay = self.replay
         missing = replay.finals_missing()
-        if missing or replay.table is None:
+        ended = replay.abandoned
+        if ended is not None and replay.table is not None:
+            # (v3) the leavers' keys are not all out: what the present seats revealed is checked
+            present_missing = set(missing) - set(ended.seats)
+            audit = Verdict.good() if present_missing else audit_present(replay.table, ended.seats)
+        elif missing or replay.table is None:
             audit = Verdict.good()
         elif self._shared is not None:
             audit = self._shared.audit()
@@ -899,6 +779,7 @@ class TableSession(TimerClock, TurnClock):
             entries=len(replay.items),
             stale=len(table.stale) if table is not None else 0,
             missing_finals=missing,
+            abandoned=ended,
         )
 
     def _proven_sequencers(self) -> list[Fault]:
@@ -934,195 +815,8 @@ class TableSession(TimerClock, TurnClock):
         return False
 
 
-# ---------------------------------------------------------------- a table of bot peers
-
-
-@dataclass
-class PeerResult:
-    """One peer of :func:`play_bot_table`: who it was and how it ended."""
-
-    seat: int
-    fingerprint: str
-    home: Path | None
-    log_path: Path
-    result: SessionResult
-
-
-SessionFactory = Callable[..., TableSession]
-
-
-async def play_bot_table(
-    game_name: str,
-    seats: int,
-    home: Path,
-    *,
-    proven: bool = True,
-    config: Any = None,
-    seed: int = 0,
-    time_scale: float = 0.05,
-    node_timeout: float = 3.0,
-    final_wait: float = FINAL_WAIT,
-    duty_wait: float = DUTY_WAIT,
-    on_update: Callable[[int, Update], None] | None = None,
-    make_session: SessionFactory = TableSession,
-    own: tuple[Identity, Path | None] | None = None,
-    rounds: int | None = None,
-    person: int | None = None,
-    on_session: Callable[[int, TableSession], None] | None = None,
-    processes: int | None = None,
-    pace: Pace | None = None,
-    names: SeatNames | None = None,
-    timer_lead: int | None = None,
-) -> list[PeerResult]:
-    """A whole game between ``seats`` real peers on this machine: each its
-    own identity and store under ``home/peer<seat>``, a real TCP mesh on
-    127.0.0.1, every seat played by a sensible bot (``nodealer play``).
-    ``own``: seat 0's identity and data folder instead (a person's own, so
-    that its log is kept with its other games). ``rounds``: Mao bots end
-    the game after this many rounds (M31). ``person``: that seat has no bot;
-    a person plays it through its session's ``submit_move`` (``on_session``
-    hands each session over as it starts). ``names``: the seats' names,
-    kept in the local seats' stores (``table-names``) so that the saved game
-    reads with names later.
-
-    Seat 0 (and ``person``'s seat) play in this process; the other seats in
-    ``processes`` child processes (:mod:`table.bot_process`; default one per
-    core, 0: every seat in this process), so that the table uses every core.
-    ``on_update`` hears every seat, ``on_session`` the seats of this process.
-    ``pace``: the bot seats wait for the people (:mod:`table.pace`).
-    ``timer_lead``: the other seats sign a timer only after that seat did
-    (:mod:`table.clock`; a person's screen holds the clock).
-    A ``make_session`` other than :class:`TableSession` or a factory of
-    :func:`table.cheats.cheating_at`, or a game registered outside
-    ``engines``, cannot cross into a child: the whole table then plays in
-    this process."""
-    from engines.bots import sensible_bots
-    from p2p.envelope import TableSpec
-
-    from .bot_process import PeerPlan, PeerProcess, default_processes, split_seats, workers_for
-
-    homes: list[Path | None] = [Path(home) / f"peer{s}" for s in range(seats)]
-    identities = [Identity.load_or_create(h) for h in homes]
-    if own is not None:
-        identities[0], homes[0] = own
-    spec = TableSpec(secrets.token_bytes(16), tuple(i.public for i in identities))
-    cheat = _cheat_of(make_session)
-    local = sorted({0} | ({person} if person is not None else set()))
-    if processes is None:
-        processes = default_processes()
-    from engines.core import game as engine_of
-
-    if (
-        processes < 1
-        or (make_session is not TableSession and cheat is None)
-        or not type(engine_of(game_name)).__module__.startswith("engines.")
-    ):
-        local = list(range(seats))  # a factory or a game a child process cannot know
-    remote = [s for s in range(seats) if s not in local]
-    bots = sensible_bots(game_name, seats, seed, salt_source=secrets.token_bytes)
-    for bot in bots:
-        if rounds is not None and hasattr(bot, "rounds"):
-            bot.rounds = rounds
-    nodes = {
-        s: Node(identities[s], spec, home=homes[s], host="127.0.0.1", timeout=node_timeout)
-        for s in local
-    }
-    results: list[PeerResult | None] = [None] * seats
-
-    def got(peer: PeerResult) -> None:
-        results[peer.seat] = peer
-
-    children: list[PeerProcess] = []
-    try:
-        async with trio.open_nursery() as nursery:
-            for node in nodes.values():
-                await nursery.start(node.run)
-                if names is not None:
-                    await node.put_secret(NAMES_SECRET, names.pack())
-            first = nodes[local[0]]
-            for node in list(nodes.values())[1:]:
-                await node.connect(*first.listen_address)
-            children_seats = split_seats(remote, processes)
-            for group in children_seats:
-                plan = PeerPlan(
-                    PeerPlan.pack(spec),
-                    tuple(group),
-                    tuple(str(homes[s]) for s in group),
-                    game_name,
-                    proven=proven,
-                    config=config,
-                    seed=seed,
-                    time_scale=time_scale,
-                    node_timeout=node_timeout,
-                    final_wait=final_wait,
-                    duty_wait=duty_wait,
-                    rounds=rounds,
-                    cheat=cheat,
-                    connect=first.listen_address,
-                    updates=on_update is not None,
-                    pace=pace,
-                    workers=workers_for(len(children_seats) + 1),
-                    timer_lead=timer_lead,
-                )
-                child = PeerProcess(plan, on_update=on_update, on_result=got)
-                children.append(await nursery.start(child.run))
-            for child in children:
-                await child.ready.wait()
-
-            async def play(s: int) -> None:
-                updates = None if on_update is None else (lambda u, s=s: on_update(s, u))
-                session = make_session(
-                    nodes[s],
-                    game=game_name,
-                    config=config,
-                    proven=proven,
-                    player=None if s == person else bots[s],
-                    time_scale=time_scale,
-                    on_update=updates,
-                    final_wait=final_wait,
-                    duty_wait=duty_wait,
-                    **({} if pace is None or s == person else {"pace": pace}),
-                )
-                session.timer_lead = timer_lead  # table.clock
-                if on_session is not None:
-                    on_session(s, session)
-                outcome = await session.run()
-                node = nodes[s]
-                results[s] = PeerResult(s, node.fingerprint, homes[s], node.store.log_path, outcome)
-
-            async with trio.open_nursery() as games:
-                for s in local:
-                    games.start_soon(play, s)
-            for child in children:
-                while len(child.results) < len(child.plan.seats) and not child.finished.is_set():
-                    await trio.sleep(0.01)
-            for child in children:
-                await child.stop()
-            for child in children:
-                await child.finished.wait()
-            nursery.cancel_scope.cancel()
-    finally:
-        for node in nodes.values():
-            node.store.close()
-    return [r for r in results if r is not None]
-
-
-def _cheat_of(make_session: SessionFactory) -> tuple[int, str] | None:
-    """The (seat, name) of a :func:`table.cheats.cheating_at` factory."""
-    cheat = getattr(make_session, "cheat", None)
-    if (
-        isinstance(cheat, tuple)
-        and len(cheat) == 2
-        and isinstance(cheat[0], int)
-        and isinstance(cheat[1], str)
-    ):
-        return cheat
-    return None
-
-
 __all__ = [
     "MoveRefused",
-    "PeerResult",
     "SessionError",
     "SessionResult",
     "SharedFeed",
@@ -1130,5 +824,4 @@ __all__ = [
     "TableMovedOn",
     "TableSession",
     "Update",
-    "play_bot_table",
 ]

@@ -7,10 +7,12 @@ replayed event: §3.5), replays every body through the table
 with :class:`~table.replay.Replay` (every proof, every key, every move against
 the engine, every timer's authority), then audits every deal from the
 revealed keys. The :class:`Report` says ``clean`` with the outcome (exit 0),
-names the cheater, the entry and the reason (exit 1), or says why the file
-cannot be verified (exit 2: unreadable, damaged, not a nodealer log, a game
-that never finished or whose final reveals are not all in without the
-others' signed ``overdue``).
+names the cheater, the entry and the reason (exit 1), says (v3) that the game
+ended *abandoned* and who left it, owing what (exit 3: not a cheating
+verdict), or says why the file cannot be verified (exit 2: unreadable,
+damaged, not a nodealer log, a game that never finished or whose final
+reveals are not all in without the others' signed ``overdue`` (v2) or
+``abandon`` (v3)).
 """
 
 from __future__ import annotations
@@ -33,10 +35,12 @@ from mental_poker.messages import DealSetup, LockPass, ShufflePass, decode_messa
 from p2p.envelope import EventError, TableSpec
 from p2p.store import MAX_RECORD, RECORD_HEADER, LogIndex, StoreError, scan_log
 
+from .absence import Abandoned, audit_present
 from .machine import TableSetup
 from .replay import Fault, Replay, SetupError, parse_setup
 
-EXIT_CLEAN, EXIT_CHEATING, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_CLEAN, EXIT_CHEATING, EXIT_BAD_INPUT, EXIT_ABANDONED = 0, 1, 2, 3
+VERDICTS = {EXIT_CLEAN: "clean", EXIT_CHEATING: "cheating", EXIT_ABANDONED: "abandoned"}
 
 
 # ---------------------------------------------------------------- the verifier
@@ -58,10 +62,12 @@ class Report:
     stale: int = 0
     counts: dict[str, int] = field(default_factory=dict)
     """what was checked: entries, deals, proofs, keys, moves"""
+    abandoned: Abandoned | None = None
+    """(v3) the game ended abandoned: who left, owing what"""
 
     @property
     def verdict(self) -> str:
-        return {EXIT_CLEAN: "clean", EXIT_CHEATING: "cheating"}.get(self.exit_code, "unverifiable")
+        return VERDICTS.get(self.exit_code, "unverifiable")
 
     def to_json(self) -> dict[str, Any]:
         """The report as one JSON document (protocol.md §7.4)."""
@@ -94,7 +100,20 @@ class Report:
             ],
             "problem": self.problem,
             "notes": list(self.notes),
-        }
+        } | ({} if self.spec is None or self.spec.version < 3 else {  # (v3)
+            "abandoned": self._abandoned_json()
+        })  # fmt: skip
+
+    def _abandoned_json(self) -> dict[str, Any] | None:
+        ended = self.abandoned
+        if ended is None:
+            return None
+        name = (lambda s: None) if self.spec is None else (lambda s: self.spec.seats[s].fingerprint)
+        left = [
+            {"seat": s, "fingerprint": name(s), "owed": owed, "since": since}
+            for s, owed, since in zip(ended.seats, ended.owed, ended.since, strict=True)
+        ]
+        return {"left": left, "at": ended.at, "why": ended.why}
 
     @property
     def clean(self) -> bool:
@@ -104,6 +123,8 @@ class Report:
     def exit_code(self) -> int:
         if self.faults:
             return EXIT_CHEATING
+        if self.abandoned is not None and self.problem is None:
+            return EXIT_ABANDONED
         if self.problem is not None or self.outcome is None:
             return EXIT_BAD_INPUT
         return EXIT_CLEAN
@@ -125,6 +146,11 @@ class Report:
                 out.append(f"outcome: {self.outcome}")
         elif self.problem is not None:
             out.append(f"cannot verify: {self.problem}")
+        elif self.abandoned is not None:
+            if self.outcome is not None:
+                out.append(f"outcome: {self.outcome}")
+            name = None if self.spec is None else (lambda s: self.spec.seats[s].fingerprint)
+            out.extend(f"ABANDONED: {line}" for line in self.abandoned.lines(name))
         else:
             assert self.outcome is not None
             out.append(f"clean: {self.outcome}")
@@ -249,12 +275,15 @@ def verify_log(path: Path) -> Report:
     if table.stale:
         report.notes.append(f"{len(table.stale)} stale bodies dropped (races, nobody blamed)")
     missing = replay.finals_missing()
+    report.abandoned = replay.abandoned
+    if report.abandoned is not None:  # (v3) the leavers' final reveals are not waited for
+        missing = [s for s in missing if s not in report.abandoned.seats]
     if table.refusal is not None and not replay.faults:
         seat, why = table.refusal
         report.counts = _counts(replay, good)
         report.problem = f"seat {seat} refused the host's setup ({why}): no game was played"
         return report
-    if not table.over and not replay.stopped:
+    if not table.over and not replay.stopped and report.abandoned is None:
         report.counts = _counts(replay, good)
         report.problem = f"the game did not finish ({good} entries, nothing wrong in them so far)"
         return report
@@ -269,7 +298,12 @@ def verify_log(path: Path) -> Report:
             f"the final reveals are not all in ({who} still owes one): the audit cannot run"
         )
     else:
-        verdict = replay.audit()
+        gone = () if report.abandoned is None else report.abandoned.seats
+        if any(s in gone for s in replay.finals_missing()):
+            verdict = audit_present(table, gone)  # as far as the present seats' keys go
+            report.notes.append("the leavers' keys are not all out: their cards were not opened")
+        else:
+            verdict = replay.audit()
         if not verdict.ok:
             report.faults.append(replay.fault(verdict, None))
     report.outcome = replay.outcome()
@@ -482,4 +516,11 @@ def _chain_fault(
     return None  # a genuine entry out of place: records moved, dropped or copied
 
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_CHEATING", "EXIT_CLEAN", "Report", "verify_log"]
+__all__ = [
+    "EXIT_ABANDONED",
+    "EXIT_BAD_INPUT",
+    "EXIT_CHEATING",
+    "EXIT_CLEAN",
+    "Report",
+    "verify_log",
+]

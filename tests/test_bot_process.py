@@ -9,8 +9,9 @@ import trio
 
 from table import bot_process
 from table.bot_process import split_seats, workers_for
+from table.bot_table import play_bot_table
 from table.cheats import CHEATS, cheating_at
-from table.session import TableSession, play_bot_table
+from table.session import TableSession
 from table.verify import verify_log
 
 

@@ -157,7 +157,7 @@ def _replayed(local: LocalTable) -> Table:
 
 
 def test_a_seat_that_keeps_its_keys_is_named_by_a_majority_of_the_others() -> None:
-    setup = TableSetup(b"overdue", "bluff", 4, proven=False)
+    setup = TableSetup(b"overdue", "bluff", 4, proven=False, version=2)  # v2 logs: overdue
     local = LocalTable(setup, sensible_bots("bluff", 4, 1), seed=1)
     _stall(local, holdout=2)
     table = local.table
@@ -185,7 +185,7 @@ def test_a_seat_that_keeps_its_keys_is_named_by_a_majority_of_the_others() -> No
 
 
 def test_an_overdue_complaint_overtaken_by_the_duty_is_stale() -> None:
-    setup = TableSetup(b"overdue-race", "bluff", 2, proven=False)
+    setup = TableSetup(b"overdue-race", "bluff", 2, proven=False, version=2)  # v2 logs: overdue
     local = LocalTable(setup, sensible_bots("bluff", 2, 1), seed=1)
     _stall(local, holdout=1)
     table = local.table
@@ -200,7 +200,8 @@ def test_a_mao_author_that_never_judges_its_rule_is_named(deterministic_deals) -
     """Issue 10: a rule author owes its verdicts (M28) before any turn; they
     are public duties, so an author that lost its rule (or keeps quiet) is
     named by the others instead of stalling the table forever."""
-    setup = TableSetup(b"mao-owed", "mao", 3, config=to_data(MaoConfig(hand_size=3)), proven=False)
+    config = to_data(MaoConfig(hand_size=3))
+    setup = TableSetup(b"mao-owed", "mao", 3, config=config, proven=False, version=2)  # v2: overdue
     local = LocalTable(setup, sensible_bots("mao", 3, 2), seed=2)
     for _ in range(20_000):
         owed = local.table.game.owed(local.table.state)
@@ -219,7 +220,7 @@ def test_a_mao_author_that_never_judges_its_rule_is_named(deterministic_deals) -
 
 def _mao_with_an_active_rule(seats: int) -> tuple[LocalTable, int]:
     for seed in range(1, 40):
-        setup = TableSetup(b"mao-say", "mao", seats, proven=False)
+        setup = TableSetup(b"mao-say", "mao", seats, proven=False, version=2)  # v2 logs: overdue
         local = LocalTable(setup, sensible_bots("mao", seats, seed), seed=seed)
         table = local.table
         for _ in range(4000):

@@ -34,7 +34,7 @@ from engines.core import (
     register,
     to_data,
 )
-from table.session import play_bot_table
+from table.bot_table import play_bot_table
 from table.verify import verify_log
 
 CARDS = tuple(Card(i) for i in (0, 4, 9, 13, 17, 22, 26, 30, 35, 39, 43, 48))

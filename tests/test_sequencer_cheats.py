@@ -35,7 +35,7 @@ def test_every_kind_is_a_cheat_with_a_proof() -> None:
 
 
 async def _play(tmp_path, cheat: Cheat, game: str = "bluff", seats: int = 3):
-    from table.session import play_bot_table
+    from table.bot_table import play_bot_table
 
     made: dict[int, TableSession] = {}
     factory = cheating_at(0, cheat)

@@ -14,8 +14,9 @@ import trio
 from engines.bomb import BombConfig
 from engines.core import Reveal, Timer, to_data
 from mental_poker.group import ED25519
+from table.bot_table import PeerResult, play_bot_table
 from table.machine import Table, _deal_body
-from table.session import PeerResult, TableSession, play_bot_table
+from table.session import TableSession
 from table.verify import verify_log
 from tests.test_mp_deal import forged_lock
 
@@ -127,6 +128,37 @@ def assert_named_everywhere(
     assert len(seqs) == 1, "every peer names the same entry"
 
 
+def assert_left_everywhere(peers: list[PeerResult], seat: int, owed: str) -> None:
+    """(v3) the game ended abandoned naming ``seat`` as having left, owing
+    ``owed``, at every honest peer and in the verifier: no cheating verdict."""
+    for peer in peers:
+        if peer.seat == seat:
+            continue
+        result = peer.result
+        ended = result.abandoned
+        assert not result.clean and not result.faults, str(result)
+        assert ended is not None and ended.seats == (seat,) and owed in ended.owed[0], str(result)
+        assert result.audit.ok, "what the present seats revealed was fair"
+        report = verify_log(peer.log_path)
+        assert report.exit_code == 3 and not report.faults, report.lines()
+        assert report.to_json()["abandoned"]["left"][0]["seat"] == seat
+        assert any(line.startswith(f"ABANDONED: seat {seat} (") for line in report.lines())
+        assert not any(line.startswith("CHEATING") for line in report.lines())
+
+
+# ---- test scaffolding: until branch v3-log lands Node.held_events and
+# Node.set_leavers (V3.md), the nodes under test get stand-ins. Remove once
+# v3 has them.
+@pytest.fixture
+def v3_node_api(monkeypatch) -> None:
+    from p2p.node import Node
+
+    if not hasattr(Node, "held_events"):
+        monkeypatch.setattr(Node, "held_events", lambda self, seat: [], raising=False)
+    if not hasattr(Node, "set_leavers"):
+        monkeypatch.setattr(Node, "set_leavers", lambda self, seats: None, raising=False)
+
+
 @pytest.mark.trio
 @pytest.mark.slow
 async def test_wrong_key_is_named_by_every_peer_and_the_verifier(tmp_path) -> None:
@@ -214,7 +246,7 @@ class KeepsItsKeys(TableSession):
 
 @pytest.mark.trio
 @pytest.mark.slow
-async def test_a_seat_refusing_its_final_reveal_is_named(tmp_path) -> None:
+async def test_a_seat_refusing_its_final_reveal_has_left_the_table(tmp_path, v3_node_api) -> None:
     with trio.fail_after(60):
         peers = await play_bot_table(
             "bluff",
@@ -223,20 +255,15 @@ async def test_a_seat_refusing_its_final_reveal_is_named(tmp_path) -> None:
             proven=False,
             time_scale=0.02,
             make_session=cheating_at(1, KeepsItsKeys),
-            # the honest seat complains of the final reveal owed after
-            # duty_wait (its complaint names the seat in the log), before it
-            # gives up waiting at final_wait; a honest seat slower than
-            # duty_wait would be named too (0.5 s was tight on a busy machine)
+            # v3: the honest seat waits the table's patience (100 s at
+            # time_scale 0.02: 2 s), then signs `abandon`: the seat left
             final_wait=5.0,
             duty_wait=2.0,
+            patience=100,
         )
     honest = peers[0].result
     assert honest.outcome is not None and honest.missing_finals == [1] and not honest.clean
-    report = verify_log(peers[0].log_path)
-    assert report.exit_code == 1
-    (fault,) = report.faults
-    assert (fault.seat, fault.fingerprint) == (1, peers[1].fingerprint)
-    assert "final reveal" in fault.reason
+    assert_left_everywhere(peers, 1, "final reveal")
 
 
 class ReadsAnIdentityInTheLockPass(TableSession):
@@ -290,7 +317,7 @@ class KeepsItsIdentityKey(TableSession):
 
 @pytest.mark.trio
 @pytest.mark.slow
-async def test_a_seat_keeping_the_key_the_judging_needs_is_named(tmp_path) -> None:
+async def test_a_seat_keeping_the_key_the_judging_needs_has_left(tmp_path, v3_node_api) -> None:
     with trio.fail_after(240):
         peers = await play_bot_table(
             "bomb",
@@ -303,7 +330,9 @@ async def test_a_seat_keeping_the_key_the_judging_needs_is_named(tmp_path) -> No
             make_session=cheating_at(2, KeepsItsIdentityKey),
             final_wait=3.0,
             duty_wait=1.0,
+            patience=100,
         )
-    # its final reveal (owed once the game is stopped) brings the key: the
-    # judging then runs, but the seat stays named
-    assert_named_everywhere(peers, 2, "kept the table waiting: owes its keys", outcome=True)
+    # v3: after the table's patience the present seats end the game
+    # abandoned; the seat that kept the judging waiting has left, owing its
+    # keys (never named a cheater: away is not cheating)
+    assert_left_everywhere(peers, 2, "its keys")

@@ -13,7 +13,8 @@ from engines.bomb import BombConfig
 from engines.core import to_data
 from engines.mao_events import MaoConfig
 from p2p.store import read_log
-from table.session import SECRETS_NAME, play_bot_table
+from table.bot_table import play_bot_table
+from table.session import SECRETS_NAME
 from table.verify import verify_log
 
 

@@ -6,6 +6,8 @@ its author; v2 logs keep the sequencer-only rule."""
 
 from __future__ import annotations
 
+import copy
+
 from engines.bots import sensible_bots
 from engines.core import Timer
 from table.local import LocalTable
@@ -51,10 +53,13 @@ def test_stale_and_false_words_on_v3() -> None:
     # a word that raced the end of its timer: stale, nobody named
     assert table.feed(1, _word(table, purpose, seen), term=0).ok
     assert "stopped" in table.stale[-1][2] and len(table.faults) == faults
+    # each false word names its author and stops the table (v3: later bodies
+    # are then ignored), so each is tried on its own copy
+    other = copy.deepcopy(table)
     # a word about a timer that was not pending at the point it names
     verdict = table.feed(1, _word(table, purpose), term=0)
     assert not verdict.ok and verdict.seat == 1 and "no pending timer" in verdict.reason
-    verdict = table.feed(1, _word(table, purpose, table.count + 5), term=0)
+    verdict = other.feed(1, _word(other, purpose, other.count + 5), term=0)
     assert not verdict.ok and "'at'" in verdict.reason
 
 

@@ -13,10 +13,10 @@ from engines.bots import sensible_bots
 from p2p.envelope import TableSpec
 from p2p.identity import Identity
 from p2p.store import read_log
+from table.bot_table import play_bot_table
 from table.local import LocalTable
 from table.machine import Table, TableSetup
 from table.replay import SetupError, parse_setup, setup_body
-from table.session import play_bot_table
 from table.turn_timer import AUTO, TurnTimer, event_text, owes_move
 from table.verify import verify_log
 

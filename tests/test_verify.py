@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from p2p.envelope import TableSpec
 from p2p.identity import Identity
 from p2p.store import read_records
+from table.bot_table import PeerResult, play_bot_table
 from table.replay import Replay, SetupError, parse_setup, setup_body
-from table.session import PeerResult, play_bot_table
 from table.verify import verify_log
 from tui.cli import main
 from tui.story import outcome_text

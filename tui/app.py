@@ -5,7 +5,7 @@ Theory of operation
 -------------------
 trio runs as a guest on Textual's asyncio loop (:mod:`tui.guest`): the
 table — every seat a real peer with its own key on 127.0.0.1, the other
-seats bots — runs in trio (:func:`table.session.play_bot_table` with
+seats bots — runs in trio (:func:`table.bot_table.play_bot_table` with
 ``person=0``), and this app plays seat 0 through that seat's session: the
 screen renders the seat's snapshot (only what seat 0 may know) and turns key
 presses into engine events that go through ``submit_move`` — the same
@@ -23,8 +23,9 @@ from typing import Any
 import trio
 
 from engines.core import to_data
+from table.bot_table import play_bot_table
 from table.names import SeatNames, default_name
-from table.session import MoveRefused, TableMovedOn, TableSession, Update, play_bot_table
+from table.session import MoveRefused, TableMovedOn, TableSession, Update
 from table.verify import verify_log
 
 from .base import NodealerApp
@@ -158,12 +159,12 @@ class PlayApp(TurnCountdown, NodealerApp):
         if update.kind == "event":
             for line in self.teller.tell(update.text, self.lang):
                 self.table_screen.story(line)
-        elif update.kind in ("fault", "over", "setup", "rewound"):
+        elif update.kind in ("fault", "over", "setup", "rewound", "abandoned"):
             said = update_line(update.kind, update.text, self.lang, self.names)
             self.table_screen.story(said)
             if update.kind == "fault":  # a cheater named: said, and the screen stays usable
                 self.notify(said, severity="error", timeout=10)
-        elif update.kind in ("dropped", "back"):  # a peer's connection: said, screen usable
+        elif update.kind in ("dropped", "back", "waiting"):  # a peer gone or away: said
             line = update_line(update.kind, update.text, self.lang, self.names)
             self.table_screen.story(line)
             self.notify(line, severity="warning" if update.kind == "dropped" else "information")

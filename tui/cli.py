@@ -501,9 +501,10 @@ def _play(args: argparse.Namespace) -> int:
 
     from engines.core import game
     from p2p.identity import Identity, config_dir, data_dir
+    from table.bot_table import play_bot_table
     from table.names import SeatNames, default_name, remember_name
     from table.pace import pace_named
-    from table.session import Update, play_bot_table
+    from table.session import Update
     from table.verify import verify_log
 
     from .story import coloured, fault_text, game_name, outcome_text, update_line

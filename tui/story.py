@@ -30,6 +30,8 @@ from collections.abc import Callable
 
 from table.names import SeatNames
 
+from .words import register, t
+
 _HIDDEN = (
     re.compile(r"^dealt \[[0-9 ]*\] to seat \d+$"),
     re.compile(r"^reshuffled new_positions="),
@@ -131,8 +133,11 @@ def _named_zh(line: str, names: SeatNames | None) -> str:
         before = m.group(1) or ""
         after = m.string[m.end() : m.end() + 1]
         space_after = who[-1:].isascii() and bool(re.match(r"[\u4e00-\u9fff]", after))
-        return before + (" " if before and who[:1].isascii() else "") + who + (
-            " " if space_after else ""
+        return (
+            before
+            + (" " if before and who[:1].isascii() else "")
+            + who
+            + (" " if space_after else "")
         )
 
     return _SEAT_ZH.sub(one, line)
@@ -420,8 +425,10 @@ def outcome_text(
         plural = len(seats) != 1 or seats[0] == names.me
         return word if plural else word + "s"
 
-    out = f"{names.listed(won)} {verb(won, 'win')}" if won else (
-        "nobody won" if past else "nobody wins"
+    out = (
+        f"{names.listed(won)} {verb(won, 'win')}"
+        if won
+        else ("nobody won" if past else "nobody wins")
     )
     out += f"; {names.listed(lost)} {verb(lost, 'lose')}" if lost else ""
     out += f": {reason}"
@@ -534,8 +541,72 @@ def update_line(kind: str, text: str, lang: str = "en", names: SeatNames | None 
     >>> update_line("dropped", "no connection to seat 2 (K3QF-7ZPA-M2XD-4RTY) yet", "zh")
     '[断线] 还没有与座位2（K3QF-7ZPA-M2XD-4RTY）连上'
     """
+    if kind == "waiting":  # names the seat itself: "bob (seat 2)"
+        return ("[等待] " if lang == "zh" else "[waiting] ") + waiting_line(text, lang, names)
     said = _update_line(kind, text, lang, names)
     return _named_zh(said, names) if lang == "zh" else _seats_named(said, names)
+
+
+_WAITING = re.compile(
+    r"^waiting for seat (\d+), away ([\d:]+): the game goes on when seat \d+ is back$"
+)
+_BACK = re.compile(r"^seat (\d+) is back: the game goes on$")
+register(
+    {
+        "waiting for {who}, away {away}: the game goes on when {name} is back": (
+            "正在等 {who}，已离开 {away}：{name} 回来后游戏继续"
+        ),
+        "{who} is back: the game goes on": "{who}回来了：游戏继续",
+    }
+)
+
+
+_LEFT = re.compile(r"^seat (\d+) left the table: it owed (.*) since table body (\d+) \((.*)\)$")
+_LEFT_HOW = {
+    "the table's patience ran out": "牌桌的耐心用完了",
+    "the present seats voted to stop waiting": "在场的座位投票不再等待",
+}
+
+
+def abandoned_zh(text: str) -> str:
+    """(v3) a leaver's line (:meth:`table.absence.Abandoned.lines`) in
+    Chinese; what it owed stays in protocol terms, as a fault's reason does.
+
+    >>> abandoned_zh("seat 2 left the table: it owed its final reveal of deal 0 "
+    ...              "since table body 40 (the table's patience ran out)")
+    '座位2 离开了牌桌：自第 40 条牌桌记录起欠着 its final reveal of deal 0（牌桌的耐心用完了）'
+    """
+    m = _LEFT.match(text)
+    if m is None:
+        return text
+    how = _LEFT_HOW.get(m.group(4), m.group(4))
+    return f"座位{m.group(1)} 离开了牌桌：自第 {m.group(3)} 条牌桌记录起欠着 {m.group(2)}（{how}）"
+
+
+def waiting_line(text: str, lang: str = "en", names: SeatNames | None = None) -> str:
+    """(v3) who the table waits for (a ``waiting`` update, :mod:`table.absence`),
+    with the seat's name: what every other screen shows.
+
+    >>> waiting_line("waiting for seat 2, away 1:12: the game goes on when seat 2 is back",
+    ...              names=SeatNames(("ann", "bob", "carol"), me=0))
+    'waiting for carol (seat 2), away 1:12: the game goes on when carol is back'
+    >>> waiting_line("seat 2 is back: the game goes on", "zh")
+    '座位2回来了：游戏继续'
+    """
+    m, back = _WAITING.match(text), _BACK.match(text)
+    if m is None and back is None:
+        return text
+    seat = int((m or back).group(1))
+    zh = lang == "zh"
+    plain = f"座位{seat}" if zh else f"seat {seat}"
+    name = plain if names is None else names.who(seat, lang)
+    who = plain if names is None else (f"{name}（{plain}）" if zh else f"{name} ({plain})")
+    if back is not None:
+        return t("{who} is back: the game goes on", lang, who=who)
+    return t(
+        "waiting for {who}, away {away}: the game goes on when {name} is back",
+        lang, who=who, name=name, away=m.group(2),
+    )  # fmt: skip
 
 
 def _seats_named(line: str, names: SeatNames | None) -> str:
@@ -586,10 +657,14 @@ def _update_line(kind: str, text: str, lang: str, names: SeatNames | None) -> st
                 parts.append("作弊：" + fault_text(part[10:], lang))
             elif part.startswith("outcome: "):
                 parts.append("结果：" + outcome_text(part[9:], lang, names))
+            elif part.startswith("abandoned: "):
+                parts.append("中途离开：" + abandoned_zh(part[11:]))
             else:
                 parts.append(re.sub(r"^seat (\d+) has not made its final reveal$",
                                     r"座位\1 还没有做最后的公开", part))  # fmt: skip
         return "[审计] " + "；".join(parts)
+    if kind == "abandoned":  # (v3) a seat left: not a cheating verdict
+        return f"[中途离开] {abandoned_zh(text)}"
     if kind == "fault":
         found = text.removesuffix("; the game is stopped")
         stopped = "；游戏已停止" if found != text else ""

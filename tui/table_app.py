@@ -28,9 +28,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import trio
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from p2p.identity import Identity
@@ -43,7 +44,14 @@ from table.seating import (
     join_table,
     resume_table,
 )
-from table.session import MoveRefused, Snapshot, TableMovedOn, TableSession, Update
+from table.session import (
+    MoveRefused,
+    SessionError,
+    Snapshot,
+    TableMovedOn,
+    TableSession,
+    Update,
+)
 from table.verify import verify_log
 
 from .base import NodealerApp
@@ -70,6 +78,10 @@ register(
             "本机还没有 {game} 的牌桌界面：由一个稳健的机器人替你出牌"
         ),
         "the table is not ready yet": "牌桌还没准备好",
+        "ctrl+w: stop waiting": "ctrl+w：不再等待",
+        "stop waiting": "不再等待",
+        "you said to stop waiting for {who}": "你选择了不再等待 {who}",
+        "the table is waiting for nobody": "牌桌没有在等任何人",
         "your move is on its way": "你的出牌正在发送",
         "not started: {reason}": "未开始：{reason}",
         "the table could not be opened or joined: {reason}": "无法开桌或加入：{reason}",
@@ -155,7 +167,12 @@ def problem_text(exc: BaseException) -> str | None:
 class TableApp(TurnCountdown, NodealerApp):
     """One person at a table on the LAN: the waiting room, then the table,
     then the game-over screen. ``exit_code``: 0 clean, 1 cheating, 2 a
-    problem (``problem`` says which)."""
+    problem (``problem`` says which). ``ctrl+w``: stop waiting for the
+    seats the table waits for (v3, :meth:`TableSession.stop_waiting`)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+w", "stop_waiting", "stop waiting", show=False),
+    ]
 
     def __init__(
         self,
@@ -350,11 +367,16 @@ class TableApp(TurnCountdown, NodealerApp):
         if update.kind == "event":
             for line in self.teller.tell(update.text, self.lang):
                 self._story(line)
-        elif update.kind in ("fault", "over", "setup", "rewound", "dropped", "back"):
+        elif update.kind in (
+            *("fault", "over", "setup", "rewound", "abandoned"),
+            *("dropped", "back", "waiting"),
+        ):
             line = update_line(update.kind, update.text, self.lang, self.names)
             self._story(line)
-        if update.kind in ("dropped", "back"):  # a peer's connection: said, screen usable
-            severity = "warning" if update.kind == "dropped" else "information"
+        if update.kind in ("dropped", "back", "waiting"):  # a peer gone or away: said
+            severity = "information" if update.kind == "back" else "warning"
+            if update.kind == "waiting" and update.text.startswith("waiting for"):
+                line = f"{line} ({t('ctrl+w: stop waiting', self.lang)})"
             self.notify(line or update.text, severity=severity)
             return
         if update.kind == "fault":  # a cheater named: said, and the screen stays usable
@@ -362,6 +384,24 @@ class TableApp(TurnCountdown, NodealerApp):
         session = self.session
         if session is not None and session.table is not None:
             self._show(session.snapshot, session.table.game)
+
+    def action_stop_waiting(self) -> None:
+        """The person's "stop waiting for <name>": this seat votes to end
+        the game around the seats the table waits for (v3)."""
+        session = self.session
+        away = [] if session is None else session.waiting()
+        if session is None or not away:
+            self.notify(t("the table is waiting for nobody", self.lang))
+            return
+        for seat in away:
+            try:
+                session.stop_waiting(seat.seat)
+            except SessionError as exc:
+                self.notify(str(exc), severity="warning")
+                return
+            names = self.names
+            who = f"seat {seat.seat}" if names is None else names.who(seat.seat, self.lang)
+            self.notify(t("you said to stop waiting for {who}", self.lang, who=who))
 
     def _to_table(self) -> None:
         """The game has begun: leave the waiting room for the table screen."""

@@ -1,0 +1,115 @@
+"""A session's side of absence (protocol v3, :mod:`table.absence`): who
+this peer waits for and since when by its own clock, what it signs about
+it (``abandon``; ``overdue`` on v2 logs), the news it gives its player
+(``waiting`` updates) and the person's "stop waiting for <name>".
+
+Runs on the session's trio thread, between feeds (the table does not
+change under it). ``node``: the session's :class:`~p2p.node.Node`, whose
+``held_events(seat)`` says whether this peer holds an answer of that seat
+not yet in the log (such a seat is never named) and whose
+``set_leavers(seats)`` is told once the game ended abandoned (its log then
+stops waiting for the leavers' acknowledgements).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import trio
+
+from .absence import Away, AwayClock, back_text, waiting_text
+from .reports import Update
+
+
+class NotWaiting(ValueError):
+    """The table is not waiting for that seat (nothing was signed)."""
+
+
+class AwayWatch:
+    """One peer's watch over the seats the table waits for."""
+
+    def __init__(self, node: Any, me: int, duty_wait: float, time_scale: float) -> None:
+        self.node, self.me = node, me
+        self.duty_wait, self.time_scale = duty_wait, time_scale
+        self.v3 = node.table.version >= 3
+        self.clock: AwayClock | None = None  # made with the table (its patience)
+        self._asked: set[int] = set()  # seats a person said to stop waiting for
+        self._said: tuple[int, ...] = ()  # the away seats last reported
+        self._told = False  # the node knows the leavers
+        self._away: list[tuple[Away, float]] = []  # (away seat, since when: trio time)
+
+    def start(self, table: Any) -> None:
+        """The table is set up: its patience (seconds, times ``time_scale``;
+        never less than ``duty_wait``: a seat is away before it is left)."""
+        if self.clock is None:
+            patience = max(table.setup.patience * self.time_scale, self.duty_wait)
+            self.clock = AwayClock(self.me, self.duty_wait, patience)
+
+    def body(self, table: Any, stopped: bool) -> dict[str, Any] | None:
+        """What this peer signs about absence now, if anything: (v3) an
+        ``abandon`` past the table's patience, for a person's vote or
+        following the present seats' majority; (v2 logs) an ``overdue``."""
+        clock = self.clock
+        if clock is None:
+            return None
+        now = trio.current_time()
+        if not self.v3:
+            return None if stopped and not table.faults else clock.overdue(table, now)
+        body = clock.to_sign(table, now, self._holds, self._asked)
+        self._asked.clear()
+        return body
+
+    def _holds(self, seat: int) -> bool:
+        return bool(self.node.held_events(seat))
+
+    def look(self, replay: Any) -> list[Update]:
+        """(v3) who the table waits for now; news when that changes (a seat
+        away, or back). Once the game ended abandoned, tells the node."""
+        table, clock = replay.table, self.clock
+        if table is None or clock is None or not self.v3 or replay.broken:
+            return []
+        ended = replay.abandoned
+        news = []
+        if ended is not None and not self._told:
+            self._told = True
+            self.node.set_leavers(set(ended.seats))
+            news = [Update("abandoned", line) for line in ended.lines()]
+        now = trio.current_time()
+        away = [] if ended is not None else clock.away(table, now)
+        self._away = [(a, now - a.seconds) for a in away]
+        seats = tuple(a.seat for a in away)
+        if seats == self._said:
+            return news
+        back = [s for s in self._said if s not in seats and ended is None]
+        self._said = seats
+        out = [Update("waiting", waiting_text(a)) for a in away]
+        return news + out + [Update("waiting", back_text(seat)) for seat in back]
+
+    def waiting(self) -> list[Away]:
+        """The seats the table waits for, with how long they have been away."""
+        now = trio.current_time()
+        return [replace(a, seconds=now - start) for a, start in self._away]
+
+    def stop_waiting(self, seat: int) -> None:
+        """A person's "stop waiting for <seat>" (raises :class:`NotWaiting`)."""
+        if not self.v3:
+            raise NotWaiting("this table (protocol v2) has no vote to stop waiting")
+        if seat not in {a.seat for a, _ in self._away}:
+            raise NotWaiting(f"the table is not waiting for seat {seat}")
+        self._asked.add(seat)
+
+    def next_due(self, table: Any) -> float | None:
+        """When a seat next becomes away or runs out of patience."""
+        return None if self.clock is None else self.clock.next_due(table, trio.current_time())
+
+    def end_wait(self, final_wait: float) -> float:
+        """How long the log may stand still, the game over, before the peer
+        ends with a final reveal missing: ``final_wait``; (v3) at least the
+        table's patience, so that the present seats end it abandoned first."""
+        if self.clock is None or not self.v3:
+            return final_wait
+        return max(final_wait, self.clock.patience + self.duty_wait)
+
+
+__all__ = ["AwayWatch", "NotWaiting"]

@@ -178,6 +178,8 @@ class TurnClock:
     def _turn_timer(self) -> TurnTimer | None:
         table = self.replay.table
         if not self.person or table is None or self.replay.stopped:
+            if self._turn is not None:
+                self._turn.deadline = None  # a stopped game counts nothing down
             return None
         seconds = table.setup.turn_time
         if seconds is None or table.setup.version < 3:

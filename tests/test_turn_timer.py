@@ -247,3 +247,25 @@ def test_no_countdown_stays_at_zero_when_the_bot_has_no_move() -> None:
     assert timer.look(table, 0.0) is not None and timer.seconds_left() == 0.0
     assert timer.choose(table, {}) is None
     assert timer.look(table, 0.0) is None and timer.seconds_left() is None
+
+
+def test_the_countdown_runs_for_a_person_on_v3_only_and_stops_with_the_game() -> None:
+    from types import SimpleNamespace
+
+    from table.turn_timer import TurnClock
+
+    for version, person, counts in ((3, True, True), (3, False, False), (2, True, False)):
+        setup = TableSetup(b"turn-clock", "bluff", 3, proven=False, version=version, turn_time=5)
+        local = LocalTable(setup, sensible_bots("bluff", 3, 2), seed=2)
+        while not any(owes_move(local.table, s) for s in range(3)):
+            local.step()
+        clock = TurnClock()
+        clock.me = next(s for s in range(3) if owes_move(local.table, s))
+        clock.person, clock.time_scale = person, 1.0
+        clock.replay = SimpleNamespace(table=local.table, stopped=False)
+        clock.held_seconds = lambda: 0.0  # type: ignore[method-assign]
+        assert (clock._turn_wake(100.0) is not None) is counts
+        left = clock.turn_seconds_left()
+        assert (left is not None and 4.0 < left <= 5.0) if counts else left is None
+        clock.replay.stopped = True  # a fault, or (v3) an abandoned end
+        assert clock._turn_wake(100.0) is None and clock.turn_seconds_left() is None

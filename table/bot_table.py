@@ -18,6 +18,7 @@ from engines.core import game as engine_of
 from p2p.envelope import TableSpec
 from p2p.identity import Identity
 from p2p.node import Node
+from p2p.wire import PROTOCOL_VERSION
 
 from .bot_process import (
     PeerPlan,
@@ -57,6 +58,7 @@ async def play_bot_table(
     names: SeatNames | None = None,
     patience: int | None = None,
     timer_lead: int | None = None,
+    version: int = PROTOCOL_VERSION,
 ) -> list[PeerResult]:
     """A whole game between ``seats`` real peers on this machine: each its
     own identity and store under ``home/peer<seat>``, a real TCP mesh on
@@ -75,6 +77,7 @@ async def play_bot_table(
     core, 0: every seat in this process), so that the table uses every core.
     ``on_update`` hears every seat, ``on_session`` the seats of this process.
     ``pace``: the bot seats wait for the people (:mod:`table.pace`).
+    ``version``: the protocol version of the table (tests of v2 logs' rules).
     ``timer_lead``: the other seats sign a timer only after that seat did
     (:mod:`table.clock`; a person's screen holds the clock).
     A ``make_session`` other than :class:`TableSession` or a factory of
@@ -85,7 +88,7 @@ async def play_bot_table(
     identities = [Identity.load_or_create(h) for h in homes]
     if own is not None:
         identities[0], homes[0] = own
-    spec = TableSpec(secrets.token_bytes(16), tuple(i.public for i in identities))
+    spec = TableSpec(secrets.token_bytes(16), tuple(i.public for i in identities), version)
     cheat = _cheat_of(make_session)
     local = sorted({0} | ({person} if person is not None else set()))
     if processes is None:

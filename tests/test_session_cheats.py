@@ -187,7 +187,7 @@ async def test_timer_from_a_non_sequencer_is_named_on_a_v2_table(tmp_path, monke
     # v2 only: on v3 any seat signs its word (tests/test_timers*.py)
     from tests.test_timers_net import _version
 
-    _version(monkeypatch, 2)
+    _version(monkeypatch, 2, __name__)
     peers = await play_with_cheater(tmp_path, "mao", 3, 2, TimerFromNonSequencer)
     assert_named_everywhere(peers, 2, "only the sequencer")
 

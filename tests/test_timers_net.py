@@ -8,29 +8,32 @@ their time (the delay measured, per game, at time_scale 1)."""
 from __future__ import annotations
 
 import functools
+import sys
 
 import pytest
 import trio
 
-import p2p.envelope
 from engines.bluff import BluffConfig
 from engines.bomb import BombConfig
 from engines.core import Timer, to_data
 from engines.mao_events import MaoConfig
-from p2p.envelope import Event, TableSpec
+from p2p.envelope import Event
 from p2p.store import read_log
+from table.bot_table import play_bot_table
 from table.replay import Replay
-from table.session import TableSession, play_bot_table
+from table.session import TableSession
 from table.verify import verify_log
 
 BOMB = to_data(BombConfig(time_limit=600))  # 12 s at time_scale 0.02
 
 
-def _version(monkeypatch, version: int) -> None:
-    """Tables of ``version`` (play_bot_table makes its TableSpec at call time)."""
-    if version != p2p.envelope.PROTOCOL_VERSION:
-        spec = functools.partial(TableSpec, version=version)
-        monkeypatch.setattr(p2p.envelope, "TableSpec", spec)
+def _version(monkeypatch, version: int, where: str = __name__) -> None:
+    """Tables of ``version``: the ``play_bot_table`` the test module
+    ``where`` calls makes them so."""
+    import table.bot_table
+
+    play = functools.partial(table.bot_table.play_bot_table, version=version)
+    monkeypatch.setattr(sys.modules[where], "play_bot_table", play)
 
 
 def _replay_to(log_path, stop) -> tuple[Replay, int]:

@@ -135,6 +135,9 @@ class TableSetup:
     logs keep v2 rules; those marked (v3) in protocol.md apply from 3 on)."""
     patience: int = PATIENCE
     """(v3) seconds the table waits for an away seat (§6 *Away*)"""
+    turn_time: int | None = None
+    """(v3) seconds a person's seat may sit idle on its turn before its own
+    peer moves for it (:mod:`table.turn_timer`); None: no turn timer"""
 
     @property
     def group(self) -> Group:
@@ -210,6 +213,8 @@ class Table:
         self.config = setup.decoded_config()
         self.state = self.game.new(self.config, setup.seats)
         self.events: list[Event] = []
+        self.auto_moves: set[int] = set()
+        """(v3) indices in ``events`` of moves marked ``auto`` (table.turn_timer)"""
         self.deals: list[DealTable] = []
         self.where: dict[int, tuple[int, int]] = {}
         """engine position -> (deal number, position in that deal)"""
@@ -587,8 +592,11 @@ class Table:
         return False
 
     def _feed_move(self, author: int, body: Mapping[str, Any]) -> Verdict:
-        if set(body) - {"at", "keys"} != {"t", "event"}:
+        extra = {"at", "keys", "auto"} if self.setup.version >= 3 else {"at", "keys"}
+        if set(body) - extra != {"t", "event"}:  # (v3) auto; v2 logs: no auto
             return Verdict.cheat(author, "move body: expected t, event (and at, keys)")
+        if body.get("auto", True) is not True:  # (v3) a turn timer's move, §6
+            return Verdict.cheat(author, "move body: auto is true when present")
         at = self._seen(body)
         if at is None:
             return Verdict.cheat(author, f"move body: 'at' must be 0…{self.count}")
@@ -623,6 +631,8 @@ class Table:
                 return verdict
         self.state = state
         self.events.append(event)
+        if "auto" in body:  # (v3) recorded for the story, ignored by the game
+            self.auto_moves.add(len(self.events) - 1)
         return Verdict.good()
 
     def _check_shown(

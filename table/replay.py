@@ -27,7 +27,7 @@ thread: proof checks are heavy).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import msgpack
@@ -38,6 +38,7 @@ from p2p.envelope import TableSpec
 
 from .absence import MAX_PATIENCE, PATIENCE, Abandoned
 from .machine import Table, TableError, TableSetup
+from .turn_timer import MAX_TURN_TIME
 
 SETUP = "setup"
 
@@ -68,12 +69,16 @@ def setup_body(
     config: Any = None,
     proven: bool = True,
     patience: int | None = None,
+    turn_time: int | None = None,
 ) -> dict:
     """The first body of a table's log, submitted by the host (seat 0);
-    ``patience`` (v3 tables): seconds the table waits for an away seat."""
+    ``patience`` (v3 tables): seconds the table waits for an away seat;
+    ``turn_time`` (v3 tables): the turn timer's seconds (table.turn_timer)."""
     body = {"t": SETUP, "game": game_name, "seats": seats, "config": config, "proven": proven}
     if patience is not None:
         body["patience"] = patience
+    if turn_time is not None:
+        body["turn_time"] = turn_time
     return body
 
 
@@ -87,6 +92,11 @@ def parse_setup(spec: TableSpec, body: Any) -> TableSetup:
         keys |= {"patience"} & set(body)
         if type(patience) is not int or not 1 <= patience <= MAX_PATIENCE:
             raise SetupError(f"setup body: patience is 1…{MAX_PATIENCE} seconds")
+    turn_time = body.get("turn_time")
+    if spec.version >= 3 and "turn_time" in body:  # (v3) the turn timer (§7.1)
+        keys.add("turn_time")
+        if type(turn_time) is not int or not 1 <= turn_time <= MAX_TURN_TIME:
+            raise SetupError(f"setup body: turn_time is 1…{MAX_TURN_TIME} seconds")
     if set(body) != keys:
         raise SetupError("setup body: expected t, game, seats, config, proven")
     name, seats, proven = body["game"], body["seats"], body["proven"]
@@ -101,6 +111,8 @@ def parse_setup(spec: TableSpec, body: Any) -> TableSetup:
     if not engine.min_seats <= seats <= engine.max_seats:
         raise SetupError(f"{name} is for {engine.min_seats}-{engine.max_seats} seats, not {seats}")
     setup = TableSetup(spec.table_id, name, seats, body["config"], proven, spec.version, patience)
+    if turn_time is not None:
+        setup = replace(setup, turn_time=turn_time)
     try:
         engine.new(setup.decoded_config(), seats)
     except (EngineError, ValueError, TypeError) as exc:

@@ -43,6 +43,7 @@ from p2p.store import StoreError, read_log, read_secret, table_dir
 
 from .replay import Replay
 from .session import SessionError, SessionResult, TableSession, Update
+from .turn_timer import MAX_TURN_TIME
 
 LOBBY_SECRET = "table-lobby"
 RESUME_WAIT = 20.0  # seconds a seat going back waits for another seat
@@ -65,6 +66,8 @@ class GameSettings:
     rounds: int | None = None
     """Mao: every seat's bot proposes and votes to end after this many
     rounds (M31); None: the bots' own default."""
+    turn_time: int | None = None
+    """(v3) the table's turn timer in seconds (:mod:`table.turn_timer`); None: none"""
 
     def __post_init__(self) -> None:
         try:
@@ -85,11 +88,14 @@ class GameSettings:
             raise SeatingError(f"bad {self.game} settings: {exc}") from exc
         if self.rounds is not None and (type(self.rounds) is not int or self.rounds < 1):
             raise SeatingError(f"rounds must be a positive number, not {self.rounds!r}")
+        turn = self.turn_time
+        if turn is not None and (type(turn) is not int or not 1 <= turn <= MAX_TURN_TIME):
+            raise SeatingError(f"the turn time is 1…{MAX_TURN_TIME} seconds, not {turn!r}")
 
     KEYS = frozenset({"game", "seats", "config", "proven", "name", "rounds"})
 
     def to_map(self) -> dict[str, Any]:
-        return {
+        out = {
             "game": self.game,
             "seats": self.seats,
             "config": self.config,
@@ -97,10 +103,13 @@ class GameSettings:
             "name": self.name,
             "rounds": self.rounds,
         }
+        if self.turn_time is not None:  # (v3) absent when none: settings as before
+            out["turn_time"] = self.turn_time
+        return out
 
     @classmethod
     def from_map(cls, data: Any) -> GameSettings:
-        if not isinstance(data, dict) or set(data) != cls.KEYS:
+        if not isinstance(data, dict) or set(data) - {"turn_time"} != cls.KEYS:
             raise SeatingError("the table's settings are not nodealer game settings")
         if type(data["seats"]) is not int or type(data["proven"]) is not bool:
             raise SeatingError("the table's settings are malformed")
@@ -113,11 +122,13 @@ class GameSettings:
             data["proven"],
             data["name"],
             data["rounds"],
+            data.get("turn_time"),
         )
 
     def __str__(self) -> str:
         mode = "proven" if self.proven else "unproven"
-        return f"{self.name or self.game}: {self.game}, {self.seats} players, {mode} deals"
+        turn = "" if self.turn_time is None else f", turn timer {self.turn_time} s"
+        return f"{self.name or self.game}: {self.game}, {self.seats} players, {mode} deals{turn}"
 
 
 def free_port(host: str) -> int:
@@ -202,6 +213,8 @@ async def _play(
                 on_update=on_update,
                 **options,
             )
+            # the host's setup says it; every seat checks it (table.turn_timer)
+            session.turn_time, session.turn_agreed = settings.turn_time, True
             if on_session is not None:  # a screen plays this seat through it
                 on_session(session)
             result = await session.run()

@@ -98,6 +98,7 @@ from .peer_news import watch_peers
 from .progress import deal_line
 from .replay import Fault, Replay, setup_body
 from .reports import SessionResult, Snapshot, Update
+from .turn_timer import TurnClock, event_text
 from .waiting import AwayWatch, NotWaiting
 
 log = logging.getLogger("nodealer.table")
@@ -143,7 +144,7 @@ class SharedFeed:
         return self._audit[1]
 
 
-class TableSession(TimerClock):
+class TableSession(TimerClock, TurnClock):
     """One seat's play at one table (see the module docstring).
 
     ``game``/``config``/``proven``: the host (seat 0) sets the table up with
@@ -296,7 +297,10 @@ class TableSession(TimerClock):
             assert self.game_name is not None
             v3 = self.node.table.version >= 3
             patience = self.patience if v3 else None
-            body = setup_body(self.game_name, self.node.table.n, self.config, self.proven, patience)
+            turn_time = self.turn_time if v3 else None  # table.turn_timer
+            body = setup_body(
+                self.game_name, self.node.table.n, self.config, self.proven, patience, turn_time
+            )
             await self.node.submit(body)
         send, receive = trio.open_memory_channel[LogItem | Rewound](math.inf)
         async with trio.open_nursery() as nursery:
@@ -442,6 +446,8 @@ class TableSession(TimerClock):
         this seat named its game) or proofs switched on or off."""
         if self.game_name is not None and setup.game != self.game_name:
             return f"the host set up {setup.game}, not {self.game_name}"
+        if self._turn_time_differs(setup) is not None:  # table.turn_timer
+            return self._turn_time_differs(setup)
         if setup.proven != self.proven:
             said = "proven" if self.proven else "unproven"
             got = "proven" if setup.proven else "unproven"
@@ -514,7 +520,8 @@ class TableSession(TimerClock):
                 self._last_progress_text = progress
                 out.append(Update("progress", progress, seq))
         if table is not None:
-            out.extend(Update("event", str(e), seq) for e in table.events[self._shown :])
+            events = range(self._shown, len(table.events))  # marked (auto): table.turn_timer
+            out.extend(Update("event", event_text(table, i), seq) for i in events)
             self._shown = len(table.events)
             for author, _, what in table.stale[self._stale_shown :]:
                 out.append(Update("stale", f"seat {author}: {what}", seq))
@@ -575,6 +582,8 @@ class TableSession(TimerClock):
         if table.over or stopped:
             return
         if await self._time_out_timer(table):
+            return
+        if await self._auto_move(table, seat):  # (v3) an idle person's turn: table.turn_timer
             return
         if self.player is not None:
             if self._pacer is not None:
@@ -641,6 +650,9 @@ class TableSession(TimerClock):
         held = None if self._pacer is None else self._pacer.wake_at()
         if held is not None:
             wake = min(wake, held)
+        turn = self._turn_wake(now)  # table.turn_timer
+        if turn is not None:
+            wake = min(wake, turn)
         table = self.replay.table
         due = None if table is None else self._away.next_due(table)
         if due is not None:

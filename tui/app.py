@@ -42,6 +42,7 @@ from .screens.over import GameOverScreen
 from .screens.tables import SCREENS
 from .story import update_line
 from .storyteller import StoryTeller
+from .turn_clock import TurnCountdown
 from .words import refusal_text, register, t
 
 __all__ = ["SCREENS", "SPEAKING", "PlayApp", "ReplayApp", "show_help", "switch_language",
@@ -56,7 +57,7 @@ register(
 )
 
 
-class PlayApp(NodealerApp):
+class PlayApp(TurnCountdown, NodealerApp):
     """You at seat 0 against bots, each a real peer (``nodealer play``)."""
 
     TIMERS_WAIT = True  # every other seat a bot: timers may wait for the person (screens.holding)
@@ -77,8 +78,10 @@ class PlayApp(NodealerApp):
         rounds: int | None = None,
         pace: Any = None,
         name: str | None = None,
+        turn_time: int | None = None,
     ) -> None:
         super().__init__(lang)
+        self.turn_time = turn_time  # (v3) the table's turn timer (table.turn_timer), None: none
         self.pace = pace  # a table.pace.Pace: the bots wait for you (None: they do not)
         # seat 0 is the person (``name``), the bots are named after it
         self.names = SeatNames.for_play(name or default_name(), players, me=0)
@@ -107,6 +110,7 @@ class PlayApp(NodealerApp):
         relabel(self, self.lang)
         self.speak()
         await self.push_screen(self.table_screen)
+        self.start_countdown()  # tui.turn_clock
         self.guest = start_trio_guest(self._table_main)
         self.run_worker(self._wait_for_trio(), exclusive=True)
 
@@ -142,6 +146,7 @@ class PlayApp(NodealerApp):
     def _got_session(self, seat: int, session: TableSession) -> None:
         if seat == 0:
             self.session = session
+            session.person, session.turn_time = True, self.turn_time  # table.turn_timer
 
     def _updated(self, seat: int, update: Update) -> None:
         if seat != 0 or self.session is None:
@@ -216,7 +221,7 @@ class PlayApp(NodealerApp):
     def speak_table(self) -> None:
         players = self.names.listed(range(self.players), self.lang)
         colon = "：" if self.lang == "zh" else ": "
-        self.sub_title = game_title(self.game, self.lang) + colon + players
+        self.sub_title = game_title(self.game, self.lang) + colon + players + self.turn_note()
 
 
 class ReplayApp(NodealerApp):

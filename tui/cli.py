@@ -259,6 +259,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="with the screen: human (bots wait 4 s and never take your turn within "
         "12 s), quick (bots at once, your turn still yours for 12 s), off",
     )
+    play.add_argument(
+        "--turn-time",
+        type=_count,
+        default=None,
+        metavar="S",
+        help="with the screen: idle S seconds on your turn, a sensible move is made for "
+        "you, marked auto (off by default)",
+    )
     play.add_argument("--keep", action="store_true", help="keep the bots' identities and logs")
     play.add_argument(
         "--cheat",
@@ -558,6 +566,7 @@ def _play(args: argparse.Namespace) -> int:
             rounds=args.rounds,
             pace=pace_named(args.pace, {0}),
             name=names.name(0),
+            turn_time=args.turn_time,
         )
         try:
             app.run()

@@ -200,6 +200,14 @@ def _game_options(parser: argparse.ArgumentParser) -> None:
     _common_options(parser)
     parser.add_argument("--unproven", action="store_true", help="skip the proofs (faster)")
     parser.add_argument("--rounds", type=int, default=None, help="Mao: end after R rounds")
+    parser.add_argument(
+        "--turn-time",
+        type=int,
+        default=None,
+        metavar="S",
+        help="a player idle S seconds on their turn has a sensible move made for them, "
+        "marked auto (off by default)",
+    )
 
 
 def _nickname(given: str | None, command: str) -> str | None:
@@ -393,7 +401,9 @@ def run_host(args: argparse.Namespace) -> int:
         print("nodealer host: --rounds is for Mao", file=sys.stderr)
         return EXIT_PROBLEM
     try:
-        settings = GameSettings(args.game, players, config, not args.unproven, name, args.rounds)
+        settings = GameSettings(
+            args.game, players, config, not args.unproven, name, args.rounds, args.turn_time
+        )
     except SeatingError as exc:
         print(f"nodealer host: {exc}", file=sys.stderr)
         return EXIT_PROBLEM

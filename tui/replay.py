@@ -22,6 +22,7 @@ from p2p.store import read_log
 from table.machine import Table
 from table.names import SeatNames, names_of_log
 from table.replay import Replay
+from table.turn_timer import event_text
 from table.verify import Report, verify_log
 
 from .story import SEPARATOR, game_name, outcome_text, verify_line
@@ -206,9 +207,9 @@ def replay_log(path: Path, lang: str = "en", me: str | None = None) -> Replayed:
     texts, extras = [], []
     state = table.game.new(table.config, table.setup.seats)
     game = table.game.name
-    for event, body in zip(table.events, bodies, strict=True):
+    for index, (event, body) in enumerate(zip(table.events, bodies, strict=True)):
         state = table.game.apply(state, event)
-        texts.append(str(event))
+        texts.append(event_text(table, index))  # a turn timer's move marked (auto)
         positions = getattr(event, "positions", None)
         hidden = (
             tuple(faces.get(p) for p in positions)

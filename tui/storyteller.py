@@ -12,6 +12,7 @@ import re
 from table.names import SeatNames
 
 from .story import SEPARATOR, story
+from .turn_clock import auto_mark, mark_line
 
 _CARD = re.compile(r"(?:10|[2-9AJQK])[♠♥♦♣]|[RB]J")
 _ROUND_ENDS = (  # a round's last event: the next line starts a new round
@@ -42,6 +43,10 @@ class StoryTeller:
     ['you challenge: Bluff!']
     >>> teller.tell("reveal #3=7♠ #9=7♥")
     ['cards shown: 7♠ 7♥', 'carol was honest: you take 3 cards', '── new pile ──']
+    >>> teller.tell("seat 0 places 1, claims 1 × 8 (auto)")  # the turn timer's move
+    ['you place 1, claim 1 × 8 (auto)']
+    >>> teller.retell("zh")[-1]
+    '你 扣下 1 张，声称 1 张 8（自动）'
     """
 
     def __init__(self, names: SeatNames | None = None) -> None:
@@ -69,6 +74,18 @@ class StoryTeller:
         return [line for event in self.events for line in self._lines(event, lang)]
 
     def _lines(self, event: str, lang: str) -> list[str]:
+        """The lines of one event; a turn timer's move (table.turn_timer)
+        is told as any move, marked "(auto)"."""
+        event, auto = auto_mark(event)
+        lines = self._event_lines(event, lang)
+        if auto:
+            for i, line in enumerate(lines):
+                if not line.startswith(SEPARATOR):
+                    lines[i] = mark_line(line, lang)
+                    break
+        return lines
+
+    def _event_lines(self, event: str, lang: str) -> list[str]:
         line = story(event, lang, self.names)
         if line is None:
             return []

@@ -62,6 +62,7 @@ from .screens.over import GameOverScreen
 from .screens.tables import SCREENS
 from .story import update_line
 from .storyteller import StoryTeller
+from .turn_clock import TurnCountdown
 from .words import refusal_text, register, t
 
 
@@ -163,7 +164,7 @@ def problem_text(exc: BaseException) -> str | None:
     return None
 
 
-class TableApp(NodealerApp):
+class TableApp(TurnCountdown, NodealerApp):
     """One person at a table on the LAN: the waiting room, then the table,
     then the game-over screen. ``exit_code``: 0 clean, 1 cheating, 2 a
     problem (``problem`` says which). ``ctrl+w``: stop waiting for the
@@ -236,12 +237,14 @@ class TableApp(NodealerApp):
         you = self.names.name(self.seat, self.lang) if self.names is not None else None
         self.sub_title = t("{table}, you are {you}", self.lang, table=self.settings,
                            you=you or t("seat {seat}", self.lang, seat=self.seat))  # fmt: skip
+        self.sub_title += self.turn_note()  # tui.turn_clock
 
     async def on_mount(self) -> None:
         relabel(self, self.lang)
         if isinstance(self.plan, JoinPlan):
             self.lobby_screen.show_where(f"{self.plan.host}:{self.plan.port}")
         await self.push_screen(self.lobby_screen)
+        self.start_countdown()  # tui.turn_clock
         if isinstance(self.plan, ResumePlan):
             held = self.plan.held
             text = "going back to {table} (seat {seat}): waiting for the other seats"
@@ -351,6 +354,7 @@ class TableApp(NodealerApp):
 
     def _got_session(self, session: TableSession) -> None:
         self.session = session
+        session.person = True  # this screen's person: the table's turn timer moves for them
 
     def _updated(self, update: Update) -> None:
         self._to_table()

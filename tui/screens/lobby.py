@@ -41,6 +41,9 @@ register(
         "variants: {variants}": "变体：{variants}",
         "variants: none (the rules as written)": "变体：无（按规则原文）",
         "Mao: the bots end after {rounds} rounds": "Mao：机器人在 {rounds} 轮后结束",
+        "turn timer: {seconds} s (an idle player's move is made for them)": (
+            "回合计时：{seconds} 秒（闲置的玩家由程序代为出牌）"
+        ),
         "opening the table…": "正在开桌……",
         "joining {where}…": "正在加入 {where}……",
         "others join with: nodealer join --connect {where}": (
@@ -64,6 +67,9 @@ def settings_lines(settings: dict[str, Any], lang: str = "en") -> list[str]:
     >>> settings_lines({"game": "bluff", "seats": 3, "config": {"jokers": True},
     ...                 "proven": True, "name": "Ann's table", "rounds": None})
     ["Ann's table", 'bluff, 3 players', 'proven deals', 'variants: jokers=true']
+    >>> settings_lines({"game": "bomb", "seats": 4, "config": None, "proven": True,
+    ...                 "name": "", "rounds": None, "turn_time": 20}, "zh")[-1]
+    '回合计时：20 秒（闲置的玩家由程序代为出牌）'
     """
     lines = [str(settings.get("name") or settings.get("game", "?"))]
     lines.append(
@@ -84,6 +90,9 @@ def settings_lines(settings: dict[str, Any], lang: str = "en") -> list[str]:
         lines.append(t("variants: none (the rules as written)", lang))
     if settings.get("rounds") is not None:
         lines.append(t("Mao: the bots end after {rounds} rounds", lang, rounds=settings["rounds"]))
+    if settings.get("turn_time") is not None:  # (v3) table.turn_timer
+        said = "turn timer: {seconds} s (an idle player's move is made for them)"
+        lines.append(t(said, lang, seconds=settings["turn_time"]))
     return lines
 
 

@@ -9,6 +9,15 @@ change under it). ``node``: the session's :class:`~p2p.node.Node`, whose
 not yet in the log (such a seat is never named) and whose
 ``set_leavers(seats)`` is told once the game ended abandoned (its log then
 stops waiting for the leavers' acknowledgements).
+
+(v3) The session is fed only *final* entries (acknowledged by every seat),
+and a seat that left acknowledges nothing: the ``abandon`` bodies that end
+the game stay tentative (``node.tentative()``). So the watch also looks
+past the final point: when the tentative entries complete an abandoned end
+by the table's own rules (:func:`table.absence.ending_ahead`, on a copy of
+the table; this peer's own ``abandon`` among them, since it is one of the
+seats not named), it tells the node the leavers; those entries then become
+final and the session replays them as any other.
 """
 
 from __future__ import annotations
@@ -18,7 +27,7 @@ from typing import Any
 
 import trio
 
-from .absence import Away, AwayClock, back_text, waiting_text
+from .absence import Away, AwayClock, back_text, ending_ahead, waiting_text
 from .reports import Update
 
 
@@ -36,7 +45,9 @@ class AwayWatch:
         self.clock: AwayClock | None = None  # made with the table (its patience)
         self._asked: set[int] = set()  # seats a person said to stop waiting for
         self._said: tuple[int, ...] = ()  # the away seats last reported
-        self._told = False  # the node knows the leavers
+        self._told = False  # the game's abandoned end was reported
+        self._leavers: frozenset[int] | None = None  # told to the node
+        self._ahead: tuple[tuple[int, int, int], ...] = ()  # tentative entries judged last
         self._away: list[tuple[Away, float]] = []  # (away seat, since when: trio time)
 
     def start(self, table: Any) -> None:
@@ -73,8 +84,10 @@ class AwayWatch:
         news = []
         if ended is not None and not self._told:
             self._told = True
-            self.node.set_leavers(set(ended.seats))
+            self._tell_leavers(ended.seats)
             news = [Update("abandoned", line) for line in ended.lines()]
+        elif ended is None and self._leavers is None:
+            self._look_ahead(replay)
         now = trio.current_time()
         away = [] if ended is not None else clock.away(table, now)
         self._away = [(a, now - a.seconds) for a in away]
@@ -85,6 +98,26 @@ class AwayWatch:
         self._said = seats
         out = [Update("waiting", waiting_text(a)) for a in away]
         return news + out + [Update("waiting", back_text(seat)) for seat in back]
+
+    def _tell_leavers(self, seats: tuple[int, ...]) -> None:
+        if self._leavers != frozenset(seats):
+            self._leavers = frozenset(seats)
+            self.node.set_leavers(set(seats))
+
+    def _look_ahead(self, replay: Any) -> None:
+        """(v3) The ending rule: tentative entries right after the replayed
+        ones that end the game abandoned make their leavers known to the
+        node (judged again only when those entries change)."""
+        items = [it for it in self.node.tentative() if it.seq > replay.fed]
+        if not items or items[0].seq != replay.fed + 1:
+            return  # the replay lags behind the final point: it is fed first
+        key = tuple((it.seq, it.term, it.author) for it in items)
+        if key == self._ahead:
+            return
+        self._ahead = key
+        ended = ending_ahead(replay.table, items)
+        if ended is not None:
+            self._tell_leavers(ended.seats)
 
     def waiting(self) -> list[Away]:
         """The seats the table waits for, with how long they have been away."""

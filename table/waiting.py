@@ -22,6 +22,7 @@ final and the session replays them as any other.
 
 from __future__ import annotations
 
+from copy import deepcopy
 from dataclasses import replace
 from typing import Any
 
@@ -48,6 +49,7 @@ class AwayWatch:
         self._told = False  # the game's abandoned end was reported
         self._leavers: frozenset[int] | None = None  # told to the node
         self._ahead: tuple[tuple[int, int, int], ...] = ()  # tentative entries judged last
+        self._ahead_table: tuple[tuple[tuple[int, int, int], ...], Any] = ((), None)
         self._away: list[tuple[Away, float]] = []  # (away seat, since when: trio time)
 
     def start(self, table: Any) -> None:
@@ -68,6 +70,51 @@ class AwayWatch:
         if not self.v3:
             return None if stopped and not table.faults else clock.overdue(table, now)
         body = clock.to_sign(table, now, self._holds, self._asked)
+        self._asked.clear()
+        return body
+
+    def body_ahead(self, replay: Any, own_fed: int) -> dict[str, Any] | None:
+        """(v3) The ``abandon`` this peer signs while its replay stands at the
+        final point and the entries past it stay tentative (a seat away
+        acknowledges nothing, so they cannot become final): judged on a copy
+        of the table fed those entries (the ``abandon`` is sequenced after
+        them), naming only seats that already owed at the final point (a
+        duty that arose in tentative entries may wait on the acks too) and
+        do not acknowledge past it (a seat that does is there, held up by
+        the missing acks as this peer is).
+        None unless a seat is away by the final table, and unless every
+        body this peer signed is in its chain (``own_fed``: those replayed)."""
+        clock, final = self.clock, replay.table
+        if clock is None or not self.v3 or final is None or replay.broken:
+            return None
+        if not self._away and not self._asked:
+            return None
+        items = [it for it in self.node.tentative() if it.seq > replay.fed]
+        if not items or items[0].seq != replay.fed + 1:
+            return None
+        mine = sum(1 for it in items if it.author == self.me)
+        if self.node.next_own_counter > own_fed + mine:
+            return None  # a body of ours is not sequenced yet
+        key = tuple((it.seq, it.term, it.author) for it in items)
+        if self._ahead_table[0] != key:
+            ahead = deepcopy(final)
+            for item in items:
+                try:
+                    ahead.feed(item.author, item.body, item.term)
+                except ValueError:  # TableError: an author not at the table
+                    continue
+            self._ahead_table = (key, ahead)
+        ahead = self._ahead_table[1]
+        at_final = final.owing()
+        owing = ahead.owing()
+
+        def holds(seat: int) -> bool:
+            since = owing.get(seat)
+            late = seat not in at_final or since is None or since > final.count
+            # a seat acking past the final point is there, held up by the acks as we are
+            return late or self.node.acked(seat) > replay.fed or self._holds(seat)
+
+        body = clock.to_sign(ahead, trio.current_time(), holds, self._asked)
         self._asked.clear()
         return body
 

@@ -78,11 +78,10 @@ class AwayWatch:
         final point and the entries past it stay tentative (a seat away
         acknowledges nothing, so they cannot become final): judged on a copy
         of the table fed those entries (the ``abandon`` is sequenced after
-        them), naming only seats that already owed at the final point (a
-        duty that arose in tentative entries may wait on the acks too) and
-        do not acknowledge past it (a seat that does is there, held up by
-        the missing acks as this peer is).
-        None unless a seat is away by the final table, and unless every
+        them), naming only seats that do not acknowledge past the final
+        point (a seat that does is there, held up by the missing acks as
+        this peer is).
+        None unless a seat is away (:meth:`look`), and unless every
         body this peer signed is in its chain (``own_fed``: those replayed)."""
         clock, final = self.clock, replay.table
         if clock is None or not self.v3 or final is None or replay.broken:
@@ -90,33 +89,40 @@ class AwayWatch:
         if not self._away and not self._asked:
             return None
         items = [it for it in self.node.tentative() if it.seq > replay.fed]
-        if not items or items[0].seq != replay.fed + 1:
-            return None
         mine = sum(1 for it in items if it.author == self.me)
         if self.node.next_own_counter > own_fed + mine:
             return None  # a body of ours is not sequenced yet
+        ahead = self._ahead_of(replay)
+        if ahead is None:
+            return None
+
+        def holds(seat: int) -> bool:
+            # a seat acking past the final point is there, held up by the acks as we are
+            return self.node.acked(seat) > replay.fed or self._holds(seat)
+
+        body = clock.to_sign(ahead, trio.current_time(), holds, self._asked)
+        self._asked.clear()
+        return body
+
+    def _ahead_of(self, replay: Any) -> Any:
+        """(v3) A copy of the table fed the tentative entries right after the
+        replayed ones (cached while they stay the same), or None."""
+        table = replay.table
+        if table is None or replay.fed < self.node.final:
+            return None
+        items = [it for it in self.node.tentative() if it.seq > replay.fed]
+        if not items or items[0].seq != replay.fed + 1:
+            return None
         key = tuple((it.seq, it.term, it.author) for it in items)
         if self._ahead_table[0] != key:
-            ahead = deepcopy(final)
+            ahead = deepcopy(table)
             for item in items:
                 try:
                     ahead.feed(item.author, item.body, item.term)
                 except ValueError:  # TableError: an author not at the table
                     continue
             self._ahead_table = (key, ahead)
-        ahead = self._ahead_table[1]
-        at_final = final.owing()
-        owing = ahead.owing()
-
-        def holds(seat: int) -> bool:
-            since = owing.get(seat)
-            late = seat not in at_final or since is None or since > final.count
-            # a seat acking past the final point is there, held up by the acks as we are
-            return late or self.node.acked(seat) > replay.fed or self._holds(seat)
-
-        body = clock.to_sign(ahead, trio.current_time(), holds, self._asked)
-        self._asked.clear()
-        return body
+        return self._ahead_table[1]
 
     def _holds(self, seat: int) -> bool:
         return bool(self.node.held_events(seat))
@@ -136,7 +142,11 @@ class AwayWatch:
         elif ended is None and self._leavers is None:
             self._look_ahead(replay)
         now = trio.current_time()
-        away = [] if ended is not None else clock.away(table, now)
+        ahead = None if ended is not None else self._ahead_of(replay)
+        away = [] if ended is not None else clock.away(ahead or table, now)
+        # (v3) a seat acking past the final point is there: held up, as this
+        # peer is, by a seat that acknowledges nothing (not away itself)
+        away = [a for a in away if self.node.acked(a.seat) <= self.node.final]
         self._away = [(a, now - a.seconds) for a in away]
         seats = tuple(a.seat for a in away)
         if seats == self._said:

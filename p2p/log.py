@@ -84,7 +84,7 @@ from p2p.chain import (
     verify_chain,
     verify_prefix,
 )
-from p2p.commitment import acked_by_all
+from p2p.commitment import acked_by_all, reach
 from p2p.election import Election
 from p2p.envelope import (
     PROOF_KINDS,
@@ -279,6 +279,12 @@ class LogMachine(Election):
         self.leavers = frozenset(s for s in seats if 0 <= s < self.table.n)
         self._update_final()
         return self.take_effects()
+
+    def acked(self, seat: int) -> int:
+        """(v3) How far ``seat``'s latest ack reaches on our chain (ours: the head)."""
+        if seat == self.me:
+            return self.head
+        return reach(self._acks_by_floor.get(seat, {}), self.hashes)
 
     def _update_final(self) -> None:
         """(v3) Raise :attr:`final` to what every seat (not a leaver) has

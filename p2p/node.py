@@ -777,6 +777,12 @@ class Node:
         self._execute(self.log.set_leavers(seats))
         self._note_changes()
 
+    def acked(self, seat: int) -> int:
+        """(v3) How far ``seat``'s latest acknowledgement reaches on our chain
+        (0: none, or on another chain); our own: the head. A seat acking past
+        :attr:`final` is there: it waits on the others' acks as we do."""
+        return self.log.acked(seat)
+
     def held_events(self, seat: int) -> list[Event]:
         """(v3) The events authored by ``seat`` that this peer holds
         (received and verified) and its chain does not: in counter order.

@@ -38,7 +38,8 @@ present seat is still re-checked from the keys it revealed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -168,6 +169,32 @@ class Absence:
             if others and voted * 2 > len(others):
                 out.append(key)
         return out
+
+
+def ending_ahead(table: Any, items: Sequence[Any]) -> Abandoned | None:
+    """(v3) The abandoned end that the tentative entries ``items`` (the
+    entries right after the last one ``table`` was fed: ``seq``, ``term``,
+    ``author``, ``body``) complete, if they do; judged by these same rules on
+    a copy of ``table`` fed them up to the last ``abandon`` (without one,
+    nothing is copied). ``table`` itself does not change. protocol.md §3.5
+    *The ending rule*: a peer tells its log who left only from this."""
+    absence = table.absence
+    last = max((k for k, it in enumerate(items) if _is_abandon(it.body)), default=None)
+    if absence is None or absence.ended is not None or last is None:
+        return None
+    ahead = deepcopy(table)
+    for item in items[: last + 1]:
+        try:
+            ahead.feed(item.author, item.body, item.term)
+        except ValueError:  # TableError: an author not at the table (a fault, as in a replay)
+            continue
+        if ahead.absence.ended is not None:
+            return ahead.absence.ended
+    return None
+
+
+def _is_abandon(body: Any) -> bool:
+    return isinstance(body, Mapping) and body.get("t") == "abandon"
 
 
 def _is_final(body: Mapping[str, Any]) -> bool:
@@ -377,6 +404,7 @@ __all__ = [
     "AwayClock",
     "audit_present",
     "back_text",
+    "ending_ahead",
     "feed_overdue",
     "fmt_away",
     "waiting_text",

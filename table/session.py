@@ -559,7 +559,13 @@ class TableSession(TimerClock, TurnClock):
                 self.replay.broken = True  # we play nothing at this table
             return
         table, seat = self.replay.table, self.seat
-        if table is None or seat is None or self.replay.broken or not self._caught_up():
+        if table is None or seat is None or self.replay.broken:
+            return
+        if not self._caught_up():
+            if self.replay.fed >= self.node.final:  # (v3) the rest is tentative: table/waiting.py
+                body = self._away.body_ahead(self.replay, self._own_fed)
+                if body is not None:
+                    await self._publish(body)
             return
         stopped = self.replay.stopped
         duties = await trio.to_thread.run_sync(seat.duties, stopped)

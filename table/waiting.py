@@ -9,16 +9,26 @@ change under it). ``node``: the session's :class:`~p2p.node.Node`, whose
 not yet in the log (such a seat is never named) and whose
 ``set_leavers(seats)`` is told once the game ended abandoned (its log then
 stops waiting for the leavers' acknowledgements).
+
+(v3) The session is fed only *final* entries (acknowledged by every seat),
+and a seat that left acknowledges nothing: the ``abandon`` bodies that end
+the game stay tentative (``node.tentative()``). So the watch also looks
+past the final point: when the tentative entries complete an abandoned end
+by the table's own rules (:func:`table.absence.ending_ahead`, on a copy of
+the table; this peer's own ``abandon`` among them, since it is one of the
+seats not named), it tells the node the leavers; those entries then become
+final and the session replays them as any other.
 """
 
 from __future__ import annotations
 
+from copy import deepcopy
 from dataclasses import replace
 from typing import Any
 
 import trio
 
-from .absence import Away, AwayClock, back_text, waiting_text
+from .absence import Away, AwayClock, back_text, ending_ahead, waiting_text
 from .reports import Update
 
 
@@ -36,7 +46,10 @@ class AwayWatch:
         self.clock: AwayClock | None = None  # made with the table (its patience)
         self._asked: set[int] = set()  # seats a person said to stop waiting for
         self._said: tuple[int, ...] = ()  # the away seats last reported
-        self._told = False  # the node knows the leavers
+        self._told = False  # the game's abandoned end was reported
+        self._leavers: frozenset[int] | None = None  # told to the node
+        self._ahead: tuple[tuple[int, int, int], ...] = ()  # tentative entries judged last
+        self._ahead_table: tuple[tuple[tuple[int, int, int], ...], Any] = ((), None)
         self._away: list[tuple[Away, float]] = []  # (away seat, since when: trio time)
 
     def start(self, table: Any) -> None:
@@ -60,6 +73,57 @@ class AwayWatch:
         self._asked.clear()
         return body
 
+    def body_ahead(self, replay: Any, own_fed: int) -> dict[str, Any] | None:
+        """(v3) The ``abandon`` this peer signs while its replay stands at the
+        final point and the entries past it stay tentative (a seat away
+        acknowledges nothing, so they cannot become final): judged on a copy
+        of the table fed those entries (the ``abandon`` is sequenced after
+        them), naming only seats that do not acknowledge past the final
+        point (a seat that does is there, held up by the missing acks as
+        this peer is).
+        None unless a seat is away (:meth:`look`), and unless every
+        body this peer signed is in its chain (``own_fed``: those replayed)."""
+        clock, final = self.clock, replay.table
+        if clock is None or not self.v3 or final is None or replay.broken:
+            return None
+        if not self._away and not self._asked:
+            return None
+        items = [it for it in self.node.tentative() if it.seq > replay.fed]
+        mine = sum(1 for it in items if it.author == self.me)
+        if self.node.next_own_counter > own_fed + mine:
+            return None  # a body of ours is not sequenced yet
+        ahead = self._ahead_of(replay)
+        if ahead is None:
+            return None
+
+        def holds(seat: int) -> bool:
+            # a seat acking past the final point is there, held up by the acks as we are
+            return self.node.acked(seat) > replay.fed or self._holds(seat)
+
+        body = clock.to_sign(ahead, trio.current_time(), holds, self._asked)
+        self._asked.clear()
+        return body
+
+    def _ahead_of(self, replay: Any) -> Any:
+        """(v3) A copy of the table fed the tentative entries right after the
+        replayed ones (cached while they stay the same), or None."""
+        table = replay.table
+        if table is None or replay.fed < self.node.final:
+            return None
+        items = [it for it in self.node.tentative() if it.seq > replay.fed]
+        if not items or items[0].seq != replay.fed + 1:
+            return None
+        key = tuple((it.seq, it.term, it.author) for it in items)
+        if self._ahead_table[0] != key:
+            ahead = deepcopy(table)
+            for item in items:
+                try:
+                    ahead.feed(item.author, item.body, item.term)
+                except ValueError:  # TableError: an author not at the table
+                    continue
+            self._ahead_table = (key, ahead)
+        return self._ahead_table[1]
+
     def _holds(self, seat: int) -> bool:
         return bool(self.node.held_events(seat))
 
@@ -73,10 +137,16 @@ class AwayWatch:
         news = []
         if ended is not None and not self._told:
             self._told = True
-            self.node.set_leavers(set(ended.seats))
+            self._tell_leavers(ended.seats)
             news = [Update("abandoned", line) for line in ended.lines()]
+        elif ended is None and self._leavers is None:
+            self._look_ahead(replay)
         now = trio.current_time()
-        away = [] if ended is not None else clock.away(table, now)
+        ahead = None if ended is not None else self._ahead_of(replay)
+        away = [] if ended is not None else clock.away(ahead or table, now)
+        # (v3) a seat acking past the final point is there: held up, as this
+        # peer is, by a seat that acknowledges nothing (not away itself)
+        away = [a for a in away if self.node.acked(a.seat) <= self.node.final]
         self._away = [(a, now - a.seconds) for a in away]
         seats = tuple(a.seat for a in away)
         if seats == self._said:
@@ -85,6 +155,26 @@ class AwayWatch:
         self._said = seats
         out = [Update("waiting", waiting_text(a)) for a in away]
         return news + out + [Update("waiting", back_text(seat)) for seat in back]
+
+    def _tell_leavers(self, seats: tuple[int, ...]) -> None:
+        if self._leavers != frozenset(seats):
+            self._leavers = frozenset(seats)
+            self.node.set_leavers(set(seats))
+
+    def _look_ahead(self, replay: Any) -> None:
+        """(v3) The ending rule: tentative entries right after the replayed
+        ones that end the game abandoned make their leavers known to the
+        node (judged again only when those entries change)."""
+        items = [it for it in self.node.tentative() if it.seq > replay.fed]
+        if not items or items[0].seq != replay.fed + 1:
+            return  # the replay lags behind the final point: it is fed first
+        key = tuple((it.seq, it.term, it.author) for it in items)
+        if key == self._ahead:
+            return
+        self._ahead = key
+        ended = ending_ahead(replay.table, items)
+        if ended is not None:
+            self._tell_leavers(ended.seats)
 
     def waiting(self) -> list[Away]:
         """The seats the table waits for, with how long they have been away."""

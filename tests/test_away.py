@@ -40,17 +40,6 @@ from tui.story import update_line
 LOCAL = "127.0.0.1"
 
 
-# ---- test scaffolding: until branch v3-log lands Node.held_events and
-# Node.set_leavers (V3.md), the nodes under test get stand-ins. Remove once
-# v3 has them.
-@pytest.fixture(autouse=True)
-def v3_node_api(monkeypatch) -> None:
-    if not hasattr(Node, "held_events"):
-        monkeypatch.setattr(Node, "held_events", lambda self, seat: [], raising=False)
-    if not hasattr(Node, "set_leavers"):
-        monkeypatch.setattr(Node, "set_leavers", lambda self, seats: None, raising=False)
-
-
 async def until(done, what: str, seconds: float = 60, why=lambda: "") -> None:
     with trio.move_on_after(seconds):
         while not done():

@@ -36,32 +36,16 @@ def test_every_kind_has_a_case() -> None:
     assert all(c.seat == 0 for c in SEQUENCER_CHEATS)
 
 
-# ---- test scaffolding: until branch v3-log lands Node.held_events and
-# Node.set_leavers (V3.md), the nodes under test get stand-ins. Remove once
-# v3 has them.
-def _v3_node_api(monkeypatch) -> None:
-    from p2p.node import Node
-
-    if not hasattr(Node, "held_events"):
-        monkeypatch.setattr(Node, "held_events", lambda self, seat: [], raising=False)
-    if not hasattr(Node, "set_leavers"):
-        monkeypatch.setattr(Node, "set_leavers", lambda self, seats: None, raising=False)
-
-
 @pytest.mark.trio
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(CASES))
-async def test_each_cheat_is_caught_and_named(
-    tmp_path, kind: str, deterministic_deals, monkeypatch
-) -> None:
+async def test_each_cheat_is_caught_and_named(tmp_path, kind: str, deterministic_deals) -> None:
     from table.bot_table import play_bot_table
 
     # v3: a seat that keeps its final reveal has left the table (ABANDONED),
-    # it is not named a cheater; every seat in this process (the scaffolding)
+    # it is not named a cheater
     left = kind == "keep-final"
     extra = {"processes": 0, "patience": 100} if left else {}
-    if left:
-        _v3_node_api(monkeypatch)
 
     game, seats, proven, config = CASES[kind]
     cheat = CHEATS[kind]

@@ -146,19 +146,6 @@ def assert_left_everywhere(peers: list[PeerResult], seat: int, owed: str) -> Non
         assert not any(line.startswith("CHEATING") for line in report.lines())
 
 
-# ---- test scaffolding: until branch v3-log lands Node.held_events and
-# Node.set_leavers (V3.md), the nodes under test get stand-ins. Remove once
-# v3 has them.
-@pytest.fixture
-def v3_node_api(monkeypatch) -> None:
-    from p2p.node import Node
-
-    if not hasattr(Node, "held_events"):
-        monkeypatch.setattr(Node, "held_events", lambda self, seat: [], raising=False)
-    if not hasattr(Node, "set_leavers"):
-        monkeypatch.setattr(Node, "set_leavers", lambda self, seats: None, raising=False)
-
-
 @pytest.mark.trio
 @pytest.mark.slow
 async def test_wrong_key_is_named_by_every_peer_and_the_verifier(tmp_path) -> None:
@@ -246,7 +233,7 @@ class KeepsItsKeys(TableSession):
 
 @pytest.mark.trio
 @pytest.mark.slow
-async def test_a_seat_refusing_its_final_reveal_has_left_the_table(tmp_path, v3_node_api) -> None:
+async def test_a_seat_refusing_its_final_reveal_has_left_the_table(tmp_path) -> None:
     with trio.fail_after(60):
         peers = await play_bot_table(
             "bluff",
@@ -317,7 +304,7 @@ class KeepsItsIdentityKey(TableSession):
 
 @pytest.mark.trio
 @pytest.mark.slow
-async def test_a_seat_keeping_the_key_the_judging_needs_has_left(tmp_path, v3_node_api) -> None:
+async def test_a_seat_keeping_the_key_the_judging_needs_has_left(tmp_path) -> None:
     with trio.fail_after(240):
         peers = await play_bot_table(
             "bomb",

@@ -15,23 +15,11 @@ import pytest
 from textual.widgets import RichLog
 
 from p2p.identity import Identity
-from p2p.node import Node
 from table.seating import GameSettings, join_table
 from tests.test_tui_lobby import LOCAL, SCALE, Peer, _bot, _until
 from tests.test_tui_peers import _keep_notes, _notes
 from tui.screens.bluff import BluffScreen
 from tui.table_app import HostPlan, TableApp
-
-
-# ---- test scaffolding: until branch v3-log lands Node.held_events and
-# Node.set_leavers (V3.md), the nodes under test get stand-ins. Remove once
-# v3 has them.
-@pytest.fixture(autouse=True)
-def v3_node_api(monkeypatch) -> None:
-    if not hasattr(Node, "held_events"):
-        monkeypatch.setattr(Node, "held_events", lambda self, seat: [], raising=False)
-    if not hasattr(Node, "set_leavers"):
-        monkeypatch.setattr(Node, "set_leavers", lambda self, seats: None, raising=False)
 
 
 @pytest.mark.slow

@@ -43,6 +43,14 @@ class Election:
             return False
         return self.holding.censored(self.next_counter, now - self.censor_wait) is not None
 
+    def _would_grant(self, now: float) -> bool:
+        """(v3) Our own evidence against the sequencer we follow: silent for the
+        timeout, or leaving out an event we hold for ``censor_wait``. Being in
+        an election is no evidence (a lone liar's vote could have put us there)."""
+        if self.role is Role.SEQUENCER:
+            return False
+        return now - self._sequencer_heard >= self.timeout or self._censoring(now)
+
     def _hear_from_sequencer(self, now: float) -> None:
         """The sequencer we follow is alive: any election we started was premature
         (v3: unless we voted it out for censoring: its beats change nothing)."""
@@ -148,6 +156,10 @@ class Election:
         if term > max(self.term, self.election or 0) + 2 * self.table.n:
             return  # far beyond any election we see: a voter out of step, or pushing us
         if self.election is None or term > self.election:
+            if self.v3 and not self._would_grant(now):
+                # (v3) we stand only if we too would grant a pre-vote; kept until then
+                self._early_votes[(src, term)] = head
+                return
             self._become_candidate(term, now)
         if self.role is Role.CANDIDATE and self.election == term:
             self.votes[src] = head
@@ -180,6 +192,7 @@ class Election:
         self._censor_vote = False
         self._prevote = None
         self._beat_head = 0
+        self._early_votes = {k: v for k, v in self._early_votes.items() if k[1] > term}
         self.votes = {}
         self._sync_from = None
         self._buffer = {}
@@ -222,12 +235,11 @@ class Election:
 
     def _on_prevote(self, src: int, head: Head, now: float) -> None:
         """(v3) Grant a pre-vote only if we too miss the sequencer we follow
-        (silent for the timeout, or we are in an election ourselves) or we too
-        hold an event it leaves out."""
+        (silent for the timeout) or we too hold an event it leaves out; being
+        in an election ourselves is no evidence."""
         if head.term <= self.term or self.role is Role.SEQUENCER:
             return
-        silent = now - self._sequencer_heard >= self.timeout or self.election is not None
-        if silent or (self.role is Role.FOLLOWER and self._censoring(now)):
+        if self._would_grant(now):
             self._emit(Send(src, self._head_statement("grant", head.term).to_wire()))
 
     def _on_grant(self, src: int, head: Head, now: float) -> None:
@@ -282,6 +294,10 @@ class Election:
         self.votes = {self.me: self._head_statement("vote", term)}
         self._sync_from = None
         self._heard = now
+        for (src, voted), vote in list(self._early_votes.items()):
+            if voted == term:
+                self.votes[src] = vote
+        self._early_votes = {k: v for k, v in self._early_votes.items() if k[1] > term}
 
     def _lead(self, now: float, term: int) -> None:
         self.term = term

@@ -183,6 +183,8 @@ class LogMachine(Election):
         self._beat_head = 0  # (v3) the head in the current sequencer's latest beat
         self._sequencer_heard = now  # (v3) when the sequencer we follow last showed life
         self._prevote: PreVoteRound | None = None  # (v3) our request for pre-votes
+        # (v3) votes for us we had no evidence for yet: (seat, term) -> vote
+        self._early_votes: dict[tuple[int, int], Head] = {}
         self._next_beat = now
         self._next_resubmit = now + timeout / 2
         self._fetch_busy_until = 0.0
@@ -448,6 +450,11 @@ class LogMachine(Election):
             self._time_out(now)
         elif self.v3 and self.role is Role.FOLLOWER and self._censoring(now):
             self._time_out(now, censor=True)
+        if self._early_votes and self._would_grant(now):
+            term = self._next_election_term()  # (v3) now we have evidence too
+            for (src, voted), vote in list(self._early_votes.items()):
+                if voted == term and self.election != term:
+                    self._on_vote(src, vote, now)
         if self.role is not Role.SEQUENCER and now >= self._next_resubmit:
             self._submit_to_sequencer(self.own_pending, now)
         return self.take_effects()

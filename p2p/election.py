@@ -91,6 +91,8 @@ class Election:
         elif head.seq > self.head:
             self._fetch(src, self.head + 1, now, force=True)
         self._submit_to_sequencer(self.own_pending, now)
+        if self.v3:
+            self._forward(self.holding.all())  # censor_wait counts from the term's start
 
     def _check_certificate(self, head: Head, votes: list[dict[str, Any]]) -> None:
         """A newterm must show that a majority voted for its term and that it

@@ -492,6 +492,9 @@ class LogMachine(Election):
         return self.take_effects()
 
     def _on_submit(self, src: int, event: Event, now: float) -> None:
+        if self.v3 and event.author != src:
+            self._on_forwarded(event, now)
+            return
         if event.author != src:
             raise ReplayedEvent(
                 f"seat {src} submitted seat {event.author}'s event #{event.counter}"
@@ -509,9 +512,12 @@ class LogMachine(Election):
                 raise ReplayedEvent(f"seat {author}'s event #{counter} is too far ahead")
             return  # (v3) not held; its author sends it again
         if self.v3:  # every peer holds it; the sequencer sequences what it can
+            held = len(self.holding)
             self._hold(event, now)
             if self.role is Role.SEQUENCER:
                 self._sequence_held()
+            elif len(self.holding) > held:
+                self._forward([event])
             return
         if self.role is not Role.SEQUENCER:
             return  # v2: the author resubmits to the new sequencer after a newterm
@@ -521,6 +527,28 @@ class LogMachine(Election):
         waiting[counter] = event
         while self.next_counter[author] in waiting:
             self._sequence(waiting.pop(self.next_counter[author]))
+
+    def _on_forwarded(self, event: Event, now: float) -> None:
+        """(v3) A peer passed on another seat's event it holds (the author may
+        not have sent it to the sequencer): hold it as if from the author.
+        Whatever is wrong with it is the author's doing, not the peer's:
+        ignored, never an error against the peer that passed it on."""
+        author, counter = event.author, event.counter
+        if counter < self.next_counter[author] or counter - self.next_counter[author] > MAX_AHEAD:
+            return
+        if self.holding.has(event) or not _verifies(event, self.table):
+            return
+        if self.holding.hold(event, now, self.next_counter[author]) and self.role is Role.SEQUENCER:
+            self._sequence_held()
+
+    def _forward(self, events: list[Event]) -> None:
+        """(v3) Pass other seats' held events on to the sequencer we follow, so
+        an author who leaves the sequencer out cannot frame it as a censor."""
+        if self.role is Role.SEQUENCER or self.term_start is None:
+            return
+        for event in events:
+            if event.author not in (self.me, self.sequencer):
+                self._emit(Send(self.sequencer, {"k": "submit", "ev": event.to_wire()}))
 
     def _sequence(self, event: Event) -> None:
         entry = Entry.create(

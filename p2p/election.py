@@ -37,9 +37,10 @@ class Election:
     def _censoring(self, now: float) -> bool:
         """(v3) Does the sequencer we follow leave out an event we hold that it
         could sequence, ``censor_wait`` after we held it and its term began?
-        Not while our chain is behind the sequencer's last beat (the entry
-        may be on its way)."""
-        if now - self._term_entered < self.censor_wait or self._beat_head > self.head:
+        Measured on the entries we actually received, whatever its beats
+        claim (a beat ahead of what it hands out, or entries sent always one
+        beat late, would otherwise keep its term forever)."""
+        if now - self._term_entered < self.censor_wait:
             return False
         return self.holding.censored(self.next_counter, now - self.censor_wait) is not None
 
@@ -49,7 +50,12 @@ class Election:
         an election is no evidence (a lone liar's vote could have put us there)."""
         if self.role is Role.SEQUENCER:
             return False
-        return now - self._sequencer_heard >= self.timeout or self._censoring(now)
+        if now - self._sequencer_heard >= self.timeout or self._censoring(now):
+            return True
+        # a majority already promised a later term (their acks say so): ours
+        # can make nothing final any more, whoever of them still beats
+        later = sum(1 for s, ack in self.acks.items() if s != self.me and ack.term > self.term)
+        return later + (self.voted > self.term) >= self.table.majority
 
     def _hear_from_sequencer(self, now: float) -> None:
         """The sequencer we follow is alive: any election we started was premature
@@ -193,7 +199,6 @@ class Election:
         self._heard = self._term_entered = self._sequencer_heard = now
         self._censor_vote = False
         self._prevote = None
-        self._beat_head = 0
         self._early_votes = {k: v for k, v in self._early_votes.items() if k[1] > term}
         self.votes = {}
         self._sync_from = None

@@ -180,7 +180,6 @@ class LogMachine(Election):
         self.election: int | None = None  # the term we voted for, still following self.term
         self._heard = now  # last sign of life of the current sequencer / election start
         self._term_entered = now  # (v3) when we began following the current term
-        self._beat_head = 0  # (v3) the head in the current sequencer's latest beat
         self._sequencer_heard = now  # (v3) when the sequencer we follow last showed life
         self._prevote: PreVoteRound | None = None  # (v3) our request for pre-votes
         # (v3) votes for us we had no evidence for yet: (seat, term) -> vote
@@ -773,7 +772,6 @@ class LogMachine(Election):
             self._emit(Send(src, self._ack().to_wire()))
             return
         self._hear_from_sequencer(now)
-        self._beat_head = head.seq
         self._compare_head(src, head, now)
 
     def _on_proof(self, proof: SequencerProof, now: float) -> None:

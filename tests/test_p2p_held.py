@@ -224,3 +224,48 @@ def test_an_author_that_leaves_out_the_sequencer_cannot_frame_it() -> None:
     assert [m.term for m in net.machines] == [0] * 5
     assert [m.head for m in net.machines] == [1] * 5
     assert not net.errors
+
+
+@pytest.mark.parametrize("inflate", [False, True])
+def test_a_censor_beating_a_longer_head_than_it_hands_out_loses_its_term(inflate: bool) -> None:
+    """(v3, review break 2) The censor (seat 0) beats a head one longer than
+    it gives anyone, or beats truthfully but sends each entry only after the
+    next beat: censorship is measured on entries received, not on beats."""
+    import os
+
+    from p2p.envelope import Head
+
+    net = SimNet(3, timeout=1.0)
+    net.run()
+    censor = net.machines[0]
+    late: list[dict] = []
+
+    def tamper(src: int, dst: int, msg: dict) -> dict | None:
+        if dst == 0 and msg["k"] == "submit" and msg["ev"]["a"] == 1:
+            return None  # it never takes seat 1's events
+        if src == 0 and msg["k"] == "beat" and inflate:
+            return Head.create(
+                net.table, net.ids[0], "beat", censor.term, censor.head + 1, censor.term,
+                os.urandom(32),
+            ).to_wire()
+        if src == 0 and msg["k"] == "entry" and not inflate:
+            late.append(msg)  # handed out one beat late
+            return None
+        if src == 0 and msg["k"] == "beat" and not inflate:
+            for entry in late:
+                net.queues.setdefault((0, dst), []).append(entry)
+            late.clear()
+        return msg
+
+    net.tamper = tamper
+    victim = net.submit(1, {"victim": 1})
+    for i in range(40):
+        if not inflate:
+            net.submit(2, {"n": i})
+        net.advance(0.5, ticks=5)
+        if net.machines[1].term >= 1 and net.machines[2].term >= 1:
+            break
+    assert net.machines[1].term >= 1 and net.machines[2].term >= 1
+    net.tamper = None
+    net.advance(2.0, ticks=20)
+    assert any(e.event == victim for e in net.machines[2].chain)

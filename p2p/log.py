@@ -572,10 +572,16 @@ class LogMachine(Election):
     def _truncate(self, seq: int) -> None:
         if seq >= self.head:
             return
-        for entry in self.chain[seq:]:
+        cut = self.chain[seq:]
+        for entry in cut:
             ev = entry.event
             self.next_counter[ev.author] -= 1
             del self._index[(ev.author, ev.counter)]
+        if self.v3:  # (v3) held again, censor_wait counted from the current term's start
+            for entry in cut:  # (not what a sequencer proven against put there)
+                if self.table.sequencer_of(entry.term) not in self.banned:
+                    ev = entry.event
+                    self.holding.hold(ev, self._term_entered, self.next_counter[ev.author])
         del self.chain[seq:]
         del self.hashes[seq + 1 :]
         self._durable = min(self._durable, seq)  # what replaces the rest is not on disk yet
@@ -655,8 +661,11 @@ class LogMachine(Election):
         prev_term = self.chain[seq - 2].term if seq >= 2 else 0
         # before any change:
         self._check_link_or_prove(entry, self.hashes[seq - 1], prev_term, counters, now)
+        cut = [e.event for e in self.chain[seq - 1 :]]
         self._truncate(seq - 1)
         self._append(entry, h)
+        if self.v3:
+            self._forward([e for e in cut if self.holding.has(e)])
         self._rewind = 1
         self._after_progress(now)
 

@@ -88,16 +88,44 @@ def test_held_events_come_in_counter_order_and_conflicts_are_refused() -> None:
     assert peer.held_events(2) == before
 
 
-def test_entries_cut_by_a_failover_are_not_held_again() -> None:
-    # only what its author sent us counts as held (a cut entry may hold an
-    # event the next sequencer never received: it must not look censored)
+def test_entries_cut_by_a_failover_are_held_again_from_the_terms_start() -> None:
+    # (v3, review break 5) a cut entry's event is held again (the seat saw the
+    # answer), its censor_wait counted from the current term's start
     net = SimNet(3)
     net.run()
-    net.submit(1, {"n": "kept"})
+    event = net.submit(1, {"n": "kept"})
     net.run()
     m = net.machines[2]
+    net.advance(5.0, ticks=5)
     m._truncate(0)
-    assert m.held_events(1) == []
+    assert m.held_events(1) == [event]
+    assert m.held_since(1) == m._term_entered
+
+
+def test_an_answer_cut_by_a_failover_reaches_the_next_sequencer() -> None:
+    # n=7: sequencer 0 and author 3 only; the witness 6 holds the entry; 0 and
+    # 3 go down, the failover runs without 6; healed, 6 holds the answer
+    # again, passes it on, the innocent next sequencer keeps its term
+    net = SimNet(7, timeout=1.0)
+    net.run()
+    net.tamper = lambda src, dst, msg: (
+        None
+        if (msg["k"] == "submit" and dst not in (0, 6))
+        or (msg["k"] == "entry" and src == 0 and dst != 6)
+        else msg
+    )
+    event = net.submit(3, {"answer": 3})
+    net.run()
+    assert [e.event for e in net.machines[6].chain] == [event]
+    net.kill(0)
+    net.kill(3)
+    net.tamper = lambda src, dst, msg: None if 6 in (src, dst) else msg
+    net.advance(8.0, ticks=80)
+    net.tamper = None
+    net.advance(8.0, ticks=80)
+    live = [net.machines[s] for s in (1, 2, 4, 5, 6)]
+    assert all(m.term == 1 for m in live)
+    assert all([e.event for e in m.chain] == [event] for m in live)
 
 
 @pytest.mark.trio

@@ -244,7 +244,11 @@ class Election:
         """(v3) Grant a pre-vote only if we too miss the sequencer we follow
         (silent for the timeout) or we too hold an event it leaves out; being
         in an election ourselves is no evidence."""
-        if head.term <= self.term or self.role is Role.SEQUENCER:
+        if self.role is Role.SEQUENCER:
+            if self._newterm:  # it may have missed our term's start: here it is again
+                self._emit(Send(src, self._newterm))
+            return
+        if head.term <= self.term:
             return
         if self._would_grant(now):
             self._emit(Send(src, self._head_statement("grant", head.term).to_wire()))

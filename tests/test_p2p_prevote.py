@@ -105,3 +105,21 @@ def test_a_minority_sending_votes_without_pre_votes_raises_no_term(
     net.advance(3.0, ticks=30)
     assert all(m.term == 1 for m in net.machines[1:])
     assert net.machines[1].role is Role.SEQUENCER
+
+
+def test_a_voter_that_missed_the_newterm_gets_it_when_it_asks_for_pre_votes() -> None:
+    """(v3) Seat 2 voted for term 1 but its newterm was lost; the new
+    sequencer's beats are of a term it never saw announced. Its next
+    pre-vote request is answered with the newterm: it follows term 1."""
+    net = SimNet(3, timeout=1.0)
+    net.run()
+    net.kill(0)
+    net.tamper = lambda src, dst, msg: None if msg["k"] == "newterm" and dst == 2 else msg
+    net.advance(3.0, ticks=30)
+    assert net.machines[1].role is Role.SEQUENCER and net.machines[2].term == 0
+    net.tamper = None  # nobody sends it again unasked
+    net.advance(3.0, ticks=30)
+    assert net.machines[2].term == 1 and net.machines[2].role is Role.FOLLOWER
+    net.submit(2, {"after": 2})
+    net.advance(1.0, ticks=10)
+    assert net.machines[1].head == net.machines[2].head == 1  # (final needs seat 0 back)

@@ -165,7 +165,7 @@ class LogMachine(Election):
                 self.banned.add(proof.culprit(table))
         self.acks: dict[int, Head] = {}  # latest ack per seat (a hint; see committed)
         self._acks_by_floor: dict[int, dict[int, Head]] = {}  # seat -> vote floor -> ack
-        self._verified_acks: set[Head] = set()
+        self._verified_acks: set[tuple[int, Head]] = set()  # (seat, ack) checked as seat's
         self.voted = max(voted, 0)  # highest term we voted in or stood for (durable)
         self.leavers: frozenset[int] = frozenset()  # (v3) seats the table layer abandoned
         # (v3) the highest seq we held final (durable): never cut, whoever asks
@@ -246,13 +246,13 @@ class LogMachine(Election):
             for floor, ack in list(floors.items()):
                 if ack.seq > self.head or self.hashes[ack.seq] != ack.hash:
                     continue
-                if seat != self.me and ack not in self._verified_acks:
+                if seat != self.me and (seat, ack) not in self._verified_acks:
                     try:
                         ack.verify(self.table, seat)
                     except EventError:
                         del floors[floor]  # forged: never counted, never kept
                         continue
-                    self._verified_acks.add(ack)
+                    self._verified_acks.add((seat, ack))
                 by_floor.setdefault(floor, []).append(ack.seq)
         best = 0
         for floor, seqs in by_floor.items():
@@ -277,7 +277,14 @@ class LogMachine(Election):
     def set_leavers(self, seats: Iterable[int]) -> list[Effect]:
         """(v3) The table layer abandoned ``seats``: entries are final once
         every other seat acknowledged them."""
-        self.leavers = frozenset(s for s in seats if 0 <= s < self.table.n)
+        leavers = frozenset(seats)
+        if any(not 0 <= s < self.table.n for s in leavers):
+            raise ValueError(f"leavers {sorted(leavers)}: not all seats of this table")
+        if self.me in leavers:
+            raise ValueError(f"seat {self.me} cannot abandon itself")
+        if len(leavers) >= self.table.n:
+            raise ValueError("every seat cannot have left")
+        self.leavers = leavers
         self._update_final()
         return self.take_effects()
 
@@ -328,10 +335,10 @@ class LogMachine(Election):
         floors = self._acks_by_floor.setdefault(seat, {})
         old = floors.get(ack.term)
         if old is not None:
-            self._verified_acks.discard(old)
+            self._verified_acks.discard((seat, old))
         floors[ack.term] = ack
         if len(floors) > ACK_FLOORS:
-            self._verified_acks.discard(floors.pop(min(floors)))
+            self._verified_acks.discard((seat, floors.pop(min(floors))))
 
     def _head_statement(self, kind: str, term: int | None = None) -> Head:
         return Head.create(

@@ -16,7 +16,8 @@ import trio
 from p2p.envelope import Event
 from p2p.log import LogMachine
 from p2p.node import Node
-from table.session import TableSession, play_bot_table
+from table.bot_table import play_bot_table
+from table.session import TableSession
 
 VICTIM = 2
 

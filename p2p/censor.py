@@ -44,6 +44,15 @@ class HeldEvents:
         held[event.counter] = (event, now)
         return True
 
+    def has(self, event: Event) -> bool:
+        """Is this very event held already?"""
+        old = self._by_author[event.author].get(event.counter)
+        return old is not None and old[0] == event
+
+    def all(self) -> list[Event]:
+        """Every held event, author by author, in counter order."""
+        return [held[c][0] for held in self._by_author for c in sorted(held)]
+
     def sequenced(self, author: int, next_counter: int) -> None:
         """The chain now holds ``author``'s events below ``next_counter``."""
         held = self._by_author[author]

@@ -37,11 +37,25 @@ class Election:
     def _censoring(self, now: float) -> bool:
         """(v3) Does the sequencer we follow leave out an event we hold that it
         could sequence, ``censor_wait`` after we held it and its term began?
-        Not while our chain is behind the sequencer's last beat (the entry
-        may be on its way)."""
-        if now - self._term_entered < self.censor_wait or self._beat_head > self.head:
+        Measured on the entries we actually received, whatever its beats
+        claim (a beat ahead of what it hands out, or entries sent always one
+        beat late, would otherwise keep its term forever)."""
+        if now - self._term_entered < self.censor_wait:
             return False
         return self.holding.censored(self.next_counter, now - self.censor_wait) is not None
+
+    def _would_grant(self, now: float) -> bool:
+        """(v3) Our own evidence against the sequencer we follow: silent for the
+        timeout, or leaving out an event we hold for ``censor_wait``. Being in
+        an election is no evidence (a lone liar's vote could have put us there)."""
+        if self.role is Role.SEQUENCER:
+            return False
+        if now - self._sequencer_heard >= self.timeout or self._censoring(now):
+            return True
+        # a majority already promised a later term (their acks say so): ours
+        # can make nothing final any more, whoever of them still beats
+        later = sum(1 for s, ack in self.acks.items() if s != self.me and ack.term > self.term)
+        return later + (self.voted > self.term) >= self.table.majority
 
     def _hear_from_sequencer(self, now: float) -> None:
         """The sequencer we follow is alive: any election we started was premature
@@ -83,6 +97,8 @@ class Election:
         elif head.seq > self.head:
             self._fetch(src, self.head + 1, now, force=True)
         self._submit_to_sequencer(self.own_pending, now)
+        if self.v3:
+            self._forward(self.holding.all())  # censor_wait counts from the term's start
 
     def _check_certificate(self, head: Head, votes: list[dict[str, Any]]) -> None:
         """A newterm must show that a majority voted for its term and that it
@@ -148,6 +164,10 @@ class Election:
         if term > max(self.term, self.election or 0) + 2 * self.table.n:
             return  # far beyond any election we see: a voter out of step, or pushing us
         if self.election is None or term > self.election:
+            if self.v3 and not self._would_grant(now):
+                # (v3) we stand only if we too would grant a pre-vote; kept until then
+                self._early_votes[(src, term)] = head
+                return
             self._become_candidate(term, now)
         if self.role is Role.CANDIDATE and self.election == term:
             self.votes[src] = head
@@ -179,7 +199,7 @@ class Election:
         self._heard = self._term_entered = self._sequencer_heard = now
         self._censor_vote = False
         self._prevote = None
-        self._beat_head = 0
+        self._early_votes = {k: v for k, v in self._early_votes.items() if k[1] > term}
         self.votes = {}
         self._sync_from = None
         self._buffer = {}
@@ -222,12 +242,15 @@ class Election:
 
     def _on_prevote(self, src: int, head: Head, now: float) -> None:
         """(v3) Grant a pre-vote only if we too miss the sequencer we follow
-        (silent for the timeout, or we are in an election ourselves) or we too
-        hold an event it leaves out."""
-        if head.term <= self.term or self.role is Role.SEQUENCER:
+        (silent for the timeout) or we too hold an event it leaves out; being
+        in an election ourselves is no evidence."""
+        if self.role is Role.SEQUENCER:
+            if self._newterm:  # it may have missed our term's start: here it is again
+                self._emit(Send(src, self._newterm))
             return
-        silent = now - self._sequencer_heard >= self.timeout or self.election is not None
-        if silent or (self.role is Role.FOLLOWER and self._censoring(now)):
+        if head.term <= self.term:
+            return
+        if self._would_grant(now):
             self._emit(Send(src, self._head_statement("grant", head.term).to_wire()))
 
     def _on_grant(self, src: int, head: Head, now: float) -> None:
@@ -282,6 +305,10 @@ class Election:
         self.votes = {self.me: self._head_statement("vote", term)}
         self._sync_from = None
         self._heard = now
+        for (src, voted), vote in list(self._early_votes.items()):
+            if voted == term:
+                self.votes[src] = vote
+        self._early_votes = {k: v for k, v in self._early_votes.items() if k[1] > term}
 
     def _lead(self, now: float, term: int) -> None:
         self.term = term

@@ -165,7 +165,7 @@ class LogMachine(Election):
                 self.banned.add(proof.culprit(table))
         self.acks: dict[int, Head] = {}  # latest ack per seat (a hint; see committed)
         self._acks_by_floor: dict[int, dict[int, Head]] = {}  # seat -> vote floor -> ack
-        self._verified_acks: set[Head] = set()
+        self._verified_acks: set[tuple[int, Head]] = set()  # (seat, ack) checked as seat's
         self.voted = max(voted, 0)  # highest term we voted in or stood for (durable)
         self.leavers: frozenset[int] = frozenset()  # (v3) seats the table layer abandoned
         # (v3) the highest seq we held final (durable): never cut, whoever asks
@@ -180,9 +180,10 @@ class LogMachine(Election):
         self.election: int | None = None  # the term we voted for, still following self.term
         self._heard = now  # last sign of life of the current sequencer / election start
         self._term_entered = now  # (v3) when we began following the current term
-        self._beat_head = 0  # (v3) the head in the current sequencer's latest beat
         self._sequencer_heard = now  # (v3) when the sequencer we follow last showed life
         self._prevote: PreVoteRound | None = None  # (v3) our request for pre-votes
+        # (v3) votes for us we had no evidence for yet: (seat, term) -> vote
+        self._early_votes: dict[tuple[int, int], Head] = {}
         self._next_beat = now
         self._next_resubmit = now + timeout / 2
         self._fetch_busy_until = 0.0
@@ -245,13 +246,13 @@ class LogMachine(Election):
             for floor, ack in list(floors.items()):
                 if ack.seq > self.head or self.hashes[ack.seq] != ack.hash:
                     continue
-                if seat != self.me and ack not in self._verified_acks:
+                if seat != self.me and (seat, ack) not in self._verified_acks:
                     try:
                         ack.verify(self.table, seat)
                     except EventError:
                         del floors[floor]  # forged: never counted, never kept
                         continue
-                    self._verified_acks.add(ack)
+                    self._verified_acks.add((seat, ack))
                 by_floor.setdefault(floor, []).append(ack.seq)
         best = 0
         for floor, seqs in by_floor.items():
@@ -276,7 +277,14 @@ class LogMachine(Election):
     def set_leavers(self, seats: Iterable[int]) -> list[Effect]:
         """(v3) The table layer abandoned ``seats``: entries are final once
         every other seat acknowledged them."""
-        self.leavers = frozenset(s for s in seats if 0 <= s < self.table.n)
+        leavers = frozenset(seats)
+        if any(not 0 <= s < self.table.n for s in leavers):
+            raise ValueError(f"leavers {sorted(leavers)}: not all seats of this table")
+        if self.me in leavers:
+            raise ValueError(f"seat {self.me} cannot abandon itself")
+        if len(leavers) >= self.table.n:
+            raise ValueError("every seat cannot have left")
+        self.leavers = leavers
         self._update_final()
         return self.take_effects()
 
@@ -333,10 +341,10 @@ class LogMachine(Election):
         floors = self._acks_by_floor.setdefault(seat, {})
         old = floors.get(ack.term)
         if old is not None:
-            self._verified_acks.discard(old)
+            self._verified_acks.discard((seat, old))
         floors[ack.term] = ack
         if len(floors) > ACK_FLOORS:
-            self._verified_acks.discard(floors.pop(min(floors)))
+            self._verified_acks.discard((seat, floors.pop(min(floors))))
 
     def _head_statement(self, kind: str, term: int | None = None) -> Head:
         return Head.create(
@@ -454,6 +462,11 @@ class LogMachine(Election):
             self._time_out(now)
         elif self.v3 and self.role is Role.FOLLOWER and self._censoring(now):
             self._time_out(now, censor=True)
+        if self._early_votes and self._would_grant(now):
+            term = self._next_election_term()  # (v3) now we have evidence too
+            for (src, voted), vote in list(self._early_votes.items()):
+                if voted == term and self.election != term:
+                    self._on_vote(src, vote, now)
         if self.role is not Role.SEQUENCER and now >= self._next_resubmit:
             self._submit_to_sequencer(self.own_pending, now)
         return self.take_effects()
@@ -491,6 +504,9 @@ class LogMachine(Election):
         return self.take_effects()
 
     def _on_submit(self, src: int, event: Event, now: float) -> None:
+        if self.v3 and event.author != src:
+            self._on_forwarded(event, now)
+            return
         if event.author != src:
             raise ReplayedEvent(
                 f"seat {src} submitted seat {event.author}'s event #{event.counter}"
@@ -508,9 +524,12 @@ class LogMachine(Election):
                 raise ReplayedEvent(f"seat {author}'s event #{counter} is too far ahead")
             return  # (v3) not held; its author sends it again
         if self.v3:  # every peer holds it; the sequencer sequences what it can
+            held = len(self.holding)
             self._hold(event, now)
             if self.role is Role.SEQUENCER:
                 self._sequence_held()
+            elif len(self.holding) > held:
+                self._forward([event])
             return
         if self.role is not Role.SEQUENCER:
             return  # v2: the author resubmits to the new sequencer after a newterm
@@ -520,6 +539,28 @@ class LogMachine(Election):
         waiting[counter] = event
         while self.next_counter[author] in waiting:
             self._sequence(waiting.pop(self.next_counter[author]))
+
+    def _on_forwarded(self, event: Event, now: float) -> None:
+        """(v3) A peer passed on another seat's event it holds (the author may
+        not have sent it to the sequencer): hold it as if from the author.
+        Whatever is wrong with it is the author's doing, not the peer's:
+        ignored, never an error against the peer that passed it on."""
+        author, counter = event.author, event.counter
+        if counter < self.next_counter[author] or counter - self.next_counter[author] > MAX_AHEAD:
+            return
+        if self.holding.has(event) or not _verifies(event, self.table):
+            return
+        if self.holding.hold(event, now, self.next_counter[author]) and self.role is Role.SEQUENCER:
+            self._sequence_held()
+
+    def _forward(self, events: list[Event]) -> None:
+        """(v3) Pass other seats' held events on to the sequencer we follow, so
+        an author who leaves the sequencer out cannot frame it as a censor."""
+        if self.role is Role.SEQUENCER or self.term_start is None:
+            return
+        for event in events:
+            if event.author not in (self.me, self.sequencer):
+                self._emit(Send(self.sequencer, {"k": "submit", "ev": event.to_wire()}))
 
     def _sequence(self, event: Event) -> None:
         entry = Entry.create(
@@ -544,10 +585,16 @@ class LogMachine(Election):
     def _truncate(self, seq: int) -> None:
         if seq >= self.head:
             return
-        for entry in self.chain[seq:]:
+        cut = self.chain[seq:]
+        for entry in cut:
             ev = entry.event
             self.next_counter[ev.author] -= 1
             del self._index[(ev.author, ev.counter)]
+        if self.v3:  # (v3) held again, censor_wait counted from the current term's start
+            for entry in cut:  # (not what a sequencer proven against put there)
+                if self.table.sequencer_of(entry.term) not in self.banned:
+                    ev = entry.event
+                    self.holding.hold(ev, self._term_entered, self.next_counter[ev.author])
         del self.chain[seq:]
         del self.hashes[seq + 1 :]
         self._durable = min(self._durable, seq)  # what replaces the rest is not on disk yet
@@ -627,8 +674,11 @@ class LogMachine(Election):
         prev_term = self.chain[seq - 2].term if seq >= 2 else 0
         # before any change:
         self._check_link_or_prove(entry, self.hashes[seq - 1], prev_term, counters, now)
+        cut = [e.event for e in self.chain[seq - 1 :]]
         self._truncate(seq - 1)
         self._append(entry, h)
+        if self.v3:
+            self._forward([e for e in cut if self.holding.has(e)])
         self._rewind = 1
         self._after_progress(now)
 
@@ -744,7 +794,6 @@ class LogMachine(Election):
             self._emit(Send(src, self._ack().to_wire()))
             return
         self._hear_from_sequencer(now)
-        self._beat_head = head.seq
         self._compare_head(src, head, now)
 
     def _on_proof(self, proof: SequencerProof, now: float) -> None:

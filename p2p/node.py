@@ -773,8 +773,9 @@ class Node:
 
     def set_leavers(self, seats: Collection[int]) -> None:
         """(v3) The table layer abandoned ``seats`` (they left the game): from
-        now on an entry is final once every other seat acknowledged it."""
-        self._execute(self.log.set_leavers(seats))
+        now on an entry is final once every other seat acknowledged it. Our
+        own seat, if the others named it, is left out: we still ack our disk."""
+        self._execute(self.log.set_leavers(set(seats) - {self.log.me}))
         self._note_changes()
 
     def acked(self, seat: int) -> int:

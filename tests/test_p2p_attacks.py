@@ -507,7 +507,10 @@ def test_votes_from_one_seat_cost_no_fsync_and_cannot_inflate_a_term() -> None:
         effects = m.receive(2, vote.to_wire(), net.now)
         assert not any(isinstance(e, Persist) for e in effects)
         assert m.vote_floor == 0  # our acks still count for term 0
-    assert m.role is Role.CANDIDATE and m.election == 1  # the far one was ignored
+    # (v3) it hears its sequencer: it does not stand, it keeps the next term's
+    # vote for when it has evidence; the far one was ignored
+    assert m.role is Role.FOLLOWER and m.election is None
+    assert list(m._early_votes) == [(2, 1)]
 
 
 def test_a_peer_far_behind_on_a_big_log_catches_up_without_waiting_for_beats() -> None:

@@ -98,9 +98,10 @@ def test_a_seat_that_acks_and_then_votes_a_shorter_head_undoes_nothing_acted_on(
         assert lost == [] and not split  # nothing acted on is undone, one table
         m0, m1 = net.machines[0], net.machines[1]
         assert m0.final == m1.final == m0.head and m0.chain[2].term == 1
-        # seat 0's own event, cut with entry 3, was submitted again: it is final now
+        # seat 0's own event, cut with entry 3, was submitted again (or held
+        # again by seat 2, which passed it on): it is final now, once
         bodies = [msgpack.unpackb(e.event.body) for e in m0.chain]
-        assert bodies == ["a", "b", "d", "c"]
+        assert bodies[:2] == ["a", "b"] and sorted(bodies[2:]) == ["c", "d"]
         assert not any(m.proofs for m in net.machines)
     else:  # v2: seat 0 acted on entry 3, which a majority acknowledged: the table splits
         assert lost or split
@@ -207,3 +208,31 @@ def test_the_final_mark_survives_a_restart_and_a_lazy_record_waits_for_a_sync(tm
     # a mark past the head it loaded (its log lost a tail) is capped at the head
     short = LogMachine(net.table, net.ids[1], entries=m.chain[:3], final=4)
     assert short.final == 3
+
+
+def test_a_relayed_ack_counts_for_nobody_but_its_signer() -> None:
+    """(v3, review) Seat 2 signs no ack and sends seat 1's signed ack as its
+    own: it must not count as seat 2's acknowledgement."""
+    net = SimNet(3, timeout=1.0)
+    net.run()
+    net.tamper = lambda s, d, msg: None if (msg["k"] == "ack" and s == 2) else msg
+    for i in range(3):
+        net.submit(i % 2, {"i": i})
+        net.run()
+    m = net.machines[0]
+    assert m.head == 3 and m.final == 0
+    relayed = Head.create(net.table, net.ids[1], "ack", 0, 3, 0, m.hashes[3])
+    m.receive(2, relayed.to_wire(), net.now)
+    assert m.final == 0
+
+
+def test_set_leavers_refuses_the_own_seat_every_seat_and_strangers() -> None:
+    net = SimNet(3, timeout=1.0)
+    net.run()
+    m = net.machines[2]
+    for bad in ([2], [0, 1, 2], [5], [-1]):
+        with pytest.raises(ValueError):
+            m.set_leavers(bad)
+        assert m.leavers == frozenset()
+    m.set_leavers([1])
+    assert m.leavers == frozenset({1})

@@ -77,3 +77,49 @@ def test_a_cut_seat_asks_again_but_never_votes() -> None:
     net.advance(1.0, ticks=10)
     assert [m.term for m in net.machines] == [0, 0, 0]
     assert net.machines[0].role is Role.SEQUENCER
+
+
+@pytest.mark.parametrize("n, liars", [(3, [2]), (5, [3, 4])])
+def test_a_minority_sending_votes_without_pre_votes_raises_no_term(
+    n: int, liars: list[int]
+) -> None:
+    """(v3, review break 1) Votes sent straight to the next term's sequencer,
+    no pre-vote asked: the receiver still hears its sequencer, so it does not
+    stand, and a candidate-to-be never grants on an election alone."""
+    net = SimNet(n, timeout=1.0)
+    net.run()
+    for liar in liars:
+        for term in range(1, 6):
+            if net.table.sequencer_of(term) in liars:
+                continue
+            vote = net.machines[liar]._head_statement("vote", term).to_wire()
+            net.queues.setdefault((liar, net.table.sequencer_of(term)), []).append(vote)
+    net.run()
+    net.advance(2.0, ticks=20)
+    assert [m.term for m in net.machines] == [0] * n
+    assert net.machines[0].role is Role.SEQUENCER
+    asked = net.machines[1]._head_statement("prevote", 1).to_wire()
+    sent = net.machines[2].receive(1, asked, net.now)
+    assert [e for e in sent if getattr(e, "msg", {}).get("k") == "grant"] == []
+    net.kill(0)  # a real failover still works, the early votes count once evidence is there
+    net.advance(3.0, ticks=30)
+    assert all(m.term == 1 for m in net.machines[1:])
+    assert net.machines[1].role is Role.SEQUENCER
+
+
+def test_a_voter_that_missed_the_newterm_gets_it_when_it_asks_for_pre_votes() -> None:
+    """(v3) Seat 2 voted for term 1 but its newterm was lost; the new
+    sequencer's beats are of a term it never saw announced. Its next
+    pre-vote request is answered with the newterm: it follows term 1."""
+    net = SimNet(3, timeout=1.0)
+    net.run()
+    net.kill(0)
+    net.tamper = lambda src, dst, msg: None if msg["k"] == "newterm" and dst == 2 else msg
+    net.advance(3.0, ticks=30)
+    assert net.machines[1].role is Role.SEQUENCER and net.machines[2].term == 0
+    net.tamper = None  # nobody sends it again unasked
+    net.advance(3.0, ticks=30)
+    assert net.machines[2].term == 1 and net.machines[2].role is Role.FOLLOWER
+    net.submit(2, {"after": 2})
+    net.advance(1.0, ticks=10)
+    assert net.machines[1].head == net.machines[2].head == 1  # (final needs seat 0 back)

@@ -432,4 +432,8 @@ async def _bomb_story() -> None:
         told = [line.text.removeprefix("▸ ") for line in screen.query_one("#story").lines]
         assert "cards shown: 7♠ 7♥" not in told  # (the newest move is marked ▸)
         assert "time up: nobody detonated, the area is cleared, the bomb stays (K16)" in told
+        screen.story("time up: nobody detonated")  # as the story retells the log's line
+        await pilot.pause()
+        told = [line.text.removeprefix("▸ ") for line in screen.query_one("#story").lines]
+        assert told[-1] == "time up: nobody detonated, the area is cleared, the bomb stays (K16)"
         assert sum(line.startswith("──") for line in told) == 2, told

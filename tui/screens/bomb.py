@@ -91,6 +91,7 @@ register(
 AREA_SLOTS = 7
 _SHOWN = re.compile(r"^(?:cards shown|亮牌)：?:? ?(.*)$")
 _PLAYED = re.compile(r"^.*? (?:plays|出) (.*?)\s?[(（]")
+_WINDOW_CLOSED = ("time up: detonation", "time up: nobody detonated", "时间到：没人引爆")
 
 
 def allowed_kinds(
@@ -250,7 +251,7 @@ class BombScreen(TableScreen):
             return
         played = _PLAYED.match(line)
         self._last_play = played.group(1).split() if played else None
-        if line in ("time up: detonation", "时间到：没人引爆"):
+        if line in _WINDOW_CLOSED:  # as the log says it, or as the story retells it
             line = t("time up: nobody detonated, the area is cleared, the bomb stays (K16)", lang)
         self._last_line = line
         super().story(line)

@@ -203,6 +203,14 @@ class BluffScreen(TableScreen):
         Binding("s", "show", "show A♠"),
         Binding("question_mark", "app.rules", "rules", show=False),  # F1 in the footer
     ]
+    IDLE_UNLESS: ClassVar[dict[str, str]] = {
+        "pick": "play", "place": "play", "challenge": "challenge", "accept": "accept",
+        "show": "show",
+    }  # fmt: skip
+
+    def idle_actions(self) -> frozenset[str]:
+        idle = super().idle_actions()
+        return idle if self._holds_ace() else idle | {"show"}  # B3: only its holder shows A♠
     CSS = """
     BluffScreen #table { padding: 0 1; }
     BluffScreen #status { margin: 0; }
@@ -281,6 +289,7 @@ class BluffScreen(TableScreen):
         before = self.snapshot
         self.snapshot, self.view = snapshot, snapshot.view
         self._game = game
+        self.footer_keys()
         if self.view is not None and snapshot.state is not None:
             old = None if before is None else before.state
             self._changed(old, snapshot.state)

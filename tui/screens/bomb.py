@@ -132,6 +132,10 @@ class BombScreen(TableScreen):
         Binding("i", "identity", "identity"),
         Binding("escape", "escape", "no", show=False),
     ]
+    IDLE_UNLESS: ClassVar[dict[str, str]] = {
+        "pick": "play", "play('A')": "play", "play('B')": "play", "play('C')": "play",
+        "place": "place_bomb", "detonate": "detonate", "pass": "pass",
+    }  # fmt: skip
 
     def __init__(self, seat: int) -> None:
         super().__init__(seat)
@@ -182,6 +186,7 @@ class BombScreen(TableScreen):
     # -------------------------------------------------------------- from the app
     def refresh_table(self, snapshot: Any, game: Any) -> None:
         self.view = snapshot.view
+        self.footer_keys()
         lang = lang_of(self)
         if self.view is None:
             self.query_one("#status", Static).update(

@@ -217,6 +217,26 @@ class TableScreen(Screen[None]):
         self.names = (names or SeatNames.numbered(0)).seen_by(seat)
         """Every seat's name (:mod:`table.names`): ``self.names.who(s, lang)``."""
         self.told: list[str] = []
+        self._idle: frozenset[str] = frozenset()
+
+    # the screen's actions and the move of ``view["may"]`` each needs
+    IDLE_UNLESS: ClassVar[dict[str, str]] = {}
+
+    def idle_actions(self) -> frozenset[str]:
+        """The actions whose key does nothing now (the table does not allow
+        their move): the footer dims them and drops them first; pressed,
+        they still say why not."""
+        may = set(self.view["may"]) if self.view is not None else set()
+        return frozenset(a for a, move in self.IDLE_UNLESS.items() if move not in may)
+
+    def footer_keys(self) -> None:
+        """Redraw the footer when the keys that do something changed."""
+        idle = self.idle_actions()
+        if idle != self._idle:
+            self._idle = idle
+            self.refresh_bindings()  # Textual's footer skips it while the app is unfocused:
+            for bar in self.query(FittingFooter):  # the keys lit must follow the table
+                bar.call_later(bar.recompose)
 
     @property
     def lang(self) -> str:
@@ -291,7 +311,9 @@ class FittingFooter(Footer):
         if not self._bindings_ready:
             return
         shown: dict[str, tuple[Binding, bool, str]] = {}
+        idle = getattr(self.screen, "_idle", frozenset())
         for _, binding, enabled, tooltip in self.screen.active_bindings.values():
+            enabled = enabled and binding.action not in idle
             if binding.show and binding.action not in {b.action for b, _, _ in shown.values()}:
                 shown.setdefault(binding.key, (binding, enabled, tooltip))
         others = [entry for key, entry in shown.items() if key not in PINNED_KEYS]

@@ -32,7 +32,9 @@ p2p knows no game: this module moves bytes of a log and nothing else.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
 import struct
 import zlib
 from collections.abc import AsyncIterator
@@ -51,6 +53,8 @@ CHUNK = 64 << 10
 """bytes of the log sent to a spectator at a time"""
 STALL = 10.0
 """seconds a spectator may take to accept a chunk before it is disconnected"""
+SEND_BUFFER = 64 << 10
+"""the socket send buffer asked for each spectator"""
 POLL = 0.1
 """seconds between two looks at the log file's size"""
 DEFAULT_MAX = 8
@@ -125,20 +129,32 @@ class WatchServer:
         port: int = 0,
         max_spectators: int = DEFAULT_MAX,
         stall: float = STALL,
+        send_buffer: int = SEND_BUFFER,
     ) -> None:
         if not 0 <= max_spectators <= MAX_SPECTATORS:
             raise ValueError(f"spectators: 0 to {MAX_SPECTATORS}, not {max_spectators}")
         self.table_id, self.log_path = table_id, Path(log_path)
         self.host, self.port = host, port
         self.max_spectators, self.stall = max_spectators, stall
+        self.send_buffer = send_buffer
         self.stats = WatchStats()
         self.address: tuple[str, int] | None = None
+        self._offsets: dict[int, int] = {}  # bytes of the log sent, per spectator
+
+    async def drain(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` s) until every spectator has been sent
+        the whole log: a table that ends gives them its last records."""
+        with trio.move_on_after(timeout):
+            while any(sent < _size(self.log_path) for sent in self._offsets.values()):
+                await trio.sleep(POLL)
 
     def _hello(self, kind: str) -> bytes:
         return frame({"t": kind, "v": PROTOCOL_VERSION, "table": self.table_id,
                       "watching": self.stats.watching, "max": self.max_spectators})  # fmt: skip
 
-    async def run(self, *, task_status: trio.TaskStatus[WatchServer] = trio.TASK_STATUS_IGNORED) -> None:  # noqa: E501
+    async def run(
+        self, *, task_status: trio.TaskStatus[WatchServer] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         listeners = await trio.open_tcp_listeners(self.port, host=self.host)
         sockname = listeners[0].socket.getsockname()
         self.address = (sockname[0], sockname[1])
@@ -147,6 +163,8 @@ class WatchServer:
 
     async def _serve(self, stream: trio.SocketStream) -> None:
         async with stream:
+            with contextlib.suppress(OSError):  # the kernel's share of a spectator, bounded
+                stream.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer)
             if self.stats.watching >= self.max_spectators:
                 self.stats.refused += 1
                 with trio.move_on_after(self.stall):
@@ -185,15 +203,26 @@ class WatchServer:
     async def _send_log(self, stream: trio.SocketStream) -> None:
         if not await self._send(stream, self._hello("watch")):
             return
-        offset = 0
-        while True:
-            chunk = _read_at(self.log_path, offset)
-            if not chunk:
-                await trio.sleep(POLL)
-                continue
-            if not await self._send(stream, chunk):
-                return
-            offset += len(chunk)
+        key = id(stream)
+        self._offsets[key] = 0
+        try:
+            while True:
+                chunk = _read_at(self.log_path, self._offsets[key])
+                if not chunk:
+                    await trio.sleep(POLL)
+                    continue
+                if not await self._send(stream, chunk):
+                    return
+                self._offsets[key] += len(chunk)
+        finally:
+            del self._offsets[key]
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _read_at(path: Path, offset: int) -> bytes:
@@ -283,6 +312,20 @@ class Spectator:
                 return
             for record in self.frames.feed(data):
                 yield record
+
+    async def batches(self) -> AsyncIterator[list[dict[str, Any]]]:
+        """:meth:`records`, as many at a time as have arrived."""
+        assert self.stream is not None, "connect first"
+        early, self._early = self._early, []
+        if early:
+            yield early
+        while True:
+            data = await _receive(self.stream)
+            if not data:
+                return
+            records = self.frames.feed(data)
+            if records:
+                yield records
 
     async def aclose(self) -> None:
         if self.stream is not None:

@@ -99,7 +99,7 @@ async def test_spectators_see_the_public_table_and_never_slow_it(tmp_path: Path)
             sessions[seat] = session
             if seat == 0:
                 server = WatchServer(session.node.table.table_id, session.node.store.log_path,
-                                     max_spectators=4, stall=2.0)  # fmt: skip
+                                     max_spectators=4, stall=2.0, send_buffer=4096)  # fmt: skip
                 servers.append(server)
                 watchers.start_soon(start_watching, server)
 
@@ -125,10 +125,16 @@ async def test_spectators_see_the_public_table_and_never_slow_it(tmp_path: Path)
             while not (early.over() and late.over()):
                 await trio.sleep(0.1)
         assert early.over() and late.over(), (
-            early.replay.fed, late.replay.fed, early.replay.finals_missing(),
-            str(early.replay.outcome()))
+            early.replay.fed,
+            late.replay.fed,
+            early.replay.finals_missing(),
+            str(early.replay.outcome()),
+        )
         server = servers[0]
         stats = server.stats
+        with trio.move_on_after(30):  # the never-reading spectator: dropped after its stall
+            while stats.dropped_slow == 0:
+                await trio.sleep(0.1)
         # a full table refuses a fifth spectator with a clear reason
         extra = [Spectator(*server.address) for _ in range(4 - stats.watching)]
         for s in extra:

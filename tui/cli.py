@@ -265,8 +265,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--verbose", action="store_true", help="every event, protocol included")
     play.add_argument("--quiet", action="store_true", help="print only the summary")
+    from .watch import add_command as add_watch
+    from .watch import watch_port_options
+
+    watch_port_options(play, _count)
     _lang_option(play)
     play.set_defaults(handler=_play)
+    add_watch(commands, _lang_option)
 
     from .lan import add_commands
 
@@ -602,7 +607,9 @@ def _play(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     try:
         peers = trio.run(
-            lambda: play_bot_table(
+            _watched,
+            args,
+            lambda on_session=None: play_bot_table(
                 args.game,
                 seats,
                 bots_home,
@@ -613,6 +620,7 @@ def _play(args: argparse.Namespace) -> int:
                 own=(identity, home),
                 rounds=args.rounds,
                 names=names,
+                on_session=on_session,
                 **(
                     {}
                     if cheat is None
@@ -777,6 +785,19 @@ def _plain_if_needed() -> None:
     encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
     if encoding and encoding != "utf8":
         sys.stdout = _PlainCards(sys.stdout)  # type: ignore[assignment]
+
+
+async def _watched(args: argparse.Namespace, run_table: Any) -> Any:
+    """The table, served to spectators on ``--watch-port`` if asked."""
+    if args.watch_port is None:
+        return await run_table()
+    from .watch import serve_while
+
+    def serving(server: Any) -> None:
+        print(t("spectators: nodealer watch --connect HOST:{port} (at most {n})", args.lang,
+                port=server.address[1], n=server.max_spectators), flush=True)  # fmt: skip
+
+    return await serve_while(run_table, args.watch_port, args.spectators, on_serving=serving)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

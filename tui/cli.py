@@ -797,7 +797,8 @@ async def _watched(args: argparse.Namespace, run_table: Any) -> Any:
         print(t("spectators: nodealer watch --connect HOST:{port} (at most {n})", args.lang,
                 port=server.address[1], n=server.max_spectators), flush=True)  # fmt: skip
 
-    return await serve_while(run_table, args.watch_port, args.spectators, on_serving=serving)
+    return await serve_while(run_table, args.watch_port, args.spectators, args.watch_host,
+                             serving)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

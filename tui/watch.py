@@ -22,6 +22,7 @@ from typing import Any, ClassVar, TypeVar
 import trio
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
@@ -49,10 +50,13 @@ register(
 )
 
 T = TypeVar("T")
-RETRY = 1.0
+RETRY = 0.5
 """seconds between two tries at a watch port that is not open (yet)"""
 DRAIN = 3.0
 """seconds the spectators get to take the log's last records when the table ends"""
+LINGER = 3.0
+"""seconds the watch port stays open after the game (a big screen that
+connects late still gets the end, every card)"""
 
 
 class WatchScreen(Screen[None]):
@@ -60,7 +64,8 @@ class WatchScreen(Screen[None]):
 
     DEFAULT_CSS = """
     WatchScreen #watch-status { height: 1; padding: 0 1; }
-    WatchScreen #watch-table { height: 1fr; padding: 0 1; }
+    WatchScreen #watch-scroll { height: 1fr; }
+    WatchScreen #watch-table { height: auto; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "every_turn", "every turn"),
@@ -75,7 +80,8 @@ class WatchScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         yield Static(id="watch-status")
-        yield Static(id="watch-table")
+        with VerticalScroll(id="watch-scroll"):  # ↑/↓ when a table needs more lines
+            yield Static(id="watch-table")
         yield footer()
 
     def on_mount(self) -> None:
@@ -140,7 +146,7 @@ class WatchApp(NodealerApp):
                     return
             await trio.sleep(RETRY)
         self._say(t("watching {host}:{port} ({n} watching, at most {most})", self.lang,
-                    host=self.host, port=self.port, n=hello.watching + 1,
+                    host=self.host, port=self.port, n=hello.watching,
                     most=hello.max))  # fmt: skip
         try:
             async for batch in spectator.batches():
@@ -192,6 +198,7 @@ async def serve_while(
             nursery.start_soon(serve)
 
         result.append(await run_table(on_session))
+        await trio.sleep(LINGER)
         for server in servers:  # the final reveals reach the spectators
             await server.drain(DRAIN)
         nursery.cancel_scope.cancel()
@@ -250,6 +257,11 @@ def watch_port_options(play: argparse.ArgumentParser, count: Callable[[str], int
     play.add_argument(
         "--watch-port", type=int, default=None, metavar="PORT",
         help="serve the table to spectators on this TCP port (nodealer watch)",
+    )  # fmt: skip
+
+    play.add_argument(
+        "--watch-host", default="0.0.0.0", metavar="ADDRESS",
+        help="the address the watch port listens on (default: every interface)",
     )  # fmt: skip
 
     def spectators(text: str) -> int:

@@ -30,7 +30,7 @@ from p2p.store import StoreError, parse_log
 from table.names import SeatNames
 from table.replay import Replay
 
-from .replay import _faces, picture
+from .replay import _faces, _order, picture
 from .story import SEPARATOR, game_name, outcome_text
 from .storyteller import StoryTeller
 from .words import register, t
@@ -230,14 +230,17 @@ class WatchFeed:
         names, state, game = self.names(), table.state, table.game.name
         out = [t("{game}: {seats} seats, {moves} moves", lang, game=game_name(game, lang),
                  seats=table.setup.seats, moves=len(table.events))]  # fmt: skip
-        faces = self.faces()
+        over = self.over()
+        faces = {} if over else self.public_faces()  # once over: every card, below
         turn = self.turn()
+        if over:
+            last = min(last, 3)
         for seat, hand in enumerate(getattr(state, "hands", ())):
             mark = "▶ " if seat == turn else "  "
             line = mark + t("{who}: {n} cards", lang, who=names.name(seat, lang), n=len(hand))
-            shown = sorted(str(faces[p]) for p in hand if p in faces)
+            shown = sorted((faces[p] for p in hand if p in faces), key=_order)
             if shown:
-                line += "   " + t("face up: {cards}", lang, cards=" ".join(shown))
+                line += "   " + t("face up: {cards}", lang, cards=" ".join(map(str, shown)))
             out.append(line)
         if turn is not None:
             out.append(t("to play: {who}", lang, who=names.name(turn, lang)))
@@ -250,14 +253,16 @@ class WatchFeed:
         if outcome is not None:
             out.append(t("game over: {outcome}", lang, outcome=outcome_text(str(outcome), lang,
                                                                              names)))  # fmt: skip
-        if self.over():
-            out.append(t("every card (final reveals in):", lang))
-            out.extend(picture(game, state, faces, names, lang)[:seats_lines])
-            out.append(t("r: every turn with every card", lang))
         story = self.story(lang)[-last:]
         if story:
             out.append(t("last moves:", lang))
             out.extend("  " + line for line in story)
+        if over:  # the god view: every hand as the final reveals made it
+            out.append(t("every card (final reveals in):", lang))
+            out.extend(
+                "  " + x for x in picture(game, state, self.faces(), names, lang)[:seats_lines]
+            )
+            out.append(t("r: every turn with every card", lang))
         return tuple(out)
 
 

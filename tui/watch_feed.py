@@ -177,6 +177,7 @@ class WatchFeed:
             if card is not None:
                 out[position] = Card(card)
         out.update((p, Card(c)) for p, c in table.open_faces.items())
+        out.update(_engine_faces(table.state))
         return out
 
     def faces(self) -> dict[int, Card]:
@@ -184,7 +185,9 @@ class WatchFeed:
         table = self.table
         if table is None:
             return {}
-        return _faces(table) if self.over() else self.public_faces()
+        if not self.over():
+            return self.public_faces()
+        return {**_engine_faces(table.state), **_faces(table)}
 
     def names(self) -> SeatNames:
         n = 0 if self.spec is None else self.spec.n
@@ -245,10 +248,10 @@ class WatchFeed:
         if turn is not None:
             out.append(t("to play: {who}", lang, who=names.name(turn, lang)))
         dealing = sum(1 for d in table.deals if not d.dealt)
-        if dealing:
+        if dealing and not table.over:
             out.append(t("dealing: {n} deals to finish", lang, n=dealing))
         seats_lines = len(getattr(state, "hands", ()))
-        out.extend(picture(game, state, faces, names, lang)[seats_lines:])
+        out.extend(picture(game, state, self.faces(), names, lang)[seats_lines:])
         outcome = self.replay.outcome() if self.replay is not None else None
         if outcome is not None:
             out.append(t("game over: {outcome}", lang, outcome=outcome_text(str(outcome), lang,
@@ -264,6 +267,23 @@ class WatchFeed:
             )
             out.append(t("r: every turn with every card", lang))
         return tuple(out)
+
+
+def _engine_faces(state: Any) -> dict[int, Card]:
+    """Faces the game itself holds as played or shown to everyone (events
+    of the log): Bluff's shown cards (B3, B5), the Bomb game's plays (K12),
+    Mao's pile and the hand cards everyone saw."""
+    out: dict[int, Card] = {}
+    for attr in ("public", "faces"):  # Bluff, Bomb: (position, card) pairs
+        for pair in getattr(state, attr, ()) or ():
+            if isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[1], Card):
+                out[pair[0]] = pair[1]
+    for attr in ("pile", "shown"):  # Mao: PileCard(position, card)
+        for item in getattr(state, attr, ()) or ():
+            card = getattr(item, "card", None)
+            if isinstance(card, Card) and isinstance(getattr(item, "position", None), int):
+                out[item.position] = card
+    return out
 
 
 __all__ = ["FeedError", "WatchFeed"]

@@ -171,3 +171,45 @@ def test_a_record_that_does_not_check_stops_the_feed(tmp_path: Path) -> None:
         feed.feed({"t": "table", "v": 2, "table": b"y" * 16, "seats": [key]})
     assert feed.problem is not None and "another table" in feed.problem
     assert feed.lines()[0].startswith("the log stopped checking out")
+
+
+@pytest.mark.slow
+def test_a_lan_host_serves_its_table_to_a_spectator(tmp_path: Path) -> None:
+    """``nodealer host --watch-port`` and two ``nodealer join`` as separate
+    processes on 127.0.0.1; a spectator connected before the game starts
+    follows it to the end and ends with the seats' outcome and log."""
+    from tests.test_lan import _port, host, join
+
+    watch_port = _port()
+    hosting = host(tmp_path, "bluff", 3, "--unproven", "--watch-port", str(watch_port),
+                   "--watch-host", "127.0.0.1", "--spectators", "2")  # fmt: skip
+    joiners = [join(tmp_path, name, hosting.port) for name in ("bob", "carol")]
+    feed = WatchFeed(None)
+
+    async def spectate() -> int:
+        while True:  # the port opens when the table starts
+            try:
+                spectator = Spectator("127.0.0.1", watch_port)
+                hello = await spectator.connect()
+                break
+            except WatchError:
+                await trio.sleep(0.1)
+        async for record in spectator.records():
+            feed.feed(record)
+        return hello.max
+
+    async def spectate_in_time() -> int:
+        with trio.fail_after(240):
+            return await spectate()
+
+    try:
+        most = trio.run(spectate_in_time)
+        for proc in (hosting, *joiners):
+            assert proc.wait() == 0, proc.text()[-2000:]
+    finally:
+        for proc in (hosting, *joiners):
+            proc.kill()
+    assert "spectators: nodealer watch --connect" in hosting.text()
+    assert most == 2 and feed.problem is None and feed.over()
+    assert str(feed.replay.outcome()) == str(verify_log(hosting.log()).outcome)
+    assert feed.replay.fed == len(read_log(hosting.log()).entries)

@@ -791,11 +791,10 @@ async def _watched(args: argparse.Namespace, run_table: Any) -> Any:
     """The table, served to spectators on ``--watch-port`` if asked."""
     if args.watch_port is None:
         return await run_table()
-    from .watch import serve_while
+    from .watch import serve_while, serving_line
 
     def serving(server: Any) -> None:
-        print(t("spectators: nodealer watch --connect HOST:{port} (at most {n})", args.lang,
-                port=server.address[1], n=server.max_spectators), flush=True)  # fmt: skip
+        print(serving_line(server, args.lang), flush=True)
 
     return await serve_while(run_table, args.watch_port, args.spectators, args.watch_host,
                              serving)

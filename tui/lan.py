@@ -70,6 +70,9 @@ def add_commands(commands: Any, games: list[str], count: Any) -> None:
         help="start with the players seated by then, if the game allows that many",
     )
     _game_options(host)
+    from .watch import watch_port_options
+
+    watch_port_options(host, count)
     host.set_defaults(handler=run_host)
 
     join = commands.add_parser(
@@ -419,7 +422,13 @@ def run_host(args: argparse.Namespace) -> int:
             return _advertise(args, settings, identity, nickname, lobby, note)
 
         app = TableApp(
-            HostPlan(settings, args.interface, args.port, min_seats=engine.min_seats),
+            HostPlan(
+                settings,
+                args.interface,
+                args.port,
+                min_seats=engine.min_seats,
+                watch=_watch_plan(args),
+            ),
             identity=identity,
             home=home,
             nickname=nickname,
@@ -434,6 +443,7 @@ def run_host(args: argparse.Namespace) -> int:
         async with trio.open_nursery() as nursery:
             opened = trio.Event()
             where: list[Any] = []
+            servers: list[Any] = []  # the watch port (--watch-port)
 
             def on_lobby(lobby: Any) -> None:
                 where.append(lobby)
@@ -482,11 +492,37 @@ def run_host(args: argparse.Namespace) -> int:
                 on_update=_update_printer(args),
                 min_seats=engine.min_seats,
                 code=code,
+                **_watched(args, nursery, servers),
             )
+            from .watch import linger
+
+            await linger(servers)  # the spectators get the end
             nursery.cancel_scope.cancel()
             return seat
 
     return _finish(args, trio.run(main))
+
+
+def _watch_plan(args: argparse.Namespace) -> tuple[str, int, int] | None:
+    """``--watch-port``: where and for how many the host serves spectators."""
+    return None if args.watch_port is None else (args.watch_host, args.watch_port,
+                                                 args.spectators)  # fmt: skip
+
+
+def _watched(args: argparse.Namespace, nursery: Any, servers: list[Any]) -> dict[str, Any]:
+    """``on_session`` for a headless host that serves spectators."""
+    if args.watch_port is None:
+        return {}
+    from .watch import serve_session, serving_line
+
+    def on_session(session: Any) -> None:
+        def serving(server: Any) -> None:
+            print(serving_line(server, args.lang), flush=True)
+
+        servers.append(serve_session(nursery, session, args.watch_port, args.spectators,
+                                     args.watch_host, serving))  # fmt: skip
+
+    return {"on_session": on_session}
 
 
 def _announce(args: argparse.Namespace, settings: Any, lobby: Any) -> None:

@@ -98,6 +98,8 @@ class HostPlan:
     interface: str = "127.0.0.1"
     port: int = 0
     min_seats: int | None = None
+    watch: tuple[str, int, int] | None = None
+    """(address, port, at most N): serve the table to spectators (tui.watch)"""
 
 
 @dataclass(frozen=True)
@@ -334,6 +336,14 @@ class TableApp(NodealerApp):
 
     def _got_session(self, session: TableSession) -> None:
         self.session = session
+        watch = getattr(self.plan, "watch", None)
+        if watch is not None and self._nursery is not None:  # spectators (tui.watch)
+            from .watch import serve_session, serving_line
+
+            def serving(server: Any) -> None:
+                self.lobby_screen.note(lambda lang: serving_line(server, lang))
+
+            serve_session(self._nursery, session, watch[1], watch[2], watch[0], serving)
 
     def _updated(self, update: Update) -> None:
         self._to_table()

@@ -169,6 +169,29 @@ def _feed_all(feed: WatchFeed, records: list[dict[str, Any]]) -> None:
         feed.feed(record)
 
 
+def serve_session(
+    nursery: trio.Nursery,
+    session: Any,
+    port: int,
+    max_spectators: int = DEFAULT_MAX,
+    host: str = "0.0.0.0",
+    on_serving: Callable[[WatchServer], None] | None = None,
+) -> WatchServer:
+    """Serve a seat's table (its session's log) to spectators on ``port``,
+    in ``nursery`` (a hook of a few lines wherever a seat's session starts:
+    ``on_session``)."""
+    server = WatchServer(session.node.table.table_id, session.node.store.log_path,
+                         host=host, port=port, max_spectators=max_spectators)  # fmt: skip
+
+    async def serve() -> None:
+        await nursery.start(server.run)
+        if on_serving is not None:
+            on_serving(server)
+
+    nursery.start_soon(serve)
+    return server
+
+
 async def serve_while(
     run_table: Callable[[Callable[[int, Any], None]], Awaitable[T]],
     port: int,
@@ -178,31 +201,38 @@ async def serve_while(
 ) -> T:
     """Run a table (``run_table(on_session)``, e.g. ``play_bot_table``)
     while seat 0 serves its log to spectators on ``port``; the service
-    stops with the table."""
+    stops with the table (:data:`LINGER` s after it, the last bytes sent)."""
     result: list[T] = []
     servers: list[WatchServer] = []
     async with trio.open_nursery() as nursery:
 
         def on_session(seat: int, session: Any) -> None:
-            if seat != 0:
-                return
-            server = WatchServer(session.node.table.table_id, session.node.store.log_path,
-                                 host=host, port=port, max_spectators=max_spectators)  # fmt: skip
-            servers.append(server)
-
-            async def serve() -> None:
-                await nursery.start(server.run)
-                if on_serving is not None:
-                    on_serving(server)
-
-            nursery.start_soon(serve)
+            if seat == 0:
+                servers.append(serve_session(nursery, session, port, max_spectators, host,
+                                             on_serving))  # fmt: skip
 
         result.append(await run_table(on_session))
-        await trio.sleep(LINGER)
-        for server in servers:  # the final reveals reach the spectators
-            await server.drain(DRAIN)
+        await linger(servers)
         nursery.cancel_scope.cancel()
     return result[0]
+
+
+async def linger(servers: list[WatchServer]) -> None:
+    """After the table: the watch ports stay open :data:`LINGER` s (a late
+    big screen still gets the end) and the connected spectators get up to
+    :data:`DRAIN` s to take the last records (the final reveals)."""
+    if not servers:
+        return
+    await trio.sleep(LINGER)
+    for server in servers:
+        await server.drain(DRAIN)
+
+
+def serving_line(server: WatchServer, lang: str = "en") -> str:
+    """What a seat says once its watch port is open."""
+    assert server.address is not None
+    return t("spectators: nodealer watch --connect HOST:{port} (at most {n})", lang,
+             port=server.address[1], n=server.max_spectators)  # fmt: skip
 
 
 def add_command(commands: Any, lang_option: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -274,4 +304,5 @@ def watch_port_options(play: argparse.ArgumentParser, count: Callable[[str], int
                            f"default {DEFAULT_MAX})")  # fmt: skip
 
 
-__all__ = ["WatchApp", "WatchScreen", "add_command", "run_watch", "serve_while"]
+__all__ = ["WatchApp", "WatchScreen", "add_command", "run_watch", "serve_session", "serve_while",
+           "serving_line"]  # fmt: skip

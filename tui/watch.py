@@ -22,7 +22,7 @@ from typing import Any, ClassVar, TypeVar
 import trio
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
@@ -31,7 +31,7 @@ from p2p.watch import DEFAULT_MAX, MAX_SPECTATORS, Spectator, WatchError, WatchS
 from .base import NodealerApp
 from .exits import EXIT_PROBLEM
 from .screens.common import footer, lang_of, relabel
-from .watch_feed import FeedError, WatchFeed
+from .watch_feed import LAST_MOVES, FeedError, WatchFeed
 from .words import register, t
 
 register(
@@ -64,9 +64,15 @@ class WatchScreen(Screen[None]):
 
     DEFAULT_CSS = """
     WatchScreen #watch-status { height: 1; padding: 0 1; }
+    WatchScreen #watch-body { height: 1fr; }
     WatchScreen #watch-scroll { height: 1fr; }
     WatchScreen #watch-table { height: auto; padding: 0 1; }
+    WatchScreen #watch-moves { height: 1fr; width: 1fr; padding: 0 1; display: none; }
+    WatchScreen.wide #watch-scroll { width: 1fr; }
+    WatchScreen.wide #watch-moves { display: block; }
     """
+    WIDE = 120
+    """columns from which the last moves stand beside the table (the big screen)"""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "every_turn", "every turn"),
         Binding("q", "app.quit", "quit"),
@@ -75,23 +81,37 @@ class WatchScreen(Screen[None]):
     def __init__(self, feed: WatchFeed) -> None:
         super().__init__()
         self.feed = feed
-        self.status = ""
+        self.status: str | tuple[str, dict[str, Any]] = ""
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         yield Static(id="watch-status")
-        with VerticalScroll(id="watch-scroll"):  # ↑/↓ when a table needs more lines
-            yield Static(id="watch-table")
+        with Horizontal(id="watch-body"):
+            with VerticalScroll(id="watch-scroll"):  # ↑/↓ when a table needs more lines
+                yield Static(id="watch-table")
+            yield Static(id="watch-moves")  # beside the table on a wide screen
         yield footer()
 
     def on_mount(self) -> None:
         self.speak()
 
+    def on_resize(self) -> None:
+        self.speak()
+
     def speak(self) -> None:
         lang = lang_of(self)
         relabel(self, lang)
-        self.query_one("#watch-status", Static).update(self.status)
-        self.query_one("#watch-table", Static).update("\n".join(self.feed.lines(lang)))
+        wide = self.size.width >= self.WIDE
+        self.set_class(wide, "wide")
+        status = self.status
+        if isinstance(status, tuple):  # (words, their values): said in the language shown
+            status = t(status[0], lang, **status[1])
+        self.query_one("#watch-status", Static).update(status)
+        last = 0 if wide else LAST_MOVES
+        self.query_one("#watch-table", Static).update("\n".join(self.feed.lines(lang, last)))
+        if wide:  # as many moves as the screen's height holds
+            moves = self.feed.moves(lang, max(1, self.size.height - 5))
+            self.query_one("#watch-moves", Static).update("\n".join(moves))
 
     def action_every_turn(self) -> None:
         """Step through every turn with every card, once the game is over."""
@@ -126,7 +146,7 @@ class WatchApp(NodealerApp):
         await self.push_screen(self.screen_)
         self.run_worker(run_trio_guest(self._watch), exclusive=True)
 
-    def _say(self, status: str | None = None) -> None:
+    def _say(self, status: str | tuple[str, dict[str, Any]] | None = None) -> None:
         if self.screen_ is None:
             return
         if status is not None:
@@ -140,23 +160,23 @@ class WatchApp(NodealerApp):
                 hello = await spectator.connect()
                 break
             except WatchError as exc:
-                self._say(t("nodealer watch: {problem}", self.lang, problem=exc))
+                self._say(("nodealer watch: {problem}", {"problem": str(exc)}))
                 if not str(exc).startswith("cannot reach"):
                     self.problem = str(exc)
                     return
             await trio.sleep(RETRY)
-        self._say(t("watching {host}:{port} ({n} watching, at most {most})", self.lang,
-                    host=self.host, port=self.port, n=hello.watching,
-                    most=hello.max))  # fmt: skip
+        self._say(("watching {host}:{port} ({n} watching, at most {most})",
+                   {"host": self.host, "port": self.port, "n": hello.watching,
+                    "most": hello.max}))  # fmt: skip
         try:
             async for batch in spectator.batches():
                 await trio.to_thread.run_sync(_feed_all, self.feed, batch)
                 self._say()
         except (WatchError, FeedError) as exc:
             self.problem = str(exc)
-            self._say(t("nodealer watch: {problem}", self.lang, problem=exc))
+            self._say(("nodealer watch: {problem}", {"problem": str(exc)}))
         else:
-            self._say(t("the table closed the watch port", self.lang))
+            self._say(("the table closed the watch port", {}))
         finally:
             await spectator.aclose()
 

@@ -220,11 +220,17 @@ class WatchFeed:
             lines.extend(x for x in teller.tell(str(event), lang) if not x.startswith(SEPARATOR))
         return lines
 
+    def moves(self, lang: str = "en", last: int = LAST_MOVES) -> list[str]:
+        """The last few moves under their heading (none: nothing yet)."""
+        story = self.story(lang)[-last:] if last > 0 else []
+        return [t("last moves:", lang), *("  " + line for line in story)] if story else []
+
     def lines(self, lang: str = "en", last: int = LAST_MOVES) -> tuple[str, ...]:
         """The big screen as lines: the game and its moves so far, every
         seat with its card count and its face-up cards, whose turn, the
         pile or area, the deal's progress, the last few moves; once the game
-        is over every hand and identity as the final reveals made them."""
+        is over every hand and identity as the final reveals made them.
+        ``last``: how many moves (0: none, the screen shows them aside)."""
         table = self.table
         if self.problem is not None:
             return (t("the log stopped checking out: {reason}", lang, reason=self.problem),)
@@ -236,8 +242,6 @@ class WatchFeed:
         over = self.over()
         faces = {} if over else self.public_faces()  # once over: every card, below
         turn = self.turn()
-        if over:
-            last = min(last, 3)
         for seat, hand in enumerate(getattr(state, "hands", ())):
             mark = "▶ " if seat == turn else "  "
             line = mark + t("{who}: {n} cards", lang, who=names.name(seat, lang), n=len(hand))
@@ -256,10 +260,8 @@ class WatchFeed:
         if outcome is not None:
             out.append(t("game over: {outcome}", lang, outcome=outcome_text(str(outcome), lang,
                                                                              names)))  # fmt: skip
-        story = self.story(lang)[-last:]
-        if story:
-            out.append(t("last moves:", lang))
-            out.extend("  " + line for line in story)
+        if last:
+            out.extend(self.moves(lang, min(last, 3) if over else last))
         if over:  # the god view: every hand as the final reveals made it
             out.append(t("every card (final reveals in):", lang))
             out.extend(

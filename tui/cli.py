@@ -544,6 +544,9 @@ def _play(args: argparse.Namespace) -> int:
     from .app import SCREENS
 
     if not args.headless and args.game in SCREENS and cheat is None and sys.stdout.isatty():
+        if args.watch_port is not None:  # the screen's table is not served yet (tui.watch)
+            print("nodealer play: --watch-port needs --headless", file=sys.stderr)
+            return EXIT_PROBLEM
         from .app import PlayApp
 
         app = PlayApp(
@@ -606,8 +609,10 @@ def _play(args: argparse.Namespace) -> int:
     cheater = 1 if cheat is None else cheat.seat
     start = time.perf_counter()
     try:
+        from .watch import watched
+
         peers = trio.run(
-            _watched,
+            watched,
             args,
             lambda on_session=None: play_bot_table(
                 args.game,
@@ -785,19 +790,6 @@ def _plain_if_needed() -> None:
     encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
     if encoding and encoding != "utf8":
         sys.stdout = _PlainCards(sys.stdout)  # type: ignore[assignment]
-
-
-async def _watched(args: argparse.Namespace, run_table: Any) -> Any:
-    """The table, served to spectators on ``--watch-port`` if asked."""
-    if args.watch_port is None:
-        return await run_table()
-    from .watch import serve_while, serving_line
-
-    def serving(server: Any) -> None:
-        print(serving_line(server, args.lang), flush=True)
-
-    return await serve_while(run_table, args.watch_port, args.spectators, args.watch_host,
-                             serving)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

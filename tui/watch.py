@@ -248,6 +248,19 @@ async def linger(servers: list[WatchServer]) -> None:
         await server.drain(DRAIN)
 
 
+async def watched(args: argparse.Namespace, run_table: Callable[..., Awaitable[T]]) -> T:
+    """``nodealer play``'s table, served to spectators on ``--watch-port``
+    if asked (``run_table(on_session=None)``)."""
+    if args.watch_port is None:
+        return await run_table()
+
+    def serving(server: WatchServer) -> None:
+        print(serving_line(server, args.lang), flush=True)
+
+    return await serve_while(run_table, args.watch_port, args.spectators, args.watch_host,
+                             serving)  # fmt: skip
+
+
 def serving_line(server: WatchServer, lang: str = "en") -> str:
     """What a seat says once its watch port is open."""
     assert server.address is not None
@@ -325,4 +338,4 @@ def watch_port_options(play: argparse.ArgumentParser, count: Callable[[str], int
 
 
 __all__ = ["WatchApp", "WatchScreen", "add_command", "run_watch", "serve_session", "serve_while",
-           "serving_line"]  # fmt: skip
+           "serving_line", "watched"]  # fmt: skip

@@ -162,13 +162,20 @@ class WatchServer:
         await trio.serve_listeners(self._serve, listeners)
 
     async def _serve(self, stream: trio.SocketStream) -> None:
+        """One spectator; nothing it does (leaving, resetting, stalling,
+        talking) ever reaches the table: every error ends only this task."""
+        try:
+            await self._serve_one(stream)
+        except Exception:  # never the seat's problem (groups of errors too)
+            pass
+
+    async def _serve_one(self, stream: trio.SocketStream) -> None:
         async with stream:
             with contextlib.suppress(OSError):  # the kernel's share of a spectator, bounded
                 stream.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer)
             if self.stats.watching >= self.max_spectators:
                 self.stats.refused += 1
-                with trio.move_on_after(self.stall):
-                    await stream.send_all(self._hello("full"))
+                await self._send(stream, self._hello("full"), count=False)
                 return
             self.stats.watching += 1
             self.stats.served += 1
@@ -177,8 +184,6 @@ class WatchServer:
                     nursery.start_soon(self._hear_nothing, stream, nursery.cancel_scope)
                     await self._send_log(stream)
                     nursery.cancel_scope.cancel()
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                pass
             finally:
                 self.stats.watching -= 1
 
@@ -192,12 +197,18 @@ class WatchServer:
             self.stats.dropped_talking += 1
         scope.cancel()
 
-    async def _send(self, stream: trio.SocketStream, data: bytes) -> bool:
-        with trio.move_on_after(self.stall):
-            await stream.send_all(data)
-            self.stats.bytes_sent += len(data)
-            return True
-        self.stats.dropped_slow += 1
+    async def _send(self, stream: trio.SocketStream, data: bytes, count: bool = True) -> bool:
+        """Send within :attr:`stall` seconds; False: the spectator is too
+        slow or gone (the caller ends it)."""
+        try:
+            with trio.move_on_after(self.stall):
+                await stream.send_all(data)
+                self.stats.bytes_sent += len(data)
+                return True
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            return False
+        if count:
+            self.stats.dropped_slow += 1
         return False
 
     async def _send_log(self, stream: trio.SocketStream) -> None:

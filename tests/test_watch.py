@@ -8,6 +8,7 @@ same outcome, and the table is not slowed or changed by any of them."""
 from __future__ import annotations
 
 import socket
+import struct
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,15 @@ async def _slow(address: tuple[str, int]) -> None:
     await trio.sleep_forever()
 
 
+async def _reset(address: tuple[str, int]) -> None:
+    """A spectator that reads a little, then resets its connection."""
+    sock = trio.socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    await sock.connect(address)
+    await sock.recv(100)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()
+
+
 async def _garbage(address: tuple[str, int], got: list[bytes]) -> None:
     """A spectator that sends a move-like body and garbage."""
     stream = await trio.open_tcp_stream(*address)
@@ -109,6 +119,7 @@ async def test_spectators_see_the_public_table_and_never_slow_it(tmp_path: Path)
             watchers.start_soon(_spectate, server.address, early, sessions, checks, n)
             watchers.start_soon(_slow, server.address)
             watchers.start_soon(_garbage, server.address, garbage)
+            watchers.start_soon(_reset, server.address)
             while not moves or moves[-1] < 10:
                 await trio.sleep(0.05)
             watchers.start_soon(_spectate, server.address, late, sessions, [], n)

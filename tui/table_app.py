@@ -340,8 +340,8 @@ class TableApp(NodealerApp):
         if watch is not None and self._nursery is not None:  # spectators (tui.watch)
             from .watch import serve_session, serving_line
 
-            def serving(server: Any) -> None:
-                self.lobby_screen.note(lambda lang: serving_line(server, lang))
+            def serving(server: Any) -> None:  # the table screen is up by now: a toast
+                self.notify(serving_line(server, self.lang), timeout=10)
 
             serve_session(self._nursery, session, watch[1], watch[2], watch[0], serving)
 

@@ -224,3 +224,40 @@ def test_a_lan_host_serves_its_table_to_a_spectator(tmp_path: Path) -> None:
     assert most == 2 and feed.problem is None and feed.over()
     assert str(feed.replay.outcome()) == str(verify_log(hosting.log()).outcome)
     assert feed.replay.fed == len(read_log(hosting.log()).entries)
+
+
+def test_home_offers_watching_a_table_by_its_watch_port() -> None:
+    """Home's "watch a table" choice: a typo is shown and changes nothing;
+    an address becomes ``nodealer watch --connect`` (tui.cli.choice_argv)."""
+    import asyncio
+
+    from textual.widgets import Input, OptionList
+
+    from tui.cli import choice_argv
+    from tui.screens.home import WatchForm
+    from tui.table_app import LanHomeApp
+
+    app = LanHomeApp("me", [("bluff", 2)], [], lang="zh")
+
+    async def run() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            choices = app.screen.query_one("#choices", OptionList)
+            index = next(i for i in range(choices.option_count)
+                         if choices.get_option_at_index(i).id == "form:watch")  # fmt: skip
+            choices.highlighted = index
+            choices.focus()
+            await pilot.press("enter")
+            await pilot.pause(0.1)
+            assert isinstance(app.screen, WatchForm)
+            assert "观看" in str(app.screen.query_one("#form-title").render())
+            await pilot.press(*"127.0.0.1", "enter")  # no port
+            await pilot.pause(0.1)
+            assert isinstance(app.screen, WatchForm) and app.return_value is None
+            app.screen.query_one("#address", Input).value = "127.0.0.1:4100"
+            await pilot.press("enter")
+            await pilot.pause(0.1)
+
+    asyncio.run(run())
+    assert app.return_value == "watch:127.0.0.1:4100"
+    assert choice_argv(app.return_value) == ["watch", "--connect", "127.0.0.1:4100"]

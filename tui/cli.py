@@ -353,6 +353,8 @@ def choice_argv(choice: str) -> list[str]:
         return ["play", value]
     if kind == "join":
         return ["join", "--connect", value]
+    if kind == "watch":  # a spectator's big screen (tui.watch)
+        return ["watch", "--connect", value]
     if kind == "lan":
         ad = json.loads(value)
         return ["join", "--connect", ad["connect"], "--table-id", ad["table"],

@@ -71,6 +71,12 @@ register(
         "the table's name (default: {default})": "牌桌名称（默认：{default}）",
         "enter hosts, escape goes back": "回车开桌，Esc 返回",
         "join a table by address": "按地址加入牌桌",
+        "watch a table by its watch port…": "按观看端口观看牌桌……",
+        "watch a table by its watch port": "按观看端口观看牌桌",
+        "the watch port, HOST:PORT (nodealer host --watch-port prints it)": (
+            "观看端口，HOST:PORT（nodealer host --watch-port 会显示）"
+        ),
+        "enter watches, escape goes back": "回车开始观看，Esc 返回",
         "the host's lobby, HOST:PORT (nodealer host prints it)": (
             "主人的大厅地址 HOST:PORT（nodealer host 会显示）"
         ),
@@ -182,6 +188,7 @@ class HomeScreen(Screen[None]):
         options += [
             Option(t("host a table on the LAN…", lang), id="form:host"),
             Option(t("join a table by address…", lang), id="form:join"),
+            Option(t("watch a table by its watch port…", lang), id="form:watch"),
         ]
         yield OptionList(*options, id="choices")
         yield footer()  # fits the width: F1, ^q and F2 always shown
@@ -265,6 +272,8 @@ class HomeScreen(Screen[None]):
             self.action_host()
         elif choice == "form:join":
             self.action_join()
+        elif choice == "form:watch":  # a spectator (tui.watch): the big screen
+            self.app.push_screen(WatchForm(), lambda w: w and self.app.exit(f"watch:{w}"))
         else:
             self.app.exit(choice)
 
@@ -427,22 +436,23 @@ class JoinForm(ModalScreen[str | None]):
     """Join by address: ``HOST:PORT``; a typo is shown and nothing happens."""
 
     BINDINGS: ClassVar[list[BindingType]] = FORM_KEYS
+    TITLE, LABEL, HINT = "join a table by address", JOIN_LABEL, "enter joins, escape goes back"
 
     def compose(self) -> ComposeResult:
         lang = _lang(self)
         with Vertical(id="form"):
-            yield Static(t("join a table by address", lang), classes="form-title", id="form-title")
-            yield Label(t(JOIN_LABEL, lang), id="address-label")
+            yield Static(t(self.TITLE, lang), classes="form-title", id="form-title")
+            yield Label(t(self.LABEL, lang), id="address-label")
             yield Input(placeholder="192.168.1.20:40123", id="address")
             yield Static(id="form-error")
-            yield Static(t("enter joins, escape goes back", lang), classes="hint", id="form-hint")
+            yield Static(t(self.HINT, lang), classes="hint", id="form-hint")
 
     def speak(self) -> None:
         """Say the form again in the app's language (what is typed stays)."""
         lang = _lang(self)
-        self.query_one("#form-title", Static).update(t("join a table by address", lang))
-        self.query_one("#address-label", Label).update(t(JOIN_LABEL, lang))
-        self.query_one("#form-hint", Static).update(t("enter joins, escape goes back", lang))
+        self.query_one("#form-title", Static).update(t(self.TITLE, lang))
+        self.query_one("#address-label", Label).update(t(self.LABEL, lang))
+        self.query_one("#form-hint", Static).update(t(self.HINT, lang))
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
         try:
@@ -454,3 +464,12 @@ class JoinForm(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class WatchForm(JoinForm):
+    """Watch a table (a spectator, ``nodealer watch``): its seat's watch
+    port, ``HOST:PORT``."""
+
+    TITLE = "watch a table by its watch port"
+    LABEL = "the watch port, HOST:PORT (nodealer host --watch-port prints it)"
+    HINT = "enter watches, escape goes back"

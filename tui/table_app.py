@@ -184,6 +184,7 @@ class TableApp(NodealerApp):
         self.settings: GameSettings | None = None
         self.seat: int | None = None
         self.session: TableSession | None = None
+        self.watch_server: Any = None  # the host's watch port (HostPlan.watch)
         self.guest: TrioGuest[Any] | None = None
         self._nursery: trio.Nursery | None = None
         self._pending: tuple[Snapshot, Any] | None = None
@@ -221,6 +222,9 @@ class TableApp(NodealerApp):
         you = self.names.name(self.seat, self.lang) if self.names is not None else None
         self.sub_title = t("{table}, you are {you}", self.lang, table=self.settings,
                            you=you or t("seat {seat}", self.lang, seat=self.seat))  # fmt: skip
+        if self.watch_server is not None:  # spectators (tui.watch): the players see how many
+            self.sub_title += " · " + t("{n} watching", self.lang,
+                                        n=self.watch_server.stats.watching)  # fmt: skip
 
     async def on_mount(self) -> None:
         relabel(self, self.lang)
@@ -343,7 +347,18 @@ class TableApp(NodealerApp):
             def serving(server: Any) -> None:  # the table screen is up by now: a toast
                 self.notify(serving_line(server, self.lang), timeout=10)
 
-            serve_session(self._nursery, session, watch[1], watch[2], watch[0], serving)
+            self.watch_server = serve_session(self._nursery, session, watch[1], watch[2],
+                                              watch[0], serving)  # fmt: skip
+            self._nursery.start_soon(self._count_spectators)
+
+    async def _count_spectators(self) -> None:
+        """The subtitle follows the spectator count (checked every second)."""
+        said = -1
+        while True:
+            if self.watch_server.stats.watching != said:
+                said = self.watch_server.stats.watching
+                self.speak_table()
+            await trio.sleep(1)
 
     def _updated(self, update: Update) -> None:
         self._to_table()

@@ -166,6 +166,11 @@ class LobbyHost:
         again with the rest, as long as there are ``min_seats``."""
         self._execute(self.machine.request_start(trio.current_time()))
 
+    def remove(self, fingerprint: str) -> None:
+        """Remove the seated player holding ``fingerprint`` before the start
+        (it is told why; the later seats move up)."""
+        self._execute(self.machine.remove(fingerprint, trio.current_time()))
+
     # ---------------------------------------------------------------- effects
 
     def _execute(self, effects: list[HostEffect]) -> None:

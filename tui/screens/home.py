@@ -425,9 +425,10 @@ class HostForm(ModalScreen[dict[str, Any] | None]):
             GameSettings(name, seats, config, True, table_name)
         except (ValueError, SeatingError) as exc:
             return self._error(str(exc))
-        private = self.query_one("#private", Checkbox).value
-        return {"game": name, "seats": seats, "config": pairs, "name": table_name,
-                "private": private}  # fmt: skip
+        plan: dict[str, Any] = {"game": name, "seats": seats, "config": pairs, "name": table_name}
+        if self.query_one("#private", Checkbox).value:
+            plan["private"] = True  # a table code (nodealer host --private)
+        return plan
 
     def _error(self, text: str) -> None:
         self.query_one("#form-error", Static).update(text)

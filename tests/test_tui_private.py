@@ -125,7 +125,7 @@ def test_picking_a_private_table_asks_for_its_code() -> None:
             lan = lambda: app.home_screen.query_one("#lan", OptionList)  # noqa: E731
             await _until(pilot, lambda: lan().option_count == 1, "the private table listed")
             assert "private" in str(lan().get_option_at_index(0).prompt)
-            await pilot.press("l", "enter")
+            await pilot.press("l", "home", "enter")
             await _until(pilot, lambda: isinstance(app.screen, CodeForm), "the code form")
             await pilot.press(*"47", "enter")
             await pilot.pause(0.1)
@@ -133,7 +133,7 @@ def test_picking_a_private_table_asks_for_its_code() -> None:
             await pilot.press("escape")  # back, nothing joined
             await _until(pilot, lambda: not isinstance(app.screen, CodeForm), "back home")
             assert app.is_running and app.return_value is None
-            await pilot.press("l", "enter")
+            await pilot.press("l", "home", "enter")
             await _until(pilot, lambda: isinstance(app.screen, CodeForm), "the code form")
             await pilot.press(*"4721-walnut", "enter")
             await pilot.pause(0.1)

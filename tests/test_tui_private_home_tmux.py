@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -102,3 +103,48 @@ def test_a_private_table_from_the_home_screen(tmp_path: Path) -> None:
         wait(session, "nodealer-ended-0", timeout=30)
     finally:
         kill(session)  # the headless host in the namespace gets the session's SIGHUP
+
+
+@pytest.mark.slow
+@pytest.mark.netns
+def test_closing_the_terminal_of_a_table_joined_from_home_ends_the_program(
+    tmp_path: Path,
+) -> None:
+    """The terminal of a seat joined from home closes (tmux kill-session:
+    SIGHUP): the program ends instead of opening home again on the dead
+    terminal and spinning there, an orphan."""
+    if shutil.which("tmux") is None:
+        pytest.skip("needs tmux (.ci/run installs it)")
+    prefix = _unshare_prefix()
+    session = f"nd-private-hup-{os.getpid()}"
+    pidfile = tmp_path / "pid"
+    home = tmp_path / "home.sh"  # the program's pid, then the program itself
+    home.write_text(f"echo $$ > {pidfile}\nexec env NODEALER_HOME={tmp_path / 'ann'} "
+                    f"PYTHONPATH={ROOT} {sys.executable} -m tui.cli\n")  # fmt: skip
+    python = f"PYTHONPATH={ROOT} {sys.executable} -m tui.cli"
+    inner = (
+        "ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && "
+        f"cd {ROOT} && (NODEALER_HOME={tmp_path / 'hal'} {python} host bluff --players 3 "
+        f"--headless --no-advertise --interface 127.0.0.1 --port {PORT} --nickname hal "
+        f"> /dev/null 2>&1 &) && sh {home}; sleep 30"
+    )
+    command = " ".join([*prefix, "sh", "-c", f"'{inner}'"])
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command],
+                   check=True)  # fmt: skip
+    try:
+        wait(session, "you:", "host a table")
+        keys(session, "j")
+        wait(session, "HOST:PORT")
+        typed(session, f"127.0.0.1:{PORT}")
+        keys(session, "Enter")
+        wait(session, "(you)", "hal", timeout=60)
+    finally:
+        kill(session)
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+        time.sleep(0.2)
+    alive = Path(f"/proc/{pid}").exists()
+    if alive:  # ours: not left behind whatever the outcome
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, "the program went on after its terminal closed"

@@ -331,7 +331,11 @@ def _home(parser: argparse.ArgumentParser, run: Any = None, lang: str | None = N
         if not choice:
             return 0
         lang = app.lang  # F2 on home carries on into the game
-        main([*choice_argv(choice), "--lang", lang])
+        code = main([*choice_argv(choice), "--lang", lang])
+        if code >= 128:
+            # a signal ended it (its terminal closed: SIGHUP, 129): so it
+            # ends home, which would otherwise open again on a dead terminal
+            return code
 
 
 def choice_argv(choice: str) -> list[str]:

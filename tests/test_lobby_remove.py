@@ -64,13 +64,14 @@ async def test_the_host_removes_a_seated_player_who_is_told_why(code: str | None
         await _wait_for(lambda: lobby.state.taken == 2)
         nursery.start_soon(carol_joins)
         await _wait_for(lambda: lobby.state.taken == 3 and len(seen["carol"]) > 0)
-        lobby.remove(bob.public.fingerprint)
+        assert lobby.remove(bob.public.fingerprint)
         await _wait_for(lambda: "bob" in out)
         assert isinstance(out["bob"], Removed)
         assert str(out["bob"]) == "the host removed you from the table"
         assert [p.nickname for p in lobby.state.players] == ["Ann", "Carol"]
         # Carol moved up to seat 1 and was told so
         await _wait_for(lambda: [p.nickname for p in seen["carol"][-1].players] == ["Ann", "Carol"])
+        assert not lobby.remove(bob.public.fingerprint)  # gone already
         # Bob's key is not seated again
         with pytest.raises(Removed):
             await _join(lobby.port, bob, "Bob", code=code)

@@ -248,3 +248,33 @@ def test_r_with_nobody_seated_removes_nobody_and_a_joiner_has_no_r() -> None:
             assert app.screen.check_action("remove", ()) is False
 
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("form", ["host", "join"])
+def test_form_snapshot(
+    snap_compare, monkeypatch: pytest.MonkeyPatch, form: str, lang: str, size: tuple[int, int]
+) -> None:
+    """The host form with "private table" ticked; the join form with a code."""
+    monkeypatch.setenv("USER", "ann")  # the default table name shown: the same everywhere
+    monkeypatch.delenv("USERNAME", raising=False)
+
+    async def fill(pilot: Any) -> None:
+        app = pilot.app
+        await pilot.press(form[0])
+        await _until(pilot, lambda: isinstance(app.screen, HostForm | JoinForm), "the form")
+        if form == "host":
+            app.screen.query_one("#private", Checkbox).value = True
+            app.screen.query_one("#seats", Input).focus()
+        else:
+            app.screen.query_one("#address", Input).value = "192.168.1.20:40123"
+            app.screen.query_one("#code", Input).value = CODE
+        for field in app.screen.query(Input):
+            field.cursor_blink = False  # drawn the same whenever the picture is taken
+        for _ in range(3):
+            await pilot.pause()
+            await pilot.wait_for_scheduled_animations()
+
+    app = LanHomeApp("ann (K3QF-7ZPA-M2XD-4RTY)", [("bluff", 4), ("bomb", 5)], [], lang=lang)
+    assert snap_compare(app, terminal_size=size, run_before=fill)

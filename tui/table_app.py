@@ -82,6 +82,9 @@ register(
             "离开牌桌吗？其他人还在玩；这局会等你的座位（nodealer join 可以回来）。"
         ),
         "q quits (Esc does nothing here)": "按 q 退出（这里的 Esc 不做任何事）",
+        "{who} was not removed: no longer seated, or the table has started": (
+            "{who} 未被请离：已不在座，或牌桌已开始"
+        ),
     }
 )
 
@@ -500,10 +503,15 @@ class TableApp(NodealerApp):
         if self.lobby is None or self.guest is None or self.guest.done:
             self.notify(t("the table is not ready yet", self.lang), severity="warning")
             return
-        self.guest.call_soon(self.lobby.remove, player.fingerprint)
-        said = "{who} was removed from the table"
+        self.guest.call_soon(self._remove_in_trio, player)
+
+    def _remove_in_trio(self, player: Any) -> None:
+        if self.lobby.remove(player.fingerprint):
+            said = "{who} was removed from the table"
+            self.lobby_screen.note(lambda lang: t(said, lang, who=player.nickname))
+        else:  # it left meanwhile, or the table started
+            said = "{who} was not removed: no longer seated, or the table has started"
         self.notify(t(said, self.lang, who=player.nickname))
-        self.lobby_screen.note(lambda lang: t(said, lang, who=player.nickname))
 
     def _start_in_trio(self) -> None:
         from p2p.lobby import LobbyError

@@ -278,3 +278,16 @@ def test_form_snapshot(
 
     app = LanHomeApp("ann (K3QF-7ZPA-M2XD-4RTY)", [("bluff", 4), ("bomb", 5)], [], lang=lang)
     assert snap_compare(app, terminal_size=size, run_before=fill)
+
+
+def test_the_examples_in_the_docs_hold() -> None:
+    """``nodealer join 4721-walnut`` reads as a code; the home screen's
+    choices carry the code and --private (tui.lan, tui.cli)."""
+    import doctest
+
+    import tui.cli
+    import tui.lan
+
+    for module in (tui.lan, tui.cli):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted > 0, module.__name__

@@ -148,3 +148,60 @@ def test_closing_the_terminal_of_a_table_joined_from_home_ends_the_program(
     if alive:  # ours: not left behind whatever the outcome
         os.kill(pid, signal.SIGKILL)
     assert not alive, "the program went on after its terminal closed"
+
+
+@pytest.mark.slow
+@pytest.mark.netns
+def test_a_private_table_found_on_the_lan_list_and_by_its_code(tmp_path: Path) -> None:
+    """Over real mDNS in the test's own namespace: the host's TUI advertises
+    its private table; on home (Chinese) the LAN list marks it private,
+    picking it asks for the code, and the code seats the joiner; `nodealer
+    join CODE` alone (no address) finds it and seats another."""
+    if shutil.which("tmux") is None or shutil.which("nsenter") is None:
+        pytest.skip("needs tmux and nsenter")
+    prefix = _unshare_prefix()
+    if prefix != ["unshare", "-n", "--"]:
+        pytest.skip("needs a plain network namespace (unshare -n) to enter a second time")
+    tag = os.getpid()
+    host, home, other = f"nd-lan-host-{tag}", f"nd-lan-home-{tag}", f"nd-lan-join-{tag}"
+    nspid = tmp_path / "nspid"
+    python = f"PYTHONPATH={ROOT} {sys.executable} -m tui.cli"
+    inner = (
+        "ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && "
+        f"echo $$ > {nspid} && cd {ROOT} && NODEALER_HOME={tmp_path / 'ann'} {python} host "
+        f"bluff --players 4 --private --interface 127.0.0.1 --port {PORT} --nickname ann "
+        "--name annstable; sleep 30"
+    )
+    command = " ".join([*prefix, "sh", "-c", f"'{inner}'"])
+    subprocess.run(["tmux", "new-session", "-d", "-s", host, "-x", "80", "-y", "24", command],
+                   check=True)  # fmt: skip
+    try:
+        code = read_code(wait(host, "table code", "ann"))
+        enter = f"nsenter --net=/proc/{nspid.read_text().strip()}/ns/net --"
+        joined = (
+            f"{enter} sh -c 'cd {ROOT} && NODEALER_LANG=zh NODEALER_HOME={tmp_path / 'bob'} "
+            f"{python}; sleep 30'"
+        )
+        subprocess.run(["tmux", "new-session", "-d", "-s", home, "-x", "80", "-y", "24", joined],
+                       check=True)  # fmt: skip
+        screen = wait(home, "annstable", timeout=60)
+        row = next(ln for ln in screen.splitlines() if "annstable" in ln)
+        assert "私密" in row
+        keys(home, "l", "Home", "Enter")
+        wait(home, "私密牌桌 annstable")
+        typed(home, code)
+        keys(home, "Enter")
+        wait(home, "(你)", "ann", "座位1", timeout=60)
+        wait(host, "2/4")
+
+        by_code = (
+            f"{enter} sh -c 'cd {ROOT} && NODEALER_HOME={tmp_path / 'cat'} {python} join "
+            f"{code} --nickname cat; sleep 30'"
+        )
+        subprocess.run(["tmux", "new-session", "-d", "-s", other, "-x", "80", "-y", "24",
+                        by_code], check=True)  # fmt: skip
+        wait(other, "(you)", "cat", "ann", timeout=60)
+        wait(host, "3/4")
+    finally:
+        for session in (other, home, host):
+            kill(session)

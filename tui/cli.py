@@ -336,7 +336,11 @@ def _home(parser: argparse.ArgumentParser, run: Any = None, lang: str | None = N
         if not choice:
             return 0
         lang = app.lang  # F2 on home carries on into the game
-        main([*choice_argv(choice), "--lang", lang])
+        code = main([*choice_argv(choice), "--lang", lang])
+        if code >= 128:
+            # a signal ended it (its terminal closed: SIGHUP, 129): so it
+            # ends home, which would otherwise open again on a dead terminal
+            return code
 
 
 def choice_argv(choice: str) -> list[str]:
@@ -347,23 +351,28 @@ def choice_argv(choice: str) -> list[str]:
 
     >>> choice_argv('lan:{"connect": "10.0.0.2:4000", "table": "1a2b", "host": "AAAA-BBBB"}')
     ['join', '--connect', '10.0.0.2:4000', '--table-id', '1a2b', '--host-fingerprint', 'AAAA-BBBB']
+    >>> choice_argv("join:10.0.0.2:4000 4721-walnut")
+    ['join', '--connect', '10.0.0.2:4000', '--code', '4721-walnut']
     """
     kind, _, value = choice.partition(":")
     if kind == "play":
         return ["play", value]
-    if kind == "join":
-        return ["join", "--connect", value]
+    if kind == "join":  # HOST:PORT, then a private table's code if one was typed
+        where, _, code = value.partition(" ")
+        return ["join", "--connect", where, *(["--code", code] if code else [])]
     if kind == "watch":  # a spectator's big screen (tui.watch)
         return ["watch", "--connect", value]
     if kind == "lan":
         ad = json.loads(value)
+        code = ["--code", ad["code"]] if ad.get("code") else []
         return ["join", "--connect", ad["connect"], "--table-id", ad["table"],
-                "--host-fingerprint", ad["host"]]  # fmt: skip
+                "--host-fingerprint", ad["host"], *code]  # fmt: skip
     if kind == "host":
         plan = json.loads(value)
         config = [arg for pair in plan["config"] for arg in ("--config", pair)]
+        private = ["--private"] if plan.get("private") else []
         return ["host", plan["game"], "--players", str(plan["seats"]), "--name", plan["name"],
-                *config]  # fmt: skip
+                *config, *private]  # fmt: skip
     return ["replay", value]
 
 

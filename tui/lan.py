@@ -86,7 +86,12 @@ def add_commands(commands: Any, games: list[str], count: Any) -> None:
             "held table too); with --headless a bot plays your seat."
         ),
     )
-    join.add_argument("table", nargs="?", default=None, help="which table (see nodealer tables)")
+    join.add_argument(
+        "table",
+        nargs="?",
+        default=None,
+        help="which table (see nodealer tables), or a private table's code (4721-walnut)",
+    )
     join.add_argument("--connect", default=None, metavar="HOST:PORT", help="the host's lobby")
     join.add_argument(
         "--table-id",
@@ -163,15 +168,20 @@ def _code(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _no_screen_code(args: argparse.Namespace, command: str, flag: str) -> bool:
-    """The table screens take no code yet (the home screen's host form and
-    join field are another change): a private table runs with --headless.
-    True (after saying so) when ``flag`` was given for a screen."""
-    if not sys.stdin.isatty() or not sys.stdout.isatty() or args.headless:
-        return False
-    print(f"nodealer {command}: {flag} works with --headless for now (the table app "
-          "takes no table code yet)", file=sys.stderr)  # fmt: skip
-    return True
+def _table_or_code(table: str) -> tuple[str | None, str | None]:
+    """``nodealer join TABLE``: a TABLE that reads as a table code
+    (``4721-walnut``) is the code of a private table (found by mDNS, or at
+    ``--connect``); anything else names a table. (table, code).
+
+    >>> _table_or_code("4721-Walnut"), _table_or_code("ann")
+    ((None, '4721-walnut'), ('ann', None))
+    """
+    from p2p.lobby import BadCode, parse_code
+
+    try:
+        return None, parse_code(table)
+    except BadCode:
+        return table, None
 
 
 def _fingerprint(text: str) -> str:
@@ -407,8 +417,6 @@ def run_host(args: argparse.Namespace) -> int:
         return EXIT_PROBLEM
     code = None
     if args.private:
-        if _no_screen_code(args, "host", "--private"):
-            return EXIT_PROBLEM
         from p2p.lobby import new_code
 
         code = args.code = new_code()  # never leaves this screen: read it aloud
@@ -427,6 +435,7 @@ def run_host(args: argparse.Namespace) -> int:
                 args.interface,
                 args.port,
                 min_seats=engine.min_seats,
+                code=code,
                 watch=_watch_plan(args),
             ),
             identity=identity,
@@ -634,8 +643,8 @@ def run_join(args: argparse.Namespace) -> int:
     if nickname is None:
         return EXIT_PROBLEM
     home = _home(args)
-    if args.code is not None and _no_screen_code(args, "join", "--code"):
-        return EXIT_PROBLEM
+    if args.table is not None and args.code is None:
+        args.table, args.code = _table_or_code(args.table)
     identity = Identity.load_or_create()
     player_for = _player_for(args.seed)
     bind = args.interface
@@ -696,7 +705,7 @@ def run_join(args: argparse.Namespace) -> int:
     if _screen_for(args, None):
         from .table_app import JoinPlan
 
-        return in_app(JoinPlan(host, port, bind, expect_table, expect_host))
+        return in_app(JoinPlan(host, port, bind, expect_table, expect_host, args.code))
     seat = trio.run(
         lambda: join_table(
             identity,

@@ -34,6 +34,7 @@ import trio
 from textual.screen import Screen
 
 from p2p.identity import Identity
+from p2p.lobby.messages import REMOVED, WRONG_CODE
 from table.names import SeatNames, names_of_log
 from table.seating import (
     GameSettings,
@@ -81,8 +82,16 @@ register(
             "离开牌桌吗？其他人还在玩；这局会等你的座位（nodealer join 可以回来）。"
         ),
         "q quits (Esc does nothing here)": "按 q 退出（这里的 Esc 不做任何事）",
+        "{who} was not removed: no longer seated, or the table has started": (
+            "{who} 未被请离：已不在座，或牌桌已开始"
+        ),
     }
 )
+
+
+SAID_AS_IS = (WRONG_CODE, REMOVED)
+"""Lobby refusals that say everything themselves (p2p.lobby's WRONG_CODE
+and REMOVED): shown alone, not as "could not be joined: ..."."""
 
 
 def table_screens() -> dict[str, type[Screen[None]]]:
@@ -98,6 +107,7 @@ class HostPlan:
     interface: str = "127.0.0.1"
     port: int = 0
     min_seats: int | None = None
+    code: str | None = None  # a private table's code (p2p.lobby.table_code)
     watch: tuple[str, int, int] | None = None
     """(address, port, at most N): serve the table to spectators (tui.watch)"""
 
@@ -107,13 +117,15 @@ class JoinPlan:
     """Take a seat at the lobby at ``host:port``; our game node binds ``bind``.
     ``table_id`` / ``host_fingerprint``: what the advert of a table picked
     from the LAN list said; the lobby there must be that table (else the
-    join is refused and nothing changes)."""
+    join is refused and nothing changes). ``code``: a private table's code,
+    as the host read it."""
 
     host: str
     port: int
     bind: str = "127.0.0.1"
     table_id: bytes | None = None
     host_fingerprint: str | None = None
+    code: str | None = None
 
 
 @dataclass(frozen=True)
@@ -176,7 +188,9 @@ class TableApp(NodealerApp):
         self.bot_for, self.advertise = bot_for, advertise
         self.hosting = isinstance(plan, HostPlan)
         self.lobby_screen = LobbyScreen(
-            hosting=self.hosting, fingerprint=identity.public.fingerprint
+            hosting=self.hosting,
+            fingerprint=identity.public.fingerprint,
+            code=getattr(plan, "code", None),
         )
         self.table_screen: Any = None
         self.lobby: Any = None  # the running LobbyHost (host only)
@@ -287,6 +301,7 @@ class TableApp(NodealerApp):
                 player=self._player_for(plan.settings, 0),
                 on_lobby=self._lobby_opened,
                 min_seats=plan.min_seats,
+                code=plan.code,
                 **options,
             )
         return await join_table(
@@ -297,6 +312,7 @@ class TableApp(NodealerApp):
             player_for=self._player_for,
             expect_table=plan.table_id,
             expect_host=plan.host_fingerprint,
+            code=plan.code,
             **options,
         )
 
@@ -323,6 +339,19 @@ class TableApp(NodealerApp):
             self._lobby_changed(lobby.state)  # the settings and the host's seat at once
         if self.advertise is not None and self._nursery is not None:
             self._nursery.start_soon(self.advertise, lobby, self.lobby_screen.note)
+        if getattr(self.plan, "code", None) is not None and self._nursery is not None:
+            self._nursery.start_soon(self._watch_attempts, lobby)
+
+    async def _watch_attempts(self, lobby: Any) -> None:
+        """Every counted table-code try goes to the waiting room, read from
+        the host's own counter (never from text a connection sent)."""
+        guesses, shown = lobby.machine.guesses, 0
+        while True:
+            await trio.sleep(0.2)
+            new = min(guesses.total - shown, len(guesses.attempts))
+            for attempt in guesses.attempts[len(guesses.attempts) - new :] if new > 0 else ():
+                self.lobby_screen.show_attempt(attempt)
+            shown = guesses.total
 
     def _lobby_changed(self, state: Any) -> None:
         self.lobby_state = state
@@ -413,7 +442,11 @@ class TableApp(NodealerApp):
     def _failed(self, problem: str) -> None:
         self.problem = problem
         self.exit_code = 2
-        text = t("the table could not be opened or joined: {reason}", self.lang, reason=problem)
+        if problem in SAID_AS_IS:  # the whole story in one line, in the person's language
+            text = t(problem, self.lang)
+        else:
+            text = t("the table could not be opened or joined: {reason}", self.lang,
+                     reason=problem)  # fmt: skip
         self.notify(text, severity="error", timeout=30)
         if self.lobby_screen.is_mounted:
             self.lobby_screen.show_problem(text)
@@ -488,6 +521,22 @@ class TableApp(NodealerApp):
             self.notify(t("the table is not ready yet", self.lang), severity="warning")
             return
         self.guest.call_soon(self._start_in_trio)
+
+    def remove_player(self, player: Any) -> None:
+        """The host's ``r``, confirmed: remove ``player`` (a seated
+        :class:`~p2p.lobby.Player`) before the start; told why."""
+        if self.lobby is None or self.guest is None or self.guest.done:
+            self.notify(t("the table is not ready yet", self.lang), severity="warning")
+            return
+        self.guest.call_soon(self._remove_in_trio, player)
+
+    def _remove_in_trio(self, player: Any) -> None:
+        if self.lobby.remove(player.fingerprint):
+            said = "{who} was removed from the table"
+            self.lobby_screen.note(lambda lang: t(said, lang, who=player.nickname))
+        else:  # it left meanwhile, or the table started
+            said = "{who} was not removed: no longer seated, or the table has started"
+        self.notify(t(said, self.lang, who=player.nickname))
 
     def _start_in_trio(self) -> None:
         from p2p.lobby import LobbyError

@@ -166,6 +166,14 @@ class LobbyHost:
         again with the rest, as long as there are ``min_seats``."""
         self._execute(self.machine.request_start(trio.current_time()))
 
+    def remove(self, fingerprint: str) -> bool:
+        """Remove the seated player holding ``fingerprint`` before the start
+        (it is told why; the later seats move up). False: nobody seated
+        holds it (it left meanwhile) or the table has started."""
+        effects = self.machine.remove(fingerprint, trio.current_time())
+        self._execute(effects)
+        return bool(effects)
+
     # ---------------------------------------------------------------- effects
 
     def _execute(self, effects: list[HostEffect]) -> None:

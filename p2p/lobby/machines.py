@@ -26,6 +26,7 @@ from .messages import (
     MAX_HOST,
     NICKNAME,
     PROTOCOL,
+    REMOVED,
     REQUEST_TIMEOUT,
     SEATED,
     SETTINGS,
@@ -210,6 +211,7 @@ class LobbyHostMachine:
         self.errors: list[str] = []
         self._rounds = 0
         self._final: tuple[Player, ...] | None = None  # who sat down, once started
+        self.removed: set[bytes] = set()  # keys the host removed: never seated again
 
     # ---------------------------------------------------------------- views
 
@@ -351,6 +353,23 @@ class LobbyHostMachine:
         self.start_requested = True
         return self._maybe_spec(now)
 
+    def remove(self, fingerprint: str, now: float) -> list[HostEffect]:
+        """The host removes the seated player holding ``fingerprint`` before
+        the start: it gets ``refused closed`` "the host removed you from the
+        table" and is closed, the later seats move up, every other seated
+        joiner gets a new ``lobby`` (a spec in flight is void), and that key
+        is not seated again at this table. Nothing if no seated joiner holds
+        it (it left meanwhile) or the table has started."""
+        if self.phase is Phase.STARTED:
+            return []
+        conn = next(
+            (c for c in self.seated if self.guests[c].key.fingerprint == fingerprint), None
+        )
+        if conn is None:
+            return []
+        self.removed.add(self.guests[conn].key.raw)
+        return self._refuse([conn], CLOSED, REMOVED, now)
+
     # ---------------------------------------------------------------- rules
 
     def _error(self, guest: _Guest, text: str) -> None:
@@ -427,6 +446,8 @@ class LobbyHostMachine:
             problem = SIGNATURE, "the request is not signed by the key of this connection"
         elif msg["digest"] != self.digest:
             problem = SETTINGS, "you agreed to other settings than this table's"
+        elif guest.key.raw in self.removed:
+            problem = CLOSED, REMOVED
         elif any(self.guests[c].key == guest.key for c in self.seated):
             problem = SEATED, f"the key {guest.key.fingerprint} already holds a seat"
         elif self.taken >= self.seats:

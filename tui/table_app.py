@@ -424,7 +424,7 @@ class TableApp(NodealerApp):
                      reason=problem)  # fmt: skip
         self.notify(text, severity="error", timeout=30)
         if self.lobby_screen.is_mounted:
-            self.lobby_screen.show_problem(text)
+            self.lobby_screen.show_problem(text, unseated=problem == REMOVED)
 
     # -------------------------------------------------------------- loop side
     def _show(self, snapshot: Snapshot, game: Any) -> None:

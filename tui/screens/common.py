@@ -115,19 +115,20 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help"):
             if self.game is None:  # home, replay: what nodealer is, and the keys
                 yield Static(t("nodealer — fair card games with no dealer", self.lang),
-                             id="help-title")  # fmt: skip
+                             id="help-title", markup=False)  # fmt: skip
                 yield Static(t("Choose a game or a table; at a table F1 shows that game's "
-                               "rules.", self.lang))  # fmt: skip
+                               "rules.", self.lang), markup=False)  # fmt: skip
             else:
                 text = rulebook(self.game, self.lang)  # package data: a wheel has it too
                 if text is None:
                     path = rulebook_file(self.game, self.lang)
                     text = t("(rules not found: {path})", self.lang, path=path)
                 yield Static(t("{game} — the public rules", self.lang,
-                               game=game_title(self.game, self.lang)), id="help-title")  # fmt: skip
+                               game=game_title(self.game, self.lang)),
+                             id="help-title", markup=False)  # fmt: skip
                 yield Markdown(text)
             yield Markdown(f"## {t('Keys', self.lang)}\n\n{keys}")
-            yield Static(t("escape or q closes", self.lang), classes="hint")
+            yield Static(t("escape or q closes", self.lang), classes="hint", markup=False)
 
     def on_mount(self) -> None:
         relabel(self, self.lang)
@@ -399,8 +400,8 @@ class Confirm(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
-            yield Static(self.question, id="confirm-question")
-            yield Static(t("y yes · n no", self.lang), classes="hint")
+            yield Static(self.question, id="confirm-question", markup=False)
+            yield Static(t("y yes · n no", self.lang), classes="hint", markup=False)
 
     def on_mount(self) -> None:
         relabel(self, self.lang)

@@ -354,3 +354,60 @@ def test_the_mao_table_shows_names_and_what_players_said_as_written() -> None:
     asyncio.run(run())
     _shows_names(seen[0], 3)
     assert said in _flat(seen[0]), seen[0]
+
+
+# --------------------------------------------------------------------- a whole game, its log
+
+
+def test_a_game_and_its_replay_show_a_markup_name_as_written(tmp_path: Path) -> None:
+    """A whole Bluff game played as ``a[/]`` (its seat by a bot), its game
+    over, then the replay of its log, whose seat names come from the log."""
+    import secrets
+
+    from engines.bots import sensible_bots
+    from p2p.identity import Identity
+    from tui.app import PlayApp, ReplayApp
+    from tui.screens.over import GameOverScreen
+    from tui.screens.replay import ReplayScreen
+
+    home = tmp_path / "me"
+    app = PlayApp("bluff", 2, bots_home=tmp_path / "bots", own=(Identity.load_or_create(home),
+                  home), proven=False, seed=5, time_scale=0.02, name=CRASH)  # fmt: skip
+    seen: dict[str, str] = {}
+
+    async def play() -> None:
+        async with app.run_test(size=(100, 34)) as pilot:
+            adopted = False
+            for _ in range(4000):
+                await pilot.pause(0.05)
+                if app.session is not None and not adopted:
+                    bot = sensible_bots("bluff", 2, 11, salt_source=secrets.token_bytes)[0]
+                    app.session.adopt_player(bot)
+                    adopted = True
+                if app.table_screen.view is not None and "table" not in seen:
+                    seen["table"] = _text(app)
+                if isinstance(app.screen, GameOverScreen):
+                    break
+            else:
+                pytest.fail("the game did not end")
+            await pilot.pause(0.3)
+            seen["over"] = _text(app)
+            await pilot.press("q")
+
+    asyncio.run(play())
+    assert f"Bluff · {CRASH} · " in seen["table"], seen["table"]
+    assert app.log_path is not None
+
+    async def replay() -> None:
+        again = ReplayApp(Path(app.log_path))
+        async with again.run_test(size=(100, 34)) as pilot:
+            await pilot.pause(0.3)
+            assert isinstance(again.screen, ReplayScreen)
+            seen["replay"] = _text(again)
+            await pilot.press("end")
+            await pilot.pause(0.2)
+            seen["replay end"] = _text(again)
+
+    asyncio.run(replay())
+    assert CRASH in seen["replay"], seen["replay"]
+    assert CRASH in seen["replay end"], seen["replay end"]

@@ -411,3 +411,33 @@ def test_a_game_and_its_replay_show_a_markup_name_as_written(tmp_path: Path) -> 
     asyncio.run(replay())
     assert CRASH in seen["replay"], seen["replay"]
     assert CRASH in seen["replay end"], seen["replay end"]
+
+
+def test_the_mao_game_over_shows_names_as_written() -> None:
+    """Every secret rule and the plays it judged, by seats named in markup."""
+    from engines.mao import GAME as MAO
+    from tests.bombmao_tables import LOG, mao_over, mao_snap
+    from tui.screens.mao import MaoScreen
+
+    s, author = mao_over()
+    result = MAO.outcome(s.state)
+    seen: list[str] = []
+
+    async def make(app: Any) -> None:
+        screen = MaoScreen(seat=0, author=author)
+        await app.push_screen(screen)
+        screen.refresh_table(mao_snap(s), MAO)
+        await app.push_screen(
+            screen.game_over(str(result), f"clean: {result}", LOG, 0 in result.winners)
+        )
+
+    app = _table_app(make, "mao")
+
+    async def run() -> None:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await pilot.pause(0.3)
+            seen.append(_text(app))
+
+    asyncio.run(run())
+    _shows_names(seen[0], 3)
+    assert f"Rounds won: you 1, {MARKED[1]} 1, {MARKED[2]} 0." in _flat(seen[0]), seen[0]

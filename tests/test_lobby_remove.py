@@ -227,3 +227,37 @@ def test_a_joiner_believes_removed_only_from_a_host_that_proved_the_code() -> No
     joiner = LobbyJoinerMachine(bob, ann.public, nickname="Bob", node_port=41000)
     with pytest.raises(Removed):
         joiner.receive(said)
+
+
+@pytest.mark.parametrize("started", [False, True])
+def test_the_hosts_waiting_room_says_a_removal_called_the_start_off(started: bool) -> None:
+    """The host's TUI (TableApp) notes the removal, and that its start is
+    off when it had pressed s (the real host machine decides)."""
+    from types import SimpleNamespace
+
+    from tui.table_app import CALLED_OFF, TableApp
+
+    ann, bob, carol = Identity.generate(), Identity.generate(), Identity.generate()
+    machine = LobbyHostMachine(ann, SETTINGS, 4, node_port=40000, nickname="Ann", min_seats=2)
+    _seat(machine, 1, bob, "Bob")
+    _seat(machine, 2, carol, "Carol")
+    if started:
+        machine.request_start(0.5)
+    class Lobby:  # p2p.lobby.LobbyHost's two calls, on the real machine
+        @property
+        def start_requested(self) -> bool:
+            return machine.start_requested
+
+        def remove(self, fingerprint: str) -> bool:
+            return bool(machine.remove(fingerprint, 1.0))
+
+    lobby = Lobby()
+    notes: list[Any] = []
+    app = SimpleNamespace(lobby=lobby, lobby_screen=SimpleNamespace(note=notes.append),
+                          notify=lambda text: None, lang="en")  # fmt: skip
+    TableApp._remove_in_trio(app, machine.players()[1])  # type: ignore[arg-type]
+    said = [note("en") for note in notes]
+    assert said == ["Bob was removed from the table"] + ([CALLED_OFF] if started else [])
+    assert [note("zh") for note in notes][-1] == (
+        "开始已取消：按 s 以剩下的人开始" if started else "Bob 已被请离牌桌"
+    )

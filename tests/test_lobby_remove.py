@@ -261,3 +261,26 @@ def test_the_hosts_waiting_room_says_a_removal_called_the_start_off(started: boo
     assert [note("zh") for note in notes][-1] == (
         "开始已取消：按 s 以剩下的人开始" if started else "Bob 已被请离牌桌"
     )
+
+
+@pytest.mark.parametrize("code", [None, CODE])
+def test_a_removal_closes_the_same_keys_other_connections(code: str | None) -> None:
+    """A second connection with the removed key, offered the table (or
+    proving the code) before the removal, is refused with it: it is never
+    shown the table again, nor seated."""
+    ann, bob, carol = Identity.generate(), Identity.generate(), Identity.generate()
+    host = LobbyHostMachine(ann, SETTINGS, 4, node_port=40000, nickname="Ann", code=code)
+    host.connected(1, bob.public, LOCAL, LOCAL, 10.0)
+    if code is None:
+        request = request_message(bob, host.table_id, host.digest, "Bob", 41000)
+        host.receive(1, encode_payload(request), 0.0)
+    else:  # seated by hand: the code exchange is tested in test_private_table
+        host.guests[1].pake, host.guests[1].nick = None, "Bob"
+        host.seated.append(1)
+    host.connected(2, bob.public, LOCAL, LOCAL, 10.0)  # offered, or proving the code
+    host.connected(3, carol.public, LOCAL, LOCAL, 10.0)  # someone else, not seated yet
+    effects = host.remove(bob.public.fingerprint, 1.0)
+    refusal = lobby_message("refused", code="closed", text=REMOVED)
+    assert Send(2, refusal) in effects and Close(2) in effects
+    assert set(host.guests) == {3} and host.taken == 1
+    assert not any(isinstance(e, (Send, Close)) and e.conn == 3 for e in effects)

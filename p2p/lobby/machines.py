@@ -374,12 +374,16 @@ class LobbyHostMachine:
         )
         if conn is None:
             return []
-        self.removed.add(self.guests[conn].key.raw)
+        key = self.guests[conn].key.raw
+        self.removed.add(key)
         # the start the host asked for was for the table with that player: a
         # removal disarms it (the host presses s again for the seats left), so
         # the next key to sit down never starts the table on its own
         self.start_requested = False
-        return self._refuse([conn], CLOSED, REMOVED, now)
+        # the same key's other connections (not seated: offered, or proving
+        # the code) go too: none of them is shown the table again
+        also = [c for c, g in self.guests.items() if g.key.raw == key and c != conn]
+        return self._refuse([conn, *also], CLOSED, REMOVED, now)
 
     # ---------------------------------------------------------------- rules
 

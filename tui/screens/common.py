@@ -2,7 +2,15 @@
 its footer keys in that language (a footer that fits the terminal's width,
 never losing help, quit and language), the help screen (a game's public
 rules and the keys that work now) and a yes/no question (:class:`Confirm`)
-for an act that cannot be undone."""
+for an act that cannot be undone.
+
+Every screen shows text as written, never as Textual markup: nicknames,
+table names, phrases, reasons and file names come from other people or a
+log, and ``a[/]`` would crash the program (``Carol[i][/i]`` pass for
+``Carol``). So every Static, Label and OptionList is built with
+``markup=False`` (RichLogs too), styles are given as rich ``Text``, and the
+apps' toasts are plain (:meth:`tui.base.NodealerApp.notify`);
+tests/test_tui_markup.py checks the rule over tui/'s source."""
 
 from __future__ import annotations
 

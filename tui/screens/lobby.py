@@ -368,14 +368,18 @@ class RemovePicker(ModalScreen[Any]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
-            yield Static(t("remove whom? (enter picks, escape goes back)", self.lang), markup=False)
+            yield Static(
+                t("remove whom? (enter picks, escape goes back)", self.lang), markup=False
+            )
             rows = [
                 f"{t('seat {seat}', self.lang, seat=p.seat)}  {p.nickname}  {p.fingerprint}"
                 for p in self.players
             ]
             yield OptionList(
-                *(Option(row, id=str(i)) for i, row in enumerate(rows)), id="remove-whom"
-            , markup=False)
+                *(Option(row, id=str(i)) for i, row in enumerate(rows)),
+                id="remove-whom",
+                markup=False,  # nicknames are shown as written, never as markup
+            )
 
     def on_mount(self) -> None:
         relabel(self, self.lang)

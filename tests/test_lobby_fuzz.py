@@ -614,11 +614,18 @@ class HostLobby(RuleBasedStateMachine):
         seated = [self.host.guests[c].key for c in self.host.seated]
         key = data.draw(st.sampled_from(seated)) if known and seated else STRANGER.public
         before = self.host.taken
+        holders = [c for c, g in self.host.guests.items() if g.key == key]  # seated, or not yet
         effects = self.host.remove(key.fingerprint, self.now)
         self._run(effects)
         if key in seated and not self.finished:
-            refusals = [e.msg for e in effects if isinstance(e, Send) and e.msg["k"] == "refused"]
-            assert refusals == [lobby_message("refused", code="closed", text=REMOVED)]
+            refused = [e.conn for e in effects if isinstance(e, Send) and e.msg["k"] == "refused"]
+            assert sorted(refused) == sorted(holders)  # every connection of that key goes
+            assert all(
+                e.msg == lobby_message("refused", code="closed", text=REMOVED)
+                for e in effects
+                if isinstance(e, Send) and e.msg["k"] == "refused"
+            )
+            assert not any(g.key == key for g in self.host.guests.values())
             assert self.host.taken == before - 1
         else:
             assert effects == [] and self.host.taken == before

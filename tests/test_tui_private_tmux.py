@@ -35,8 +35,8 @@ WORDS = {
         "tried": "wrong table code (try 1 of 5 from 127.0.0.1)",
         "seat 1": "seat 1",
         "open": "open",
-        "question": "Remove bob",
-        "gone": "bob was removed from the table",
+        "question": "Remove bob[/] (",
+        "gone": "bob[/] was removed from the table",
     },
     "zh": {
         "code": "牌桌口令",
@@ -47,7 +47,7 @@ WORDS = {
         "seat 1": "座位1",
         "open": "空位",
         "question": "请离牌桌吗",
-        "gone": "bob 已被请离牌桌",
+        "gone": "bob[/] 已被请离牌桌",
     },
 }
 
@@ -134,16 +134,21 @@ def test_a_private_table_in_real_terminals(tmp_path: Path, host_lang: str, join_
 
         # the right code, typed as read (the word in capitals, first): seated
         shown = code.split("-")[1].upper() + " " + code.split("-")[0]
-        start(joiner, tmp_path / "bob", f"join --code '{shown}' {where} --nickname bob",
+        start(joiner, tmp_path / "bob", f"join --code '{shown}' {where} --nickname 'bob[/]'",
               join_lang)  # fmt: skip
-        wait(joiner, "bob", hears["seated"], "ann")
-        wait(host, "bob")
+        wait(joiner, "bob[/]", hears["seated"], "ann")
+        wait(host, "bob[/]")  # a nickname that is markup, shown as written
 
         # the host removes bob (after a yes); bob is told why, his seat is open again
         keys(host, "r")
         wait(host, said["question"])
         keys(host, "y")
         wait(joiner, hears["removed"])
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and hears["seated"] in capture(joiner):
+            time.sleep(0.2)
+        # the removed joiner no longer sees the seat list with itself in it
+        assert hears["seated"] not in capture(joiner), capture(joiner)
         wait(host, said["gone"])
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:  # seat 1 is open again

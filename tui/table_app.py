@@ -63,6 +63,9 @@ def _planned_game(plan: Any) -> str | None:
     return None if settings is None else settings.game
 
 
+CALLED_OFF = "the start is called off: press s to start with those left"
+"""Said after a removal while the host's start was under way (p2p.lobby calls it off)."""
+
 register(
     {
         "the rules come with the table's settings": "规则要等牌桌的设置定下来才有",
@@ -85,6 +88,7 @@ register(
         "{who} was not removed: no longer seated, or the table has started": (
             "{who} 未被请离：已不在座，或牌桌已开始"
         ),
+        CALLED_OFF: "开始已取消：按 s 以剩下的人开始",
     }
 )
 
@@ -449,7 +453,7 @@ class TableApp(NodealerApp):
                      reason=problem)  # fmt: skip
         self.notify(text, severity="error", timeout=30)
         if self.lobby_screen.is_mounted:
-            self.lobby_screen.show_problem(text)
+            self.lobby_screen.show_problem(text, unseated=problem == REMOVED)
 
     # -------------------------------------------------------------- loop side
     def _show(self, snapshot: Snapshot, game: Any) -> None:
@@ -531,9 +535,12 @@ class TableApp(NodealerApp):
         self.guest.call_soon(self._remove_in_trio, player)
 
     def _remove_in_trio(self, player: Any) -> None:
+        asked = self.lobby.start_requested
         if self.lobby.remove(player.fingerprint):
             said = "{who} was removed from the table"
             self.lobby_screen.note(lambda lang: t(said, lang, who=player.nickname))
+            if asked and not self.lobby.start_requested:  # nobody starts it but the host
+                self.lobby_screen.note(lambda lang: t(CALLED_OFF, lang))
         else:  # it left meanwhile, or the table started
             said = "{who} was not removed: no longer seated, or the table has started"
         self.notify(t(said, self.lang, who=player.nickname))

@@ -44,6 +44,7 @@ from .messages import (
     Phase,
     Player,
     PrivateTable,
+    Refused,
     SeatedTable,
     SettingsChanged,
     SettingsMismatch,
@@ -271,6 +272,12 @@ class LobbyHostMachine:
         if self.phase is Phase.STARTED:
             return [Send(conn, refused(CLOSED, "the table has started")), Close(conn)]
         guest = _Guest(conn, key, host, local, deadline)
+        if key.raw in self.removed:
+            # before any code exchange or offer: a removed key sees nothing of
+            # the table again (at a private table it cannot believe this line,
+            # since the host proved nothing: it only learns it was not let in)
+            self._error(guest, f"refused ({CLOSED}): {REMOVED}")
+            return [Send(conn, refused(CLOSED, REMOVED)), Close(conn)]
         if self.code is not None:
             if self.guesses.address_blocked(host, now):
                 self._error(guest, f"{CODE_TRIES} table-code tries from {host}: not answered")
@@ -367,8 +374,16 @@ class LobbyHostMachine:
         )
         if conn is None:
             return []
-        self.removed.add(self.guests[conn].key.raw)
-        return self._refuse([conn], CLOSED, REMOVED, now)
+        key = self.guests[conn].key.raw
+        self.removed.add(key)
+        # the start the host asked for was for the table with that player: a
+        # removal disarms it (the host presses s again for the seats left), so
+        # the next key to sit down never starts the table on its own
+        self.start_requested = False
+        # the same key's other connections (not seated: offered, or proving
+        # the code) go too: none of them is shown the table again
+        also = [c for c, g in self.guests.items() if g.key.raw == key and c != conn]
+        return self._refuse([conn, *also], CLOSED, REMOVED, now)
 
     # ---------------------------------------------------------------- rules
 
@@ -401,6 +416,10 @@ class LobbyHostMachine:
                 self.seated.remove(conn)
                 seat_lost = True
         if seat_lost:
+            if self.taken < self.min_seats:
+                # fewer seats than a start needs: the host's start is void,
+                # and the table waits for every seat or a new s
+                self.start_requested = False
             if self.phase is Phase.AGREEING:
                 self.phase, self.spec = Phase.OPEN, None  # that spec is void
             effects += self._broadcast()
@@ -594,6 +613,17 @@ class LobbyJoinerMachine:
             raise BadHostMessage(f"the host sent a malformed message: {exc}") from exc
         kind = msg["k"]
         if kind == "refused":
+            if self.stage in ("code", "proving") and (msg["code"], msg["text"]) == (
+                CLOSED,
+                REMOVED,
+            ):
+                # only a host that proved it knows the code may say it removed
+                # us: a look-alike without the code can send these words too
+                raise Refused(
+                    "the lobby there closed before proving it knows the table code "
+                    f"(it said: {REMOVED!r}): nothing was joined",
+                    code=CLOSED,
+                )
             raise _refusal_error(msg["code"], msg["text"])
         if self.stage in ("code", "proving"):
             # while the code is being proven only pake, pake-ok (and refused)

@@ -244,12 +244,12 @@ class BluffScreen(TableScreen):
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         with Vertical(id="table"):
-            yield Static(id="status")
-            yield Static(id="others")
-            yield Static(id="pile")
-            yield Static(id="news")
+            yield Static(id="status", markup=False)
+            yield Static(id="others", markup=False)
+            yield Static(id="pile", markup=False)
+            yield Static(id="news", markup=False)
             yield Hand(id="hand", caption=True)
-            yield Static(id="claim")
+            yield Static(id="claim", markup=False)
         yield RichLog(id="story", wrap=True, markup=False)
         yield footer()  # fits the width: F1, ^q and F2 always shown
 

@@ -155,12 +155,12 @@ class BombScreen(TableScreen):
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         with Vertical(id="table"):
-            yield Static(id="status")
-            yield Static(id="identity")
-            yield Static(id="others")
-            yield Static(id="area")
+            yield Static(id="status", markup=False)
+            yield Static(id="identity", markup=False)
+            yield Static(id="others", markup=False)
+            yield Static(id="area", markup=False)
             yield Hand(id="hand")
-            yield Static(id="claim")
+            yield Static(id="claim", markup=False)
         yield RichLog(id="story", wrap=True, markup=False)
         yield footer()  # fits the width: F1, ^q and F2 always shown
 

@@ -2,7 +2,15 @@
 its footer keys in that language (a footer that fits the terminal's width,
 never losing help, quit and language), the help screen (a game's public
 rules and the keys that work now) and a yes/no question (:class:`Confirm`)
-for an act that cannot be undone."""
+for an act that cannot be undone.
+
+Every screen shows text as written, never as Textual markup: nicknames,
+table names, phrases, reasons and file names come from other people or a
+log, and ``a[/]`` would crash the program (``Carol[i][/i]`` pass for
+``Carol``). So every Static, Label and OptionList is built with
+``markup=False`` (RichLogs too), styles are given as rich ``Text``, and the
+apps' toasts are plain (:meth:`tui.base.NodealerApp.notify`);
+tests/test_tui_markup.py checks the rule over tui/'s source."""
 
 from __future__ import annotations
 
@@ -115,19 +123,20 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help"):
             if self.game is None:  # home, replay: what nodealer is, and the keys
                 yield Static(t("nodealer — fair card games with no dealer", self.lang),
-                             id="help-title")  # fmt: skip
+                             id="help-title", markup=False)  # fmt: skip
                 yield Static(t("Choose a game or a table; at a table F1 shows that game's "
-                               "rules.", self.lang))  # fmt: skip
+                               "rules.", self.lang), markup=False)  # fmt: skip
             else:
                 text = rulebook(self.game, self.lang)  # package data: a wheel has it too
                 if text is None:
                     path = rulebook_file(self.game, self.lang)
                     text = t("(rules not found: {path})", self.lang, path=path)
                 yield Static(t("{game} — the public rules", self.lang,
-                               game=game_title(self.game, self.lang)), id="help-title")  # fmt: skip
+                               game=game_title(self.game, self.lang)),
+                             id="help-title", markup=False)  # fmt: skip
                 yield Markdown(text)
             yield Markdown(f"## {t('Keys', self.lang)}\n\n{keys}")
-            yield Static(t("escape or q closes", self.lang), classes="hint")
+            yield Static(t("escape or q closes", self.lang), classes="hint", markup=False)
 
     def on_mount(self) -> None:
         relabel(self, self.lang)
@@ -399,8 +408,8 @@ class Confirm(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
-            yield Static(self.question, id="confirm-question")
-            yield Static(t("y yes · n no", self.lang), classes="hint")
+            yield Static(self.question, id="confirm-question", markup=False)
+            yield Static(t("y yes · n no", self.lang), classes="hint", markup=False)
 
     def on_mount(self) -> None:
         relabel(self, self.lang)

@@ -185,10 +185,10 @@ class HomeScreen(Screen[None]):
         lang = _lang(self)
         yield Header(show_clock=False)
         with Vertical(id="home"):
-            yield Static(t("you: {who}", lang, who=self.who), id="status")
-            yield Static(t("tables on this LAN", lang), id="lan-title")
-            yield OptionList(id="lan")
-            yield Static(id="lan-note", classes="hint")
+            yield Static(t("you: {who}", lang, who=self.who), id="status", markup=False)
+            yield Static(t("tables on this LAN", lang), id="lan-title", markup=False)
+            yield OptionList(id="lan", markup=False)
+            yield Static(id="lan-note", classes="hint", markup=False)
         play = "play {game} against bots ({seats} players)"
         options = [
             Option(t(play, lang, game=game_name(g, lang), seats=n), id=f"play:{g}")
@@ -203,7 +203,7 @@ class HomeScreen(Screen[None]):
             Option(t("join a table by address…", lang), id="form:join"),
             Option(t("watch a table by its watch port…", lang), id="form:watch"),
         ]
-        yield OptionList(*options, id="choices")
+        yield OptionList(*options, id="choices", markup=False)
         yield footer()  # fits the width: F1, ^q and F2 always shown
 
     def speak(self) -> None:
@@ -353,18 +353,25 @@ class HostForm(ModalScreen[dict[str, Any] | None]):
     def compose(self) -> ComposeResult:
         lang = _lang(self)
         with Vertical(id="form"):
-            yield Static(t("host a table", lang), classes="form-title", id="form-title")
+            yield Static(
+                t("host a table", lang), classes="form-title", id="form-title", markup=False
+            )
             choices = [(g, g) for g in self.games]
             yield Select(choices, value=self.games[0], allow_blank=False, id="game")
-            yield Label(id="seats-label")
+            yield Label(id="seats-label", markup=False)
             yield Input(id="seats")
-            yield Label(id="variants-label")
+            yield Label(id="variants-label", markup=False)
             yield Input(id="variants")
-            yield Label(id="name-label")
+            yield Label(id="name-label", markup=False)
             yield Input(id="name")
             yield Checkbox(id="private")
-            yield Static(id="form-error")
-            yield Static(t("enter hosts, escape goes back", lang), classes="hint", id="form-hint")
+            yield Static(id="form-error", markup=False)
+            yield Static(
+                t("enter hosts, escape goes back", lang),
+                classes="hint",
+                id="form-hint",
+                markup=False,
+            )
 
     def on_mount(self) -> None:
         self._describe()
@@ -470,13 +477,23 @@ class JoinForm(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         lang = _lang(self)
         with Vertical(id="form"):
-            yield Static(t("join a table by address", lang), classes="form-title", id="form-title")
-            yield Label(t(JOIN_LABEL, lang), id="address-label")
+            yield Static(
+                t("join a table by address", lang),
+                classes="form-title",
+                id="form-title",
+                markup=False,
+            )
+            yield Label(t(JOIN_LABEL, lang), id="address-label", markup=False)
             yield Input(placeholder="192.168.1.20:40123", id="address")
-            yield Label(t(CODE_LABEL, lang), id="code-label")
+            yield Label(t(CODE_LABEL, lang), id="code-label", markup=False)
             yield Input(placeholder="4721-walnut", id="code")
-            yield Static(id="form-error")
-            yield Static(t("enter joins, escape goes back", lang), classes="hint", id="form-hint")
+            yield Static(id="form-error", markup=False)
+            yield Static(
+                t("enter joins, escape goes back", lang),
+                classes="hint",
+                id="form-hint",
+                markup=False,
+            )
 
     def speak(self) -> None:
         """Say the form again in the app's language (what is typed stays)."""
@@ -522,11 +539,16 @@ class CodeForm(ModalScreen[str | None]):
         lang = _lang(self)
         with Vertical(id="form"):
             title = t("the private table {name}", lang, name=self.table_name)
-            yield Static(title, classes="form-title", id="form-title")
-            yield Label(t(CODE_HINT, lang), id="code-label")
+            yield Static(title, classes="form-title", id="form-title", markup=False)
+            yield Label(t(CODE_HINT, lang), id="code-label", markup=False)
             yield Input(placeholder="4721-walnut", id="code")
-            yield Static(id="form-error")
-            yield Static(t("enter joins, escape goes back", lang), classes="hint", id="form-hint")
+            yield Static(id="form-error", markup=False)
+            yield Static(
+                t("enter joins, escape goes back", lang),
+                classes="hint",
+                id="form-hint",
+                markup=False,
+            )
 
     def speak(self) -> None:
         lang = _lang(self)

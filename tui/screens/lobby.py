@@ -180,12 +180,12 @@ class LobbyScreen(Screen[None]):
         yield Header(show_clock=False)
         with Vertical(id="lobby", classes="private" if self.code else ""):
             with Horizontal(id="lobby-top"):
-                yield Static(id="lobby-settings")
+                yield Static(id="lobby-settings", markup=False)
                 if self.hosting and self.code is not None:
-                    yield Static(id="lobby-code")
-            yield Static(id="lobby-where", classes="hint")
-            yield Static(id="lobby-seats")
-            yield Static(id="lobby-status")
+                    yield Static(id="lobby-code", markup=False)
+            yield Static(id="lobby-where", classes="hint", markup=False)
+            yield Static(id="lobby-seats", markup=False)
+            yield Static(id="lobby-status", markup=False)
         yield RichLog(id="story", wrap=True, markup=False)
         yield footer()  # fits the width: F1, ^q and F2 always shown
 
@@ -258,9 +258,14 @@ class LobbyScreen(Screen[None]):
         if self.is_mounted:
             self._show_code()
 
-    def show_problem(self, text: str) -> None:
-        """The table could not be opened or joined: say why, in place of the status."""
+    def show_problem(self, text: str, *, unseated: bool = False) -> None:
+        """The table could not be opened or joined: say why, in place of the
+        status. ``unseated``: we no longer sit at this table (the host removed
+        us), so its seat list, with us in it, is no longer shown."""
         self._problem = text
+        if unseated:
+            self.state = None
+            self.query_one("#lobby-seats", Static).update("")
         self.query_one("#lobby-status", Static).update(Text(text, style="bold red"))
         self.note(text)
 
@@ -363,13 +368,17 @@ class RemovePicker(ModalScreen[Any]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
-            yield Static(t("remove whom? (enter picks, escape goes back)", self.lang))
+            yield Static(
+                t("remove whom? (enter picks, escape goes back)", self.lang), markup=False
+            )
             rows = [
                 f"{t('seat {seat}', self.lang, seat=p.seat)}  {p.nickname}  {p.fingerprint}"
                 for p in self.players
             ]
             yield OptionList(
-                *(Option(row, id=str(i)) for i, row in enumerate(rows)), id="remove-whom"
+                *(Option(row, id=str(i)) for i, row in enumerate(rows)),
+                id="remove-whom",
+                markup=False,  # nicknames are shown as written, never as markup
             )
 
     def on_mount(self) -> None:

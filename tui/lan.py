@@ -415,6 +415,11 @@ def run_host(args: argparse.Namespace) -> int:
         print(f"nodealer host: {busy} (choose another --port, or 0 for any free one)",
               file=sys.stderr)  # fmt: skip
         return EXIT_PROBLEM
+    if args.private and args.watch_port is not None:  # spectators would need the code too
+        print("nodealer host: a private table takes no spectators yet (its log would reach "
+              "anyone who finds the watch port): leave out --watch-port or --private",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_PROBLEM
     code = None
     if args.private:
         from p2p.lobby import new_code

@@ -85,11 +85,11 @@ class WatchScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
-        yield Static(id="watch-status")
+        yield Static(id="watch-status", markup=False)
         with Horizontal(id="watch-body"):
             with VerticalScroll(id="watch-scroll"):  # ↑/↓ when a table needs more lines
-                yield Static(id="watch-table")
-            yield Static(id="watch-moves")  # beside the table on a wide screen
+                yield Static(id="watch-table", markup=False)
+            yield Static(id="watch-moves", markup=False)  # beside the table on a wide screen
         yield footer()
 
     def on_mount(self) -> None:

@@ -586,11 +586,11 @@ class WatchForm(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         lang = _lang(self)
         with Vertical(id="form"):
-            yield Static(t(self.TITLE, lang), classes="form-title", id="form-title")
-            yield Label(t(self.LABEL, lang), id="address-label")
+            yield Static(t(self.TITLE, lang), classes="form-title", id="form-title", markup=False)
+            yield Label(t(self.LABEL, lang), id="address-label", markup=False)
             yield Input(placeholder="192.168.1.20:4100", id="address")
-            yield Static(id="form-error")
-            yield Static(t(self.HINT, lang), classes="hint", id="form-hint")
+            yield Static(id="form-error", markup=False)
+            yield Static(t(self.HINT, lang), classes="hint", id="form-hint", markup=False)
 
     def speak(self) -> None:
         lang = _lang(self)

@@ -146,3 +146,13 @@ def test_saved_games_are_listed_and_verified_by_table_id(tmp_path, capsys, monke
     assert "clean:" in capsys.readouterr().out
     assert main(["verify", "ffffffffff"]) == 2
     assert "no saved game" in capsys.readouterr().err
+
+
+def test_a_private_table_refuses_spectators_in_one_line(tmp_path, capsys) -> None:
+    # the watch port takes no table code (protocol.md §8): a private table's
+    # log must not reach whoever finds the port
+    argv = ["host", "bluff", "--private", "--watch-port", "0", "--headless",
+            "--home", str(tmp_path), "--no-advertise"]  # fmt: skip
+    assert main(argv) == 2
+    line = _one_line(capsys)
+    assert "private table takes no spectators" in line and "--watch-port" in line

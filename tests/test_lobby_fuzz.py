@@ -45,6 +45,7 @@ from p2p.lobby.machines import Changed, Close, Finished, Send
 from p2p.lobby.messages import (
     LOBBY_ID,
     LOBBY_SCHEMAS,
+    REMOVED,
     _nick_key,
     decode_lobby_message,
     lobby_message,
@@ -607,6 +608,28 @@ class HostLobby(RuleBasedStateMachine):
         self.open.pop(conn, None)
         self._run(self.host.disconnected(conn, self.now))
 
+    @rule(data=st.data(), known=st.booleans())
+    def remove(self, data: st.DataObject, known: bool) -> None:
+        """The host removes a seated player (or names a key nobody seated holds)."""
+        seated = [self.host.guests[c].key for c in self.host.seated]
+        key = data.draw(st.sampled_from(seated)) if known and seated else STRANGER.public
+        before = self.host.taken
+        holders = [c for c, g in self.host.guests.items() if g.key == key]  # seated, or not yet
+        effects = self.host.remove(key.fingerprint, self.now)
+        self._run(effects)
+        if key in seated and not self.finished:
+            refused = [e.conn for e in effects if isinstance(e, Send) and e.msg["k"] == "refused"]
+            assert sorted(refused) == sorted(holders)  # every connection of that key goes
+            assert all(
+                e.msg == lobby_message("refused", code="closed", text=REMOVED)
+                for e in effects
+                if isinstance(e, Send) and e.msg["k"] == "refused"
+            )
+            assert not any(g.key == key for g in self.host.guests.values())
+            assert self.host.taken == before - 1
+        else:
+            assert effects == [] and self.host.taken == before
+
     @rule(seconds=st.sampled_from([0.1, 5.0, 11.0]))
     def wait(self, seconds: float) -> None:
         self.now += seconds
@@ -628,6 +651,7 @@ class HostLobby(RuleBasedStateMachine):
         assert all(host.guests[c].pake is None for c in host.seated)  # proved the code
         keys = [host.guests[c].key for c in host.seated]
         assert HOST.public not in keys and len(set(keys)) == len(keys)
+        assert not any(k.raw in host.removed for k in keys)  # a removed key never sits again
         nicks = [_nick_key(p.nickname) for p in host.players()]
         assert len(set(nicks)) == len(nicks)
         assert (host.phase is Phase.AGREEING) == (host.spec is not None and not self.finished)

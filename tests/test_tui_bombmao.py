@@ -123,6 +123,9 @@ async def _detonate() -> None:
         await pilot.pause()
         claim = screen.query_one("#claim", Static)
         assert "💣 detonate?" in _text(claim) and "d detonates, n passes" in _text(claim)
+        await pilot.pause()
+        keys = _footer(screen)  # the window's keys are the ones shown at 80 columns
+        assert keys["detonate!"] and keys["pass"] and not keys.get("play A"), keys  # dimmed or gone
         await pilot.press("d")
         bomb = sim.state.bomb
         asked = "blow yourself up" if bomb == 0 else f"blow up {NAMES[bomb]}"
@@ -134,6 +137,13 @@ async def _detonate() -> None:
         assert app.submitted == [Detonate(0)]
         await pilot.press("n")  # passing never asks
         assert app.submitted[-1] == Pass(0)
+
+
+def _footer(screen: Any) -> dict[str, bool]:
+    """The footer's keys as drawn: description → whether it does something now."""
+    from textual.widgets._footer import FooterKey
+
+    return {k.description: not k.has_class("-disabled") for k in screen.query(FooterKey)}
 
 
 def test_bomb_game_over_tells_the_story_and_esc_goes_back() -> None:
@@ -318,6 +328,8 @@ async def _refusals() -> None:
     app = TableApp(show, names=NAMES)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
+        keys = _footer(screen)
+        assert keys["play A"] and not keys.get("detonate!"), keys  # no window: d dimmed or gone
         await pilot.press("a")  # nothing picked
         assert said(app)[-1].endswith("pick cards first (space)")
         await pilot.press("n")  # no window open: nothing to pass
@@ -432,4 +444,8 @@ async def _bomb_story() -> None:
         told = [line.text.removeprefix("▸ ") for line in screen.query_one("#story").lines]
         assert "cards shown: 7♠ 7♥" not in told  # (the newest move is marked ▸)
         assert "time up: nobody detonated, the area is cleared, the bomb stays (K16)" in told
+        screen.story("time up: nobody detonated")  # as the story retells the log's line
+        await pilot.pause()
+        told = [line.text.removeprefix("▸ ") for line in screen.query_one("#story").lines]
+        assert told[-1] == "time up: nobody detonated, the area is cleared, the bomb stays (K16)"
         assert sum(line.startswith("──") for line in told) == 2, told

@@ -163,6 +163,23 @@ def test_nodealer_lang_opens_home_in_chinese_and_the_choice_keeps_it(
     assert cli.build_parser().parse_args(["--lang", "zh"]).home_lang == "zh"
 
 
+def test_a_command_from_home_ended_by_a_signal_ends_home(monkeypatch: Any) -> None:
+    """A table opened from home whose terminal closed (SIGHUP: the command
+    returns 129) ends home too: home never opens again on a dead terminal
+    (it was left spinning there, an orphan)."""
+    from tui import cli
+
+    opened: list[int] = []
+
+    def run(app: Any) -> str:
+        opened.append(1)
+        return "join:127.0.0.1:4000"
+
+    monkeypatch.setattr(cli, "main", lambda argv: 129)
+    assert cli._home(cli.build_parser(), run=run) == 129
+    assert opened == [1]
+
+
 def test_replay_answers_f1_f2_f3_and_q_goes_back() -> None:
     async def run() -> None:
         app = ReplayApp(VECTOR, "en")

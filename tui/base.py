@@ -138,6 +138,22 @@ class NodealerApp(App[Any]):
         which from a table is leaving it (asked first while the game is on)."""
         self.action_leave()
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: Any = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A toast, always as plain text: what nodealer says in one carries
+        nicknames, table names and reasons from the network, never markup
+        (``a[/]`` is shown as written; Textual would raise on it). Screens'
+        and widgets' ``notify`` come here too, whatever ``markup`` they pass."""
+        kwargs: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
+        super().notify(message, title=title, severity=severity, markup=False, **kwargs)
+
     def note(self, text: str) -> None:
         """A short note in the corner, in ``lang`` (``text`` is English)."""
         self.notify(t(text, self.lang), timeout=4)

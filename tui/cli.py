@@ -277,8 +277,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--verbose", action="store_true", help="every event, protocol included")
     play.add_argument("--quiet", action="store_true", help="print only the summary")
+    from .watch import add_command as add_watch
+    from .watch import watch_port_options
+
+    watch_port_options(play, _count)
     _lang_option(play)
     play.set_defaults(handler=_play)
+    add_watch(commands, _lang_option)
 
     from .lan import add_commands
 
@@ -343,7 +348,11 @@ def _home(parser: argparse.ArgumentParser, run: Any = None, lang: str | None = N
         if not choice:
             return 0
         lang = app.lang  # F2 on home carries on into the game
-        main([*choice_argv(choice), "--lang", lang])
+        code = main([*choice_argv(choice), "--lang", lang])
+        if code >= 128:
+            # a signal ended it (its terminal closed: SIGHUP, 129): so it
+            # ends home, which would otherwise open again on a dead terminal
+            return code
 
 
 def choice_argv(choice: str) -> list[str]:
@@ -354,21 +363,28 @@ def choice_argv(choice: str) -> list[str]:
 
     >>> choice_argv('lan:{"connect": "10.0.0.2:4000", "table": "1a2b", "host": "AAAA-BBBB"}')
     ['join', '--connect', '10.0.0.2:4000', '--table-id', '1a2b', '--host-fingerprint', 'AAAA-BBBB']
+    >>> choice_argv("join:10.0.0.2:4000 4721-walnut")
+    ['join', '--connect', '10.0.0.2:4000', '--code', '4721-walnut']
     """
     kind, _, value = choice.partition(":")
     if kind == "play":
         return ["play", value]
-    if kind == "join":
-        return ["join", "--connect", value]
+    if kind == "join":  # HOST:PORT, then a private table's code if one was typed
+        where, _, code = value.partition(" ")
+        return ["join", "--connect", where, *(["--code", code] if code else [])]
+    if kind == "watch":  # a spectator's big screen (tui.watch)
+        return ["watch", "--connect", value]
     if kind == "lan":
         ad = json.loads(value)
+        code = ["--code", ad["code"]] if ad.get("code") else []
         return ["join", "--connect", ad["connect"], "--table-id", ad["table"],
-                "--host-fingerprint", ad["host"]]  # fmt: skip
+                "--host-fingerprint", ad["host"], *code]  # fmt: skip
     if kind == "host":
         plan = json.loads(value)
         config = [arg for pair in plan["config"] for arg in ("--config", pair)]
+        private = ["--private"] if plan.get("private") else []
         return ["host", plan["game"], "--players", str(plan["seats"]), "--name", plan["name"],
-                *config]  # fmt: skip
+                *config, *private]  # fmt: skip
     return ["replay", value]
 
 
@@ -552,6 +568,9 @@ def _play(args: argparse.Namespace) -> int:
     from .app import SCREENS
 
     if not args.headless and args.game in SCREENS and cheat is None and sys.stdout.isatty():
+        if args.watch_port is not None:  # the screen's table is not served yet (tui.watch)
+            print("nodealer play: --watch-port needs --headless", file=sys.stderr)
+            return EXIT_PROBLEM
         from .app import PlayApp
 
         app = PlayApp(
@@ -615,8 +634,12 @@ def _play(args: argparse.Namespace) -> int:
     cheater = 1 if cheat is None else cheat.seat
     start = time.perf_counter()
     try:
+        from .watch import watched
+
         peers = trio.run(
-            lambda: play_bot_table(
+            watched,
+            args,
+            lambda on_session=None: play_bot_table(
                 args.game,
                 seats,
                 bots_home,
@@ -627,6 +650,7 @@ def _play(args: argparse.Namespace) -> int:
                 own=(identity, home),
                 rounds=args.rounds,
                 names=names,
+                on_session=on_session,
                 **(
                     {}
                     if cheat is None

@@ -70,6 +70,9 @@ def add_commands(commands: Any, games: list[str], count: Any) -> None:
         help="start with the players seated by then, if the game allows that many",
     )
     _game_options(host)
+    from .watch import watch_port_options
+
+    watch_port_options(host, count)
     host.set_defaults(handler=run_host)
 
     join = commands.add_parser(
@@ -83,7 +86,12 @@ def add_commands(commands: Any, games: list[str], count: Any) -> None:
             "held table too); with --headless a bot plays your seat."
         ),
     )
-    join.add_argument("table", nargs="?", default=None, help="which table (see nodealer tables)")
+    join.add_argument(
+        "table",
+        nargs="?",
+        default=None,
+        help="which table (see nodealer tables), or a private table's code (4721-walnut)",
+    )
     join.add_argument("--connect", default=None, metavar="HOST:PORT", help="the host's lobby")
     join.add_argument(
         "--table-id",
@@ -160,15 +168,20 @@ def _code(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _no_screen_code(args: argparse.Namespace, command: str, flag: str) -> bool:
-    """The table screens take no code yet (the home screen's host form and
-    join field are another change): a private table runs with --headless.
-    True (after saying so) when ``flag`` was given for a screen."""
-    if not sys.stdin.isatty() or not sys.stdout.isatty() or args.headless:
-        return False
-    print(f"nodealer {command}: {flag} works with --headless for now (the table app "
-          "takes no table code yet)", file=sys.stderr)  # fmt: skip
-    return True
+def _table_or_code(table: str) -> tuple[str | None, str | None]:
+    """``nodealer join TABLE``: a TABLE that reads as a table code
+    (``4721-walnut``) is the code of a private table (found by mDNS, or at
+    ``--connect``); anything else names a table. (table, code).
+
+    >>> _table_or_code("4721-Walnut"), _table_or_code("ann")
+    ((None, '4721-walnut'), ('ann', None))
+    """
+    from p2p.lobby import BadCode, parse_code
+
+    try:
+        return None, parse_code(table)
+    except BadCode:
+        return table, None
 
 
 def _fingerprint(text: str) -> str:
@@ -412,10 +425,13 @@ def run_host(args: argparse.Namespace) -> int:
         print(f"nodealer host: {busy} (choose another --port, or 0 for any free one)",
               file=sys.stderr)  # fmt: skip
         return EXIT_PROBLEM
+    if args.private and args.watch_port is not None:  # spectators would need the code too
+        print("nodealer host: a private table takes no spectators yet (its log would reach "
+              "anyone who finds the watch port): leave out --watch-port or --private",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_PROBLEM
     code = None
     if args.private:
-        if _no_screen_code(args, "host", "--private"):
-            return EXIT_PROBLEM
         from p2p.lobby import new_code
 
         code = args.code = new_code()  # never leaves this screen: read it aloud
@@ -429,7 +445,14 @@ def run_host(args: argparse.Namespace) -> int:
             return _advertise(args, settings, identity, nickname, lobby, note)
 
         app = TableApp(
-            HostPlan(settings, args.interface, args.port, min_seats=engine.min_seats),
+            HostPlan(
+                settings,
+                args.interface,
+                args.port,
+                min_seats=engine.min_seats,
+                code=code,
+                watch=_watch_plan(args),
+            ),
             identity=identity,
             home=home,
             nickname=nickname,
@@ -444,6 +467,7 @@ def run_host(args: argparse.Namespace) -> int:
         async with trio.open_nursery() as nursery:
             opened = trio.Event()
             where: list[Any] = []
+            servers: list[Any] = []  # the watch port (--watch-port)
 
             def on_lobby(lobby: Any) -> None:
                 where.append(lobby)
@@ -492,11 +516,37 @@ def run_host(args: argparse.Namespace) -> int:
                 on_update=_update_printer(args),
                 min_seats=engine.min_seats,
                 code=code,
+                **_watched(args, nursery, servers),
             )
+            from .watch import linger
+
+            await linger(servers)  # the spectators get the end
             nursery.cancel_scope.cancel()
             return seat
 
     return _finish(args, trio.run(main))
+
+
+def _watch_plan(args: argparse.Namespace) -> tuple[str, int, int] | None:
+    """``--watch-port``: where and for how many the host serves spectators."""
+    return None if args.watch_port is None else (args.watch_host, args.watch_port,
+                                                 args.spectators)  # fmt: skip
+
+
+def _watched(args: argparse.Namespace, nursery: Any, servers: list[Any]) -> dict[str, Any]:
+    """``on_session`` for a headless host that serves spectators."""
+    if args.watch_port is None:
+        return {}
+    from .watch import serve_session, serving_line
+
+    def on_session(session: Any) -> None:
+        def serving(server: Any) -> None:
+            print(serving_line(server, args.lang), flush=True)
+
+        servers.append(serve_session(nursery, session, args.watch_port, args.spectators,
+                                     args.watch_host, serving))  # fmt: skip
+
+    return {"on_session": on_session}
 
 
 def _announce(args: argparse.Namespace, settings: Any, lobby: Any) -> None:
@@ -608,8 +658,8 @@ def run_join(args: argparse.Namespace) -> int:
     if nickname is None:
         return EXIT_PROBLEM
     home = _home(args)
-    if args.code is not None and _no_screen_code(args, "join", "--code"):
-        return EXIT_PROBLEM
+    if args.table is not None and args.code is None:
+        args.table, args.code = _table_or_code(args.table)
     identity = Identity.load_or_create()
     player_for = _player_for(args.seed)
     bind = args.interface
@@ -670,7 +720,7 @@ def run_join(args: argparse.Namespace) -> int:
     if _screen_for(args, None):
         from .table_app import JoinPlan
 
-        return in_app(JoinPlan(host, port, bind, expect_table, expect_host))
+        return in_app(JoinPlan(host, port, bind, expect_table, expect_host, args.code))
     seat = trio.run(
         lambda: join_table(
             identity,

@@ -35,6 +35,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from p2p.identity import Identity
+from p2p.lobby.messages import REMOVED, WRONG_CODE
 from table.names import SeatNames, names_of_log
 from table.seating import (
     GameSettings,
@@ -71,6 +72,9 @@ def _planned_game(plan: Any) -> str | None:
     return None if settings is None else settings.game
 
 
+CALLED_OFF = "the start is called off: press s to start with those left"
+"""Said after a removal while the host's start was under way (p2p.lobby calls it off)."""
+
 register(
     {
         "the rules come with the table's settings": "规则要等牌桌的设置定下来才有",
@@ -94,8 +98,17 @@ register(
             "离开牌桌吗？其他人还在玩；这局会等你的座位（nodealer join 可以回来）。"
         ),
         "q quits (Esc does nothing here)": "按 q 退出（这里的 Esc 不做任何事）",
+        "{who} was not removed: no longer seated, or the table has started": (
+            "{who} 未被请离：已不在座，或牌桌已开始"
+        ),
+        CALLED_OFF: "开始已取消：按 s 以剩下的人开始",
     }
 )
+
+
+SAID_AS_IS = (WRONG_CODE, REMOVED)
+"""Lobby refusals that say everything themselves (p2p.lobby's WRONG_CODE
+and REMOVED): shown alone, not as "could not be joined: ..."."""
 
 
 def table_screens() -> dict[str, type[Screen[None]]]:
@@ -111,6 +124,9 @@ class HostPlan:
     interface: str = "127.0.0.1"
     port: int = 0
     min_seats: int | None = None
+    code: str | None = None  # a private table's code (p2p.lobby.table_code)
+    watch: tuple[str, int, int] | None = None
+    """(address, port, at most N): serve the table to spectators (tui.watch)"""
 
 
 @dataclass(frozen=True)
@@ -118,13 +134,15 @@ class JoinPlan:
     """Take a seat at the lobby at ``host:port``; our game node binds ``bind``.
     ``table_id`` / ``host_fingerprint``: what the advert of a table picked
     from the LAN list said; the lobby there must be that table (else the
-    join is refused and nothing changes)."""
+    join is refused and nothing changes). ``code``: a private table's code,
+    as the host read it."""
 
     host: str
     port: int
     bind: str = "127.0.0.1"
     table_id: bytes | None = None
     host_fingerprint: str | None = None
+    code: str | None = None
 
 
 @dataclass(frozen=True)
@@ -192,7 +210,9 @@ class TableApp(TurnCountdown, NodealerApp):
         self.bot_for, self.advertise = bot_for, advertise
         self.hosting = isinstance(plan, HostPlan)
         self.lobby_screen = LobbyScreen(
-            hosting=self.hosting, fingerprint=identity.public.fingerprint
+            hosting=self.hosting,
+            fingerprint=identity.public.fingerprint,
+            code=getattr(plan, "code", None),
         )
         self.table_screen: Any = None
         self.lobby: Any = None  # the running LobbyHost (host only)
@@ -200,6 +220,7 @@ class TableApp(TurnCountdown, NodealerApp):
         self.settings: GameSettings | None = None
         self.seat: int | None = None
         self.session: TableSession | None = None
+        self.watch_server: Any = None  # the host's watch port (HostPlan.watch)
         self.guest: TrioGuest[Any] | None = None
         self._nursery: trio.Nursery | None = None
         self._pending: tuple[Snapshot, Any] | None = None
@@ -238,6 +259,9 @@ class TableApp(TurnCountdown, NodealerApp):
         self.sub_title = t("{table}, you are {you}", self.lang, table=self.settings,
                            you=you or t("seat {seat}", self.lang, seat=self.seat))  # fmt: skip
         self.sub_title += self.turn_note()  # tui.turn_clock
+        if self.watch_server is not None:  # spectators (tui.watch): the players see how many
+            self.sub_title += " · " + t("{n} watching", self.lang,
+                                        n=self.watch_server.stats.watching)  # fmt: skip
 
     async def on_mount(self) -> None:
         relabel(self, self.lang)
@@ -301,6 +325,7 @@ class TableApp(TurnCountdown, NodealerApp):
                 player=self._player_for(plan.settings, 0),
                 on_lobby=self._lobby_opened,
                 min_seats=plan.min_seats,
+                code=plan.code,
                 **options,
             )
         return await join_table(
@@ -311,6 +336,7 @@ class TableApp(TurnCountdown, NodealerApp):
             player_for=self._player_for,
             expect_table=plan.table_id,
             expect_host=plan.host_fingerprint,
+            code=plan.code,
             **options,
         )
 
@@ -337,6 +363,19 @@ class TableApp(TurnCountdown, NodealerApp):
             self._lobby_changed(lobby.state)  # the settings and the host's seat at once
         if self.advertise is not None and self._nursery is not None:
             self._nursery.start_soon(self.advertise, lobby, self.lobby_screen.note)
+        if getattr(self.plan, "code", None) is not None and self._nursery is not None:
+            self._nursery.start_soon(self._watch_attempts, lobby)
+
+    async def _watch_attempts(self, lobby: Any) -> None:
+        """Every counted table-code try goes to the waiting room, read from
+        the host's own counter (never from text a connection sent)."""
+        guesses, shown = lobby.machine.guesses, 0
+        while True:
+            await trio.sleep(0.2)
+            new = min(guesses.total - shown, len(guesses.attempts))
+            for attempt in guesses.attempts[len(guesses.attempts) - new :] if new > 0 else ():
+                self.lobby_screen.show_attempt(attempt)
+            shown = guesses.total
 
     def _lobby_changed(self, state: Any) -> None:
         self.lobby_state = state
@@ -355,6 +394,25 @@ class TableApp(TurnCountdown, NodealerApp):
     def _got_session(self, session: TableSession) -> None:
         self.session = session
         session.person = True  # this screen's person: the table's turn timer moves for them
+        watch = getattr(self.plan, "watch", None)
+        if watch is not None and self._nursery is not None:  # spectators (tui.watch)
+            from .watch import serve_session, serving_line
+
+            def serving(server: Any) -> None:  # the table screen is up by now: a toast
+                self.notify(serving_line(server, self.lang), timeout=10)
+
+            self.watch_server = serve_session(self._nursery, session, watch[1], watch[2],
+                                              watch[0], serving)  # fmt: skip
+            self._nursery.start_soon(self._count_spectators)
+
+    async def _count_spectators(self) -> None:
+        """The subtitle follows the spectator count (checked every second)."""
+        said = -1
+        while True:
+            if self.watch_server.stats.watching != said:
+                said = self.watch_server.stats.watching
+                self.speak_table()
+            await trio.sleep(1)
 
     def _updated(self, update: Update) -> None:
         self._to_table()
@@ -432,10 +490,14 @@ class TableApp(TurnCountdown, NodealerApp):
     def _failed(self, problem: str) -> None:
         self.problem = problem
         self.exit_code = 2
-        text = t("the table could not be opened or joined: {reason}", self.lang, reason=problem)
+        if problem in SAID_AS_IS:  # the whole story in one line, in the person's language
+            text = t(problem, self.lang)
+        else:
+            text = t("the table could not be opened or joined: {reason}", self.lang,
+                     reason=problem)  # fmt: skip
         self.notify(text, severity="error", timeout=30)
         if self.lobby_screen.is_mounted:
-            self.lobby_screen.show_problem(text)
+            self.lobby_screen.show_problem(text, unseated=problem == REMOVED)
 
     # -------------------------------------------------------------- loop side
     def _show(self, snapshot: Snapshot, game: Any) -> None:
@@ -507,6 +569,25 @@ class TableApp(TurnCountdown, NodealerApp):
             self.notify(t("the table is not ready yet", self.lang), severity="warning")
             return
         self.guest.call_soon(self._start_in_trio)
+
+    def remove_player(self, player: Any) -> None:
+        """The host's ``r``, confirmed: remove ``player`` (a seated
+        :class:`~p2p.lobby.Player`) before the start; told why."""
+        if self.lobby is None or self.guest is None or self.guest.done:
+            self.notify(t("the table is not ready yet", self.lang), severity="warning")
+            return
+        self.guest.call_soon(self._remove_in_trio, player)
+
+    def _remove_in_trio(self, player: Any) -> None:
+        asked = self.lobby.start_requested
+        if self.lobby.remove(player.fingerprint):
+            said = "{who} was removed from the table"
+            self.lobby_screen.note(lambda lang: t(said, lang, who=player.nickname))
+            if asked and not self.lobby.start_requested:  # nobody starts it but the host
+                self.lobby_screen.note(lambda lang: t(CALLED_OFF, lang))
+        else:  # it left meanwhile, or the table started
+            said = "{who} was not removed: no longer seated, or the table has started"
+        self.notify(t(said, self.lang, who=player.nickname))
 
     def _start_in_trio(self) -> None:
         from p2p.lobby import LobbyError

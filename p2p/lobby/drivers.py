@@ -162,9 +162,25 @@ class LobbyHost:
 
     def start(self) -> None:
         """Start with the seats taken now (at least ``min_seats``, else
-        :class:`NotEnoughPlayers`); if a seat is lost meanwhile the host starts
-        again with the rest, as long as there are ``min_seats``."""
+        :class:`NotEnoughPlayers`); if a seat leaves meanwhile the host starts
+        again with the rest, as long as there are ``min_seats`` (fewer, or a
+        removal, call the start off: see :attr:`start_requested`)."""
         self._execute(self.machine.request_start(trio.current_time()))
+
+    @property
+    def start_requested(self) -> bool:
+        """The host asked to start and that still stands (a removal, or a
+        seat lost below ``min_seats``, calls it off)."""
+        return self.machine.start_requested
+
+    def remove(self, fingerprint: str) -> bool:
+        """Remove the seated player holding ``fingerprint`` before the start
+        (it is told why; the later seats move up; a start the host asked
+        for is called off). False: nobody seated holds it (it left
+        meanwhile) or the table has started."""
+        effects = self.machine.remove(fingerprint, trio.current_time())
+        self._execute(effects)
+        return bool(effects)
 
     # ---------------------------------------------------------------- effects
 

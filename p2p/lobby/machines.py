@@ -26,6 +26,7 @@ from .messages import (
     MAX_HOST,
     NICKNAME,
     PROTOCOL,
+    REMOVED,
     REQUEST_TIMEOUT,
     SEATED,
     SETTINGS,
@@ -43,6 +44,7 @@ from .messages import (
     Phase,
     Player,
     PrivateTable,
+    Refused,
     SeatedTable,
     SettingsChanged,
     SettingsMismatch,
@@ -210,6 +212,7 @@ class LobbyHostMachine:
         self.errors: list[str] = []
         self._rounds = 0
         self._final: tuple[Player, ...] | None = None  # who sat down, once started
+        self.removed: set[bytes] = set()  # keys the host removed: never seated again
 
     # ---------------------------------------------------------------- views
 
@@ -269,6 +272,12 @@ class LobbyHostMachine:
         if self.phase is Phase.STARTED:
             return [Send(conn, refused(CLOSED, "the table has started")), Close(conn)]
         guest = _Guest(conn, key, host, local, deadline)
+        if key.raw in self.removed:
+            # before any code exchange or offer: a removed key sees nothing of
+            # the table again (at a private table it cannot believe this line,
+            # since the host proved nothing: it only learns it was not let in)
+            self._error(guest, f"refused ({CLOSED}): {REMOVED}")
+            return [Send(conn, refused(CLOSED, REMOVED)), Close(conn)]
         if self.code is not None:
             if self.guesses.address_blocked(host, now):
                 self._error(guest, f"{CODE_TRIES} table-code tries from {host}: not answered")
@@ -351,6 +360,31 @@ class LobbyHostMachine:
         self.start_requested = True
         return self._maybe_spec(now)
 
+    def remove(self, fingerprint: str, now: float) -> list[HostEffect]:
+        """The host removes the seated player holding ``fingerprint`` before
+        the start: it gets ``refused closed`` "the host removed you from the
+        table" and is closed, the later seats move up, every other seated
+        joiner gets a new ``lobby`` (a spec in flight is void), and that key
+        is not seated again at this table. Nothing if no seated joiner holds
+        it (it left meanwhile) or the table has started."""
+        if self.phase is Phase.STARTED:
+            return []
+        conn = next(
+            (c for c in self.seated if self.guests[c].key.fingerprint == fingerprint), None
+        )
+        if conn is None:
+            return []
+        key = self.guests[conn].key.raw
+        self.removed.add(key)
+        # the start the host asked for was for the table with that player: a
+        # removal disarms it (the host presses s again for the seats left), so
+        # the next key to sit down never starts the table on its own
+        self.start_requested = False
+        # the same key's other connections (not seated: offered, or proving
+        # the code) go too: none of them is shown the table again
+        also = [c for c, g in self.guests.items() if g.key.raw == key and c != conn]
+        return self._refuse([conn, *also], CLOSED, REMOVED, now)
+
     # ---------------------------------------------------------------- rules
 
     def _error(self, guest: _Guest, text: str) -> None:
@@ -382,6 +416,10 @@ class LobbyHostMachine:
                 self.seated.remove(conn)
                 seat_lost = True
         if seat_lost:
+            if self.taken < self.min_seats:
+                # fewer seats than a start needs: the host's start is void,
+                # and the table waits for every seat or a new s
+                self.start_requested = False
             if self.phase is Phase.AGREEING:
                 self.phase, self.spec = Phase.OPEN, None  # that spec is void
             effects += self._broadcast()
@@ -427,6 +465,8 @@ class LobbyHostMachine:
             problem = SIGNATURE, "the request is not signed by the key of this connection"
         elif msg["digest"] != self.digest:
             problem = SETTINGS, "you agreed to other settings than this table's"
+        elif guest.key.raw in self.removed:
+            problem = CLOSED, REMOVED
         elif any(self.guests[c].key == guest.key for c in self.seated):
             problem = SEATED, f"the key {guest.key.fingerprint} already holds a seat"
         elif self.taken >= self.seats:
@@ -573,6 +613,17 @@ class LobbyJoinerMachine:
             raise BadHostMessage(f"the host sent a malformed message: {exc}") from exc
         kind = msg["k"]
         if kind == "refused":
+            if self.stage in ("code", "proving") and (msg["code"], msg["text"]) == (
+                CLOSED,
+                REMOVED,
+            ):
+                # only a host that proved it knows the code may say it removed
+                # us: a look-alike without the code can send these words too
+                raise Refused(
+                    "the lobby there closed before proving it knows the table code "
+                    f"(it said: {REMOVED!r}): nothing was joined",
+                    code=CLOSED,
+                )
             raise _refusal_error(msg["code"], msg["text"])
         if self.stage in ("code", "proving"):
             # while the code is being proven only pake, pake-ok (and refused)

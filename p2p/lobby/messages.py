@@ -75,6 +75,7 @@ SEATED, NICKNAME, FULL, CLOSED = "seated", "nickname", "full", "closed"
 TIMEOUT, PROTOCOL, SPEC = "timeout", "protocol", "spec"
 CODE = "code"  # a private table's code was wrong (or missing)
 WRONG_CODE = "wrong table code — check it with the host"
+REMOVED = "the host removed you from the table"  # a ``refused closed`` before the start
 
 _FINGERPRINT_RE = re.compile(r"[A-Z2-7]{4}(?:-[A-Z2-7]{4}){3}")
 _BAD_NICK_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
@@ -176,6 +177,12 @@ class PrivateTable(LobbyError):
     code = CODE
 
 
+class Removed(LobbyError):
+    """The host removed us from the table before it started."""
+
+    code = CLOSED
+
+
 class NotEnoughPlayers(LobbyError):
     """:meth:`LobbyHost.start` with fewer than ``min_seats`` seated."""
 
@@ -195,6 +202,8 @@ def _refusal_error(code: str, text: str) -> LobbyError:
         return WrongCode(
             WRONG_CODE if text == WRONG_CODE else f"the host refused: {text}", code=code
         )
+    if (code, text) == (CLOSED, REMOVED):
+        return Removed(REMOVED)
     cls = _REFUSALS.get(code, Refused)
     return cls(f"the host refused: {text} ({code})", code=code)
 

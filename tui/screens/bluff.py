@@ -203,6 +203,14 @@ class BluffScreen(TableScreen):
         Binding("s", "show", "show A♠"),
         Binding("question_mark", "app.rules", "rules", show=False),  # F1 in the footer
     ]
+    IDLE_UNLESS: ClassVar[dict[str, str]] = {
+        "pick": "play", "place": "play", "challenge": "challenge", "accept": "accept",
+        "show": "show",
+    }  # fmt: skip
+
+    def idle_actions(self) -> frozenset[str]:
+        idle = super().idle_actions()
+        return idle if self._holds_ace() else idle | {"show"}  # B3: only its holder shows A♠
     CSS = """
     BluffScreen #table { padding: 0 1; }
     BluffScreen #status { margin: 0; }
@@ -236,12 +244,12 @@ class BluffScreen(TableScreen):
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         with Vertical(id="table"):
-            yield Static(id="status")
-            yield Static(id="others")
-            yield Static(id="pile")
-            yield Static(id="news")
+            yield Static(id="status", markup=False)
+            yield Static(id="others", markup=False)
+            yield Static(id="pile", markup=False)
+            yield Static(id="news", markup=False)
             yield Hand(id="hand", caption=True)
-            yield Static(id="claim")
+            yield Static(id="claim", markup=False)
         yield RichLog(id="story", wrap=True, markup=False)
         yield footer()  # fits the width: F1, ^q and F2 always shown
 
@@ -281,6 +289,7 @@ class BluffScreen(TableScreen):
         before = self.snapshot
         self.snapshot, self.view = snapshot, snapshot.view
         self._game = game
+        self.footer_keys()
         if self.view is not None and snapshot.state is not None:
             old = None if before is None else before.state
             self._changed(old, snapshot.state)

@@ -91,6 +91,7 @@ register(
 AREA_SLOTS = 7
 _SHOWN = re.compile(r"^(?:cards shown|亮牌)：?:? ?(.*)$")
 _PLAYED = re.compile(r"^.*? (?:plays|出) (.*?)\s?[(（]")
+_WINDOW_CLOSED = ("time up: detonation", "time up: nobody detonated", "时间到：没人引爆")
 
 
 def allowed_kinds(
@@ -131,6 +132,10 @@ class BombScreen(TableScreen):
         Binding("i", "identity", "identity"),
         Binding("escape", "escape", "no", show=False),
     ]
+    IDLE_UNLESS: ClassVar[dict[str, str]] = {
+        "pick": "play", "play('A')": "play", "play('B')": "play", "play('C')": "play",
+        "place": "place_bomb", "detonate": "detonate", "pass": "pass",
+    }  # fmt: skip
 
     def __init__(self, seat: int) -> None:
         super().__init__(seat)
@@ -150,12 +155,12 @@ class BombScreen(TableScreen):
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         with Vertical(id="table"):
-            yield Static(id="status")
-            yield Static(id="identity")
-            yield Static(id="others")
-            yield Static(id="area")
+            yield Static(id="status", markup=False)
+            yield Static(id="identity", markup=False)
+            yield Static(id="others", markup=False)
+            yield Static(id="area", markup=False)
             yield Hand(id="hand")
-            yield Static(id="claim")
+            yield Static(id="claim", markup=False)
         yield RichLog(id="story", wrap=True, markup=False)
         yield footer()  # fits the width: F1, ^q and F2 always shown
 
@@ -181,6 +186,7 @@ class BombScreen(TableScreen):
     # -------------------------------------------------------------- from the app
     def refresh_table(self, snapshot: Any, game: Any) -> None:
         self.view = snapshot.view
+        self.footer_keys()
         lang = lang_of(self)
         if self.view is None:
             self.query_one("#status", Static).update(
@@ -250,7 +256,7 @@ class BombScreen(TableScreen):
             return
         played = _PLAYED.match(line)
         self._last_play = played.group(1).split() if played else None
-        if line in ("time up: detonation", "时间到：没人引爆"):
+        if line in _WINDOW_CLOSED:  # as the log says it, or as the story retells it
             line = t("time up: nobody detonated, the area is cleared, the bomb stays (K16)", lang)
         self._last_line = line
         super().story(line)

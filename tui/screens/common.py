@@ -2,7 +2,15 @@
 its footer keys in that language (a footer that fits the terminal's width,
 never losing help, quit and language), the help screen (a game's public
 rules and the keys that work now) and a yes/no question (:class:`Confirm`)
-for an act that cannot be undone."""
+for an act that cannot be undone.
+
+Every screen shows text as written, never as Textual markup: nicknames,
+table names, phrases, reasons and file names come from other people or a
+log, and ``a[/]`` would crash the program (``Carol[i][/i]`` pass for
+``Carol``). So every Static, Label and OptionList is built with
+``markup=False`` (RichLogs too), styles are given as rich ``Text``, and the
+apps' toasts are plain (:meth:`tui.base.NodealerApp.notify`);
+tests/test_tui_markup.py checks the rule over tui/'s source."""
 
 from __future__ import annotations
 
@@ -115,19 +123,20 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help"):
             if self.game is None:  # home, replay: what nodealer is, and the keys
                 yield Static(t("nodealer — fair card games with no dealer", self.lang),
-                             id="help-title")  # fmt: skip
+                             id="help-title", markup=False)  # fmt: skip
                 yield Static(t("Choose a game or a table; at a table F1 shows that game's "
-                               "rules.", self.lang))  # fmt: skip
+                               "rules.", self.lang), markup=False)  # fmt: skip
             else:
                 text = rulebook(self.game, self.lang)  # package data: a wheel has it too
                 if text is None:
                     path = rulebook_file(self.game, self.lang)
                     text = t("(rules not found: {path})", self.lang, path=path)
                 yield Static(t("{game} — the public rules", self.lang,
-                               game=game_title(self.game, self.lang)), id="help-title")  # fmt: skip
+                               game=game_title(self.game, self.lang)),
+                             id="help-title", markup=False)  # fmt: skip
                 yield Markdown(text)
             yield Markdown(f"## {t('Keys', self.lang)}\n\n{keys}")
-            yield Static(t("escape or q closes", self.lang), classes="hint")
+            yield Static(t("escape or q closes", self.lang), classes="hint", markup=False)
 
     def on_mount(self) -> None:
         relabel(self, self.lang)
@@ -217,6 +226,26 @@ class TableScreen(Screen[None]):
         self.names = (names or SeatNames.numbered(0)).seen_by(seat)
         """Every seat's name (:mod:`table.names`): ``self.names.who(s, lang)``."""
         self.told: list[str] = []
+        self._idle: frozenset[str] = frozenset()
+
+    # the screen's actions and the move of ``view["may"]`` each needs
+    IDLE_UNLESS: ClassVar[dict[str, str]] = {}
+
+    def idle_actions(self) -> frozenset[str]:
+        """The actions whose key does nothing now (the table does not allow
+        their move): the footer dims them and drops them first; pressed,
+        they still say why not."""
+        may = set(self.view["may"]) if self.view is not None else set()
+        return frozenset(a for a, move in self.IDLE_UNLESS.items() if move not in may)
+
+    def footer_keys(self) -> None:
+        """Redraw the footer when the keys that do something changed."""
+        idle = self.idle_actions()
+        if idle != self._idle:
+            self._idle = idle
+            self.refresh_bindings()  # Textual's footer skips it while the app is unfocused:
+            for bar in self.query(FittingFooter):  # the keys lit must follow the table
+                bar.call_later(bar.recompose)
 
     @property
     def lang(self) -> str:
@@ -291,7 +320,9 @@ class FittingFooter(Footer):
         if not self._bindings_ready:
             return
         shown: dict[str, tuple[Binding, bool, str]] = {}
+        idle = getattr(self.screen, "_idle", frozenset())
         for _, binding, enabled, tooltip in self.screen.active_bindings.values():
+            enabled = enabled and binding.action not in idle
             if binding.show and binding.action not in {b.action for b, _, _ in shown.values()}:
                 shown.setdefault(binding.key, (binding, enabled, tooltip))
         others = [entry for key, entry in shown.items() if key not in PINNED_KEYS]
@@ -377,8 +408,8 @@ class Confirm(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
-            yield Static(self.question, id="confirm-question")
-            yield Static(t("y yes · n no", self.lang), classes="hint")
+            yield Static(self.question, id="confirm-question", markup=False)
+            yield Static(t("y yes · n no", self.lang), classes="hint", markup=False)
 
     def on_mount(self) -> None:
         relabel(self, self.lang)

@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Header, Input, Label, OptionList, Select, Static
+from textual.widgets import Checkbox, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from p2p.discovery import BadHostPort, Change, DiscoveryError, TableAd, TableEvent, parse_hostport
@@ -71,11 +71,28 @@ register(
         "the table's name (default: {default})": "牌桌名称（默认：{default}）",
         "enter hosts, escape goes back": "回车开桌，Esc 返回",
         "join a table by address": "按地址加入牌桌",
+        "watch a table by its watch port…": "按观看端口观看牌桌……",
+        "watch a table by its watch port": "按观看端口观看牌桌",
+        "the watch port, HOST:PORT (nodealer host --watch-port prints it)": (
+            "观看端口，HOST:PORT（nodealer host --watch-port 会显示）"
+        ),
+        "enter watches, escape goes back": "回车开始观看，Esc 返回",
         "the host's lobby, HOST:PORT (nodealer host prints it)": (
             "主人的大厅地址 HOST:PORT（nodealer host 会显示）"
         ),
         "enter joins, escape goes back": "回车加入，Esc 返回",
         "{text!r} is not a number of seats": "{text!r} 不是座位数",
+        "private": "私密",
+        "private table (a code to read aloud; only who types it sits)": (
+            "私密牌桌（念出口令；只有输入口令的人才能就座）"
+        ),
+        "Tab: the table code, if the table is private (like 4721-walnut)": (
+            "Tab：牌桌口令，私密牌桌才需要（例如 4721-walnut）"
+        ),
+        "the private table {name}": "私密牌桌 {name}",
+        "its table code, as the host reads it (like 4721-walnut)": (
+            "它的牌桌口令，照主人念的输入（例如 4721-walnut）"
+        ),
     }
 )
 
@@ -96,6 +113,8 @@ def table_row(ad: TableAd, lang: str = "en") -> str:
     host = f"{ad.host_name} {ad.host_fingerprint}" if ad.host_name else ad.host_fingerprint
     seats = f"{game_name(ad.game, lang)} {ad.seats_taken}/{ad.seats_total}"
     parts = [name, seats, t("host {host}", lang, host=host)]
+    if ad.private:
+        parts.append(t("private", lang))
     if ad.proven is not None:
         parts.append(t("proven" if ad.proven else "unproven", lang))
     if ad.is_full:
@@ -166,10 +185,10 @@ class HomeScreen(Screen[None]):
         lang = _lang(self)
         yield Header(show_clock=False)
         with Vertical(id="home"):
-            yield Static(t("you: {who}", lang, who=self.who), id="status")
-            yield Static(t("tables on this LAN", lang), id="lan-title")
-            yield OptionList(id="lan")
-            yield Static(id="lan-note", classes="hint")
+            yield Static(t("you: {who}", lang, who=self.who), id="status", markup=False)
+            yield Static(t("tables on this LAN", lang), id="lan-title", markup=False)
+            yield OptionList(id="lan", markup=False)
+            yield Static(id="lan-note", classes="hint", markup=False)
         play = "play {game} against bots ({seats} players)"
         options = [
             Option(t(play, lang, game=game_name(g, lang), seats=n), id=f"play:{g}")
@@ -182,8 +201,9 @@ class HomeScreen(Screen[None]):
         options += [
             Option(t("host a table on the LAN…", lang), id="form:host"),
             Option(t("join a table by address…", lang), id="form:join"),
+            Option(t("watch a table by its watch port…", lang), id="form:watch"),
         ]
-        yield OptionList(*options, id="choices")
+        yield OptionList(*options, id="choices", markup=False)
         yield footer()  # fits the width: F1, ^q and F2 always shown
 
     def speak(self) -> None:
@@ -265,6 +285,8 @@ class HomeScreen(Screen[None]):
             self.action_host()
         elif choice == "form:join":
             self.action_join()
+        elif choice == "form:watch":  # a spectator (tui.watch): the big screen
+            self.app.push_screen(WatchForm(), lambda w: w and self.app.exit(f"watch:{w}"))
         else:
             self.app.exit(choice)
 
@@ -280,7 +302,15 @@ class HomeScreen(Screen[None]):
         else:  # the lobby there must be the advertised table (tui.cli.choice_argv)
             listed = {"connect": str(ad.hostport), "table": ad.table_id.hex(),
                       "host": ad.host_fingerprint}  # fmt: skip
-            self.app.exit("lan:" + json.dumps(listed))
+            if not ad.private:
+                self.app.exit("lan:" + json.dumps(listed))
+                return
+
+            def coded(code: str | None) -> None:
+                if code is not None:
+                    self.app.exit("lan:" + json.dumps({**listed, "code": code}))
+
+            self.app.push_screen(CodeForm(ad.name or ad.table_id.hex()[:8]), coded)
 
     def action_focus_lan(self) -> None:
         self.query_one("#lan", OptionList).focus()
@@ -323,17 +353,25 @@ class HostForm(ModalScreen[dict[str, Any] | None]):
     def compose(self) -> ComposeResult:
         lang = _lang(self)
         with Vertical(id="form"):
-            yield Static(t("host a table", lang), classes="form-title", id="form-title")
+            yield Static(
+                t("host a table", lang), classes="form-title", id="form-title", markup=False
+            )
             choices = [(g, g) for g in self.games]
             yield Select(choices, value=self.games[0], allow_blank=False, id="game")
-            yield Label(id="seats-label")
+            yield Label(id="seats-label", markup=False)
             yield Input(id="seats")
-            yield Label(id="variants-label")
+            yield Label(id="variants-label", markup=False)
             yield Input(id="variants")
-            yield Label(id="name-label")
+            yield Label(id="name-label", markup=False)
             yield Input(id="name")
-            yield Static(id="form-error")
-            yield Static(t("enter hosts, escape goes back", lang), classes="hint", id="form-hint")
+            yield Checkbox(id="private")
+            yield Static(id="form-error", markup=False)
+            yield Static(
+                t("enter hosts, escape goes back", lang),
+                classes="hint",
+                id="form-hint",
+                markup=False,
+            )
 
     def on_mount(self) -> None:
         self._describe()
@@ -376,6 +414,7 @@ class HostForm(ModalScreen[dict[str, Any] | None]):
         self.query_one("#name-label", Label).update(
             t("the table's name (default: {default})", lang, default=default_name(name))
         )
+        self.query_one("#private", Checkbox).label = t(PRIVATE_LABEL, lang)
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
         plan = self.check()
@@ -402,7 +441,10 @@ class HostForm(ModalScreen[dict[str, Any] | None]):
             GameSettings(name, seats, config, True, table_name)
         except (ValueError, SeatingError) as exc:
             return self._error(str(exc))
-        return {"game": name, "seats": seats, "config": pairs, "name": table_name}
+        plan: dict[str, Any] = {"game": name, "seats": seats, "config": pairs, "name": table_name}
+        if self.query_one("#private", Checkbox).value:
+            plan["private"] = True  # a table code (nodealer host --private)
+        return plan
 
     def _error(self, text: str) -> None:
         self.query_one("#form-error", Static).update(text)
@@ -413,6 +455,8 @@ class HostForm(ModalScreen[dict[str, Any] | None]):
 
 
 JOIN_LABEL = "the host's lobby, HOST:PORT (nodealer host prints it)"
+CODE_LABEL = "Tab: the table code, if the table is private (like 4721-walnut)"
+PRIVATE_LABEL = "private table (a code to read aloud; only who types it sits)"
 
 
 def default_name(game: str) -> str:
@@ -424,25 +468,135 @@ def default_name(game: str) -> str:
 
 
 class JoinForm(ModalScreen[str | None]):
-    """Join by address: ``HOST:PORT``; a typo is shown and nothing happens."""
+    """Join by address: ``HOST:PORT`` and, for a private table, its code
+    (dismissed with ``HOST:PORT`` or ``HOST:PORT CODE``); a typo is shown
+    and nothing happens. Enter in either field joins (Tab goes to the code)."""
 
     BINDINGS: ClassVar[list[BindingType]] = FORM_KEYS
 
     def compose(self) -> ComposeResult:
         lang = _lang(self)
         with Vertical(id="form"):
-            yield Static(t("join a table by address", lang), classes="form-title", id="form-title")
-            yield Label(t(JOIN_LABEL, lang), id="address-label")
+            yield Static(
+                t("join a table by address", lang),
+                classes="form-title",
+                id="form-title",
+                markup=False,
+            )
+            yield Label(t(JOIN_LABEL, lang), id="address-label", markup=False)
             yield Input(placeholder="192.168.1.20:40123", id="address")
-            yield Static(id="form-error")
-            yield Static(t("enter joins, escape goes back", lang), classes="hint", id="form-hint")
+            yield Label(t(CODE_LABEL, lang), id="code-label", markup=False)
+            yield Input(placeholder="4721-walnut", id="code")
+            yield Static(id="form-error", markup=False)
+            yield Static(
+                t("enter joins, escape goes back", lang),
+                classes="hint",
+                id="form-hint",
+                markup=False,
+            )
 
     def speak(self) -> None:
         """Say the form again in the app's language (what is typed stays)."""
         lang = _lang(self)
         self.query_one("#form-title", Static).update(t("join a table by address", lang))
         self.query_one("#address-label", Label).update(t(JOIN_LABEL, lang))
+        self.query_one("#code-label", Label).update(t(CODE_LABEL, lang))
         self.query_one("#form-hint", Static).update(t("enter joins, escape goes back", lang))
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        from p2p.lobby import BadCode, parse_code
+
+        error = self.query_one("#form-error", Static)
+        try:
+            where = parse_hostport(self.query_one("#address", Input).value)
+        except BadHostPort as exc:
+            error.update(str(exc))
+            self.query_one("#address", Input).focus()
+            return
+        typed = self.query_one("#code", Input).value.strip()
+        try:
+            code = parse_code(typed) if typed else None
+        except BadCode as exc:
+            error.update(str(exc))
+            return
+        self.dismiss(str(where) if code is None else f"{where} {code}")
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class CodeForm(ModalScreen[str | None]):
+    """The code of a private table picked from the LAN list (canonical); a
+    typo is shown and nothing happens."""
+
+    BINDINGS: ClassVar[list[BindingType]] = FORM_KEYS
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.table_name = name
+
+    def compose(self) -> ComposeResult:
+        lang = _lang(self)
+        with Vertical(id="form"):
+            title = t("the private table {name}", lang, name=self.table_name)
+            yield Static(title, classes="form-title", id="form-title", markup=False)
+            yield Label(t(CODE_HINT, lang), id="code-label", markup=False)
+            yield Input(placeholder="4721-walnut", id="code")
+            yield Static(id="form-error", markup=False)
+            yield Static(
+                t("enter joins, escape goes back", lang),
+                classes="hint",
+                id="form-hint",
+                markup=False,
+            )
+
+    def speak(self) -> None:
+        lang = _lang(self)
+        title = t("the private table {name}", lang, name=self.table_name)
+        self.query_one("#form-title", Static).update(title)
+        self.query_one("#code-label", Label).update(t(CODE_HINT, lang))
+        self.query_one("#form-hint", Static).update(t("enter joins, escape goes back", lang))
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        from p2p.lobby import BadCode, parse_code
+
+        try:
+            code = parse_code(message.value)
+        except BadCode as exc:
+            self.query_one("#form-error", Static).update(str(exc))
+            return
+        self.dismiss(code)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+CODE_HINT = "its table code, as the host reads it (like 4721-walnut)"
+
+
+class WatchForm(ModalScreen[str | None]):
+    """Watch a table (a spectator, ``nodealer watch``): its seat's watch
+    port, ``HOST:PORT``; a typo is shown and nothing happens."""
+
+    BINDINGS: ClassVar[list[BindingType]] = FORM_KEYS
+    TITLE = "watch a table by its watch port"
+    LABEL = "the watch port, HOST:PORT (nodealer host --watch-port prints it)"
+    HINT = "enter watches, escape goes back"
+
+    def compose(self) -> ComposeResult:
+        lang = _lang(self)
+        with Vertical(id="form"):
+            yield Static(t(self.TITLE, lang), classes="form-title", id="form-title", markup=False)
+            yield Label(t(self.LABEL, lang), id="address-label", markup=False)
+            yield Input(placeholder="192.168.1.20:4100", id="address")
+            yield Static(id="form-error", markup=False)
+            yield Static(t(self.HINT, lang), classes="hint", id="form-hint", markup=False)
+
+    def speak(self) -> None:
+        lang = _lang(self)
+        self.query_one("#form-title", Static).update(t(self.TITLE, lang))
+        self.query_one("#address-label", Label).update(t(self.LABEL, lang))
+        self.query_one("#form-hint", Static).update(t(self.HINT, lang))
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
         try:

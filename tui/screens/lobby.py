@@ -5,7 +5,10 @@ The screen holds no lobby logic: the app hands it each new
 :class:`~p2p.lobby.LobbyState` (:meth:`LobbyScreen.show_state`) and where
 others join (:meth:`LobbyScreen.show_where`); ``s`` asks the app to start
 (the host only: a full table starts on its own, ``s`` starts with fewer
-when the game allows), ``q`` leaves.
+when the game allows), ``r`` asks the app to remove a seated player (the
+host only, after a yes), ``q`` leaves. A private table's host sees its
+table code big, to read aloud, and every counted wrong try
+(:meth:`LobbyScreen.show_attempt`).
 """
 
 from __future__ import annotations
@@ -16,16 +19,17 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.screen import Screen
-from textual.widgets import Header, RichLog, Static
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Header, OptionList, RichLog, Static
+from textual.widgets.option_list import Option
 
 from engines.core import game as engine_for
 from engines.core import to_data
 
 from ..story import game_name
 from ..words import register, t
-from .common import footer, relabel
+from .common import Confirm, footer, relabel
 
 register(
     {
@@ -56,8 +60,55 @@ register(
         "waiting for the host to start": "等待主人开始",
         "every seat is agreeing to the table…": "所有座位正在确认牌桌……",
         "the table has started": "牌桌已开始",
+        "remove": "请离",
+        "table code": "牌桌口令",
+        "read it aloud": "念给朋友听",
+        "wrong codes: {n} (below)": "错误口令：{n} 次（见下方）",
+        "others join with: nodealer join {code} --connect {where}": (
+            "其他人加入：nodealer join {code} --connect {where}"
+        ),
+        "the private table at {where}": "{where} 的私密牌桌",
+        "wrong table code (try {n} of {tries} from {address})": (
+            "牌桌口令错误（来自 {address} 的第 {n}/{tries} 次尝试）"
+        ),
+        "table-code exchange not finished (try {n} of {tries} from {address})": (
+            "口令交换未完成（来自 {address} 的第 {n}/{tries} 次尝试）"
+        ),
+        "remove whom? (enter picks, escape goes back)": "请谁离开？（回车选择，Esc 返回）",
+        "no one to remove: only you are seated": "没有可请离的人：只有你就座",
+        "Remove {who} ({fp}) from the table? They are told the host removed them.": (
+            "把 {who}（{fp}）请离牌桌吗？对方会看到是主人请他离开的。"
+        ),
+        "{who} was removed from the table": "{who} 已被请离牌桌",
+        "the host removed you from the table": "主人把你请离了牌桌",
+        "wrong table code — check it with the host": "牌桌口令错误——请向主人核对",
     }
 )
+
+
+def attempt_text(attempt: Any, lang: str = "en") -> str:
+    """The host's line for one counted table-code try (from the host's own
+    counter, :class:`p2p.lobby.table_code.Attempt`; never from text a
+    connection sent).
+
+    >>> from p2p.lobby.table_code import Attempt
+    >>> attempt_text(Attempt("10.0.0.7", 0.0, 2, "wrong"))
+    'wrong table code (try 2 of 5 from 10.0.0.7)'
+    """
+    from p2p.lobby.table_code import CODE_TRIES
+
+    text = (
+        "wrong table code (try {n} of {tries} from {address})"
+        if attempt.outcome == "wrong"
+        else "table-code exchange not finished (try {n} of {tries} from {address})"
+    )
+    return t(text, lang, n=attempt.number, tries=CODE_TRIES, address=attempt.address)
+
+
+def spaced(code: str) -> str:
+    """A table code as the waiting room shows it, big: a space between
+    every character, the word in capitals (``4 7 2 1 - W A L N U T``)."""
+    return " ".join(code.upper())
 
 
 def settings_lines(settings: dict[str, Any], lang: str = "en") -> list[str]:
@@ -117,15 +168,18 @@ class LobbyScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "start", "start"),
+        Binding("r", "remove", "remove"),
         Binding("q", "app.quit", "leave"),
     ]
 
-    def __init__(self, *, hosting: bool, fingerprint: str) -> None:
+    def __init__(self, *, hosting: bool, fingerprint: str, code: str | None = None) -> None:
         super().__init__()
         self.hosting = hosting
         self.fingerprint = fingerprint
+        self.code = code  # a private table's (the host shows it; a joiner typed it)
         self.state: Any = None
         self.where = ""
+        self.wrong = 0  # counted wrong tries shown (the host of a private table)
 
     @property
     def lang(self) -> str:
@@ -133,11 +187,14 @@ class LobbyScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
-        with Vertical(id="lobby"):
-            yield Static(id="lobby-settings")
-            yield Static(id="lobby-where", classes="hint")
-            yield Static(id="lobby-seats")
-            yield Static(id="lobby-status")
+        with Vertical(id="lobby", classes="private" if self.code else ""):
+            with Horizontal(id="lobby-top"):
+                yield Static(id="lobby-settings", markup=False)
+                if self.hosting and self.code is not None:
+                    yield Static(id="lobby-code", markup=False)
+            yield Static(id="lobby-where", classes="hint", markup=False)
+            yield Static(id="lobby-seats", markup=False)
+            yield Static(id="lobby-status", markup=False)
         yield RichLog(id="story", wrap=True, markup=False)
         yield footer()  # fits the width: F1, ^q and F2 always shown
 
@@ -152,6 +209,7 @@ class LobbyScreen(Screen[None]):
         if problem:  # a table that could not be opened stays said after F2
             self.query_one("#lobby-status", Static).update(Text(problem, style="bold red"))
         self.query_one("#lobby-where", Static).update(self._where_text())
+        self._show_code()
 
     def speak(self) -> None:
         """Say everything again in the app's language (after a switch), the
@@ -165,8 +223,8 @@ class LobbyScreen(Screen[None]):
                 self.query_one("#story", RichLog).write(line)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "start":
-            return self.hosting  # only the host starts; the footer shows it only there
+        if action in ("start", "remove"):
+            return self.hosting  # only the host; the footer shows them only there
         return True
 
     # -------------------------------------------------------------- from the app
@@ -201,9 +259,22 @@ class LobbyScreen(Screen[None]):
         self.query_one("#lobby-seats", Static).update(seats)
         self.query_one("#lobby-status", Static).update(self._status_text(state))
 
-    def show_problem(self, text: str) -> None:
-        """The table could not be opened or joined: say why, in place of the status."""
+    def show_attempt(self, attempt: Any) -> None:
+        """One more counted table-code try (the host of a private table)."""
+        if attempt.outcome == "wrong":
+            self.wrong += 1
+        self.note(lambda lang: attempt_text(attempt, lang))
+        if self.is_mounted:
+            self._show_code()
+
+    def show_problem(self, text: str, *, unseated: bool = False) -> None:
+        """The table could not be opened or joined: say why, in place of the
+        status. ``unseated``: we no longer sit at this table (the host removed
+        us), so its seat list, with us in it, is no longer shown."""
         self._problem = text
+        if unseated:
+            self.state = None
+            self.query_one("#lobby-seats", Static).update("")
         self.query_one("#lobby-status", Static).update(Text(text, style="bold red"))
         self.note(text)
 
@@ -216,12 +287,31 @@ class LobbyScreen(Screen[None]):
             self.query_one("#story", RichLog).write(shown)
 
     # -------------------------------------------------------------- helpers
+    def _show_code(self) -> None:
+        """The table code, big, in its own box (the host of a private table)."""
+        if not self.hosting or self.code is None:
+            return
+        lang = self.lang
+        box = self.query_one("#lobby-code", Static)
+        box.border_title = t("table code", lang)
+        text = Text(spaced(self.code) + "\n", style="bold")
+        if self.wrong:
+            text.append(t("wrong codes: {n} (below)", lang, n=self.wrong), style="red")
+        else:
+            text.append(t("read it aloud", lang), style="dim")
+        box.update(text)
+
     def _where_text(self) -> str:
         if not self.where:
             return ""
+        if self.hosting and self.code is not None:
+            text = "others join with: nodealer join {code} --connect {where}"
+            return t(text, self.lang, where=self.where, code=self.code)
         if self.hosting:
             text = "others join with: nodealer join --connect {where}"
             return t(text, self.lang, where=self.where)
+        if self.code is not None:
+            return t("the private table at {where}", self.lang, where=self.where)
         return t("the table at {where}", self.lang, where=self.where)
 
     def _status_text(self, state: Any) -> Text:
@@ -245,3 +335,67 @@ class LobbyScreen(Screen[None]):
     # -------------------------------------------------------------- actions
     def action_start(self) -> None:
         self.app.start_table()  # type: ignore[attr-defined]
+
+    def action_remove(self) -> None:
+        """``r``: pick a seated player (at once if there is one), confirm,
+        and the app removes them (they are told why)."""
+        lang = self.lang
+        state = self.state
+        others = [] if state is None else [p for p in state.players if p.seat != 0]
+        if not others:
+            self.notify(t("no one to remove: only you are seated", lang), severity="warning")
+            return
+
+        def confirm(player: Any) -> None:
+            if player is None:
+                return
+            question = "Remove {who} ({fp}) from the table? They are told the host removed them."
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self.app.remove_player(player)  # type: ignore[attr-defined]
+
+            self.app.push_screen(
+                Confirm(t(question, lang, who=player.nickname, fp=player.fingerprint), lang),
+                answered,
+            )
+
+        if len(others) == 1:
+            confirm(others[0])
+        else:
+            self.app.push_screen(RemovePicker(others, lang), confirm)
+
+
+class RemovePicker(ModalScreen[Any]):
+    """Which seated player to remove (Enter picks, Esc goes back)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "back")]
+
+    def __init__(self, players: list[Any], lang: str) -> None:
+        super().__init__()
+        self.players, self.lang = players, lang
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm"):
+            yield Static(
+                t("remove whom? (enter picks, escape goes back)", self.lang), markup=False
+            )
+            rows = [
+                f"{t('seat {seat}', self.lang, seat=p.seat)}  {p.nickname}  {p.fingerprint}"
+                for p in self.players
+            ]
+            yield OptionList(
+                *(Option(row, id=str(i)) for i, row in enumerate(rows)),
+                id="remove-whom",
+                markup=False,  # nicknames are shown as written, never as markup
+            )
+
+    def on_mount(self) -> None:
+        relabel(self, self.lang)
+        self.query_one("#remove-whom", OptionList).focus()
+
+    def on_option_list_option_selected(self, message: OptionList.OptionSelected) -> None:
+        self.dismiss(self.players[int(message.option.id or 0)])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -269,14 +269,14 @@ class MaoScreen(RoundNews, TableScreen):
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         with Vertical(id="mao-table"):
-            yield Static(id="mao-news")
-            yield Static(id="mao-status")
-            yield Static(id="mao-top")
-            yield Static(id="mao-seats")
+            yield Static(id="mao-news", markup=False)
+            yield Static(id="mao-status", markup=False)
+            yield Static(id="mao-top", markup=False)
+            yield Static(id="mao-seats", markup=False)
             yield Hand(id="mao-hand", picking=False)
-            yield Static(id="mao-words")
-            yield Static(id="mao-rules")
-            yield Static(id="mao-vote")
+            yield Static(id="mao-words", markup=False)
+            yield Static(id="mao-rules", markup=False)
+            yield Static(id="mao-vote", markup=False)
         yield RichLog(id="mao-feed", wrap=True, markup=False)
         yield Input(
             id="mao-say",

@@ -55,11 +55,11 @@ class GameOverScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         with Vertical(id="over"):
-            yield Static(id="headline")
-            yield Static(id="outcome")
-            yield Static(id="verdict")
-            yield Static(id="log")
-            yield Static(id="hint", classes="hint")
+            yield Static(id="headline", markup=False)
+            yield Static(id="outcome", markup=False)
+            yield Static(id="verdict", markup=False)
+            yield Static(id="log", markup=False)
+            yield Static(id="hint", classes="hint", markup=False)
         yield footer()  # fits the width: F1, ^q and F2 always shown
 
     def on_mount(self) -> None:

@@ -63,10 +63,10 @@ class ReplayScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         with Vertical(id="replay-table"):
-            yield Static(id="verdict")
-            yield Static(id="position")
-            yield Static(id="replay-picture")
-        yield Static(id="replay-steps")
+            yield Static(id="verdict", markup=False)
+            yield Static(id="position", markup=False)
+            yield Static(id="replay-picture", markup=False)
+        yield Static(id="replay-steps", markup=False)
         yield footer()  # fits the width: F1, ^q and F2 always shown
 
     def on_mount(self) -> None:

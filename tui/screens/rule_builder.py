@@ -476,10 +476,14 @@ class RuleBuilder(ModalScreen[Rule | str | None]):
     def compose(self) -> ComposeResult:
         lang = self.lang
         with Vertical(id="rule-builder"):
-            yield Static(t("Write a secret rule (M27): fair to every player", lang), id="rb-title")
-            yield Static(id="rb-rows")
-            yield Static(id="rb-words")
-            yield Static(id="rb-verdict")
+            yield Static(
+                t("Write a secret rule (M27): fair to every player", lang),
+                id="rb-title",
+                markup=False,
+            )
+            yield Static(id="rb-rows", markup=False)
+            yield Static(id="rb-words", markup=False)
+            yield Static(id="rb-verdict", markup=False)
             yield Input(
                 id="rb-type", placeholder=t("type words for this line, enter sets them", lang)
             )
@@ -489,7 +493,7 @@ class RuleBuilder(ModalScreen[Rule | str | None]):
                     "x no rule · esc later",
                     lang,
                 ),
-                classes="hint",
+                classes="hint", markup=False,
             )
 
     def on_mount(self) -> None:

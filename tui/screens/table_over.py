@@ -58,12 +58,12 @@ class StoryOverScreen(GameOverScreen):
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         with VerticalScroll(id="over"):
-            yield Static(id="headline")
-            yield Static(id="details")
-            yield Static(id="outcome")
-            yield Static(id="verdict")
-            yield Static(id="log")
-            yield Static(id="hint", classes="hint")
+            yield Static(id="headline", markup=False)
+            yield Static(id="details", markup=False)
+            yield Static(id="outcome", markup=False)
+            yield Static(id="verdict", markup=False)
+            yield Static(id="log", markup=False)
+            yield Static(id="hint", classes="hint", markup=False)
         yield footer()  # fits the width: F1, ^q and F2 always shown
 
     def on_mount(self) -> None:

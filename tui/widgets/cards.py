@@ -97,7 +97,7 @@ class Hand(Static):
     the order and the marks."""
 
     def __init__(self, *, picking: bool = True, caption: bool = False, **options: Any) -> None:
-        super().__init__(**options)
+        super().__init__(**{"markup": False, **options})  # drawn as Text, never markup
         self.cards: list[tuple[int, Card | None]] = []
         self.cursor = 0
         self.picked: set[int] = set()

@@ -28,7 +28,7 @@ import trio
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from p2p.watch import Spectator, WatchServer
-from table.session import play_bot_table
+from table.bot_table import play_bot_table
 from tui.watch_feed import WatchFeed
 
 

@@ -16,7 +16,8 @@ import trio
 
 from p2p.store import read_log
 from p2p.watch import Frames, Spectator, WatchError, WatchServer, frame
-from table.session import TableSession, play_bot_table
+from table.bot_table import play_bot_table
+from table.session import TableSession
 from table.verify import verify_log
 from tui.watch_feed import FeedError, WatchFeed
 

@@ -51,8 +51,11 @@ async def _spectate(
         replay = feed.replay
         if replay is None or replay.table is None or feed.over() or len(sessions) < n:
             continue
-        if any(s.replay.fed < replay.fed for s in sessions.values()):
-            continue  # a seat has not read this far yet: its knowledge is no oracle here
+        if any(s.replay.fed != replay.fed for s in sessions.values()):
+            # a seat behind has not learnt what this entry showed; a seat ahead
+            # may already hold, hidden, a card this entry still shows face up
+            # (a pile picked up): only a seat at this very entry is an oracle
+            continue
         private = _private(sessions, n)
         shown = "\n".join(feed.lines())
         leaked = sorted(c for c in private if c in shown)

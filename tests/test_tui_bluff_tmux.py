@@ -79,7 +79,9 @@ def _table(screen: str) -> str:
 
 
 def _may(table: str) -> str:
-    found = re.search(r"you may: ([^\n]*)", table)
+    # a long status line (a long name, "challenge (c) or let it stand (a)")
+    # wraps right after "you may:": the moves are then on the next line
+    found = re.search(r"you may:[ \t]*\n?([^\n]*)", table)
     return found.group(1) if found else ""
 
 

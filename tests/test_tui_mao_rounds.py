@@ -32,6 +32,10 @@ def test_rounds_1_ends_the_game_on_the_screen(tmp_path, deterministic_deals) -> 
         )
         bot = screen._who(1)  # "seat 1", or the bot's name where the table has names
         assert f"{bot} proposes to end the game" in game.feed()
+        # on a loaded machine the bot may propose before our new rule is in
+        # the log; a vote chosen then is refused once the rule lands (the
+        # table moved on under it: TableMovedOn), so vote after it
+        await game.wait(lambda: game.state.awaiting_rule == -1, "our rule in the log")
         await pilot.press("y")
         await game.wait(lambda: isinstance(game.app.screen, StoryOverScreen), "the game ends")
         over = game.app.screen

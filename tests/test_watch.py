@@ -52,8 +52,11 @@ async def _spectate(
         replay = feed.replay
         if replay is None or replay.table is None or feed.over() or len(sessions) < n:
             continue
-        if any(s.replay.fed < replay.fed for s in sessions.values()):
-            continue  # a seat has not read this far yet: its knowledge is no oracle here
+        if any(s.replay.fed != replay.fed for s in sessions.values()):
+            # a seat behind has not learnt what this entry showed; a seat ahead
+            # may already hold, hidden, a card this entry still shows face up
+            # (a pile picked up): only a seat at this very entry is an oracle
+            continue
         private = _private(sessions, n)
         shown = "\n".join(feed.lines())
         leaked = sorted(c for c in private if c in shown)
@@ -163,7 +166,9 @@ async def test_spectators_see_the_public_table_and_never_slow_it(tmp_path: Path)
         assert feed.problem is None
         assert str(feed.replay.outcome()) == outcome
         assert feed.replay.fed == len(read_log(peers[0].log_path).entries)
-    assert len(checks) > 5, "the spectator was never compared with the seats"
+    # compared only where every seat stands at the spectator's very entry: rare
+    # on a loaded machine, so a few comparisons, each over every hidden card
+    assert len(checks) >= 2, "the spectator was never compared with the seats"
     assert max(checks) >= 10, "the seats' hands were never hidden: nothing was compared"
     assert stats.dropped_slow == 1 and stats.dropped_talking == 1
     assert garbage and Frames().feed(b"".join(garbage))[0]["t"] == "watch"  # hello, then closed

@@ -39,7 +39,7 @@ from mental_poker.messages import LockPass
 from mental_poker.proofs import prove_lock, prove_shuffle
 
 from .cheat_kind import Cheat
-from .machine import _deal_body
+from .duty import deal_body
 from .sequencer_cheats import SEQUENCER_CHEATS
 from .session import TableSession
 from .timers import V3
@@ -113,7 +113,7 @@ class LockKey(_Once):
             keys[i] = s  # the only key it knows for that locked point
             ctx = deal.setup.context.at("lock", self.me)
             proof = prove_lock(ctx, xs, locked, stripped, s, keys)
-        return _deal_body(0, LockPass(self.me, tuple(stripped), proof, tuple(locked)))
+        return deal_body(0, LockPass(self.me, tuple(stripped), proof, tuple(locked)))
 
 
 class IdentityClaim(_Once):

@@ -2,7 +2,7 @@
 shuffled, locked, dealt and revealed with mental poker, every proof checked.
 
 This is the table session without the network: the bodies each seat owes
-(:meth:`table.machine.Seat.duties`) and the bots' moves go, in one total order,
+(:meth:`table.seat.Seat.duties`) and the bots' moves go, in one total order,
 into one :class:`table.machine.Table` that every peer would hold identically.
 Time is simulated, as in ``engines.bots.Table``: every move costs
 ``seconds_per_move``; a timer (the 10-second rules, the Bomb game's time
@@ -24,7 +24,8 @@ from engines.bots import Bot, sensible_bots
 from engines.core import Event, Outcome, SimulatedClock
 from mental_poker.errors import Verdict
 
-from .machine import Seat, Table, TableSetup
+from .machine import Table, TableSetup
+from .seat import Seat
 
 __all__ = ["LocalTable", "TableFault", "sensible_bots"]
 

@@ -36,8 +36,8 @@ seat has opened its commitment, ``Proved`` once the seat's
 identity claim was checked. So every system event is a consequence of signed
 messages, and a replay reaches the same state.
 
-*Private side* — :class:`Seat`. One per local seat: its deal secrets, its
-random-draw values, and its knowledge (faces it decrypted). ``Seat.duties``
+*Private side* — :class:`table.seat.Seat`. One per local seat: its deal
+secrets, its random-draw values, and its knowledge (faces it decrypted). ``Seat.duties``
 lists the bodies this seat owes now (its turn in a pass, keys for a deal or a
 reveal, a relock, an identity claim, a commitment, the final reveal). The
 session persists ``Seat.secrets_bytes`` *before* publishing anything made
@@ -75,7 +75,6 @@ from mental_poker.deal import DealTable
 from mental_poker.deck import Deck
 from mental_poker.errors import (
     CheatDetected,
-    InvalidPoint,
     MentalPokerError,
     NotDecryptable,
     Verdict,
@@ -90,26 +89,15 @@ from mental_poker.messages import (
     IdentityClaim,
     KeyReveal,
     LockPass,
-    Message,
     Relock,
     ShufflePass,
     decode_message,
 )
-from mental_poker.seat import (
-    DealSecrets,
-    make_complaint,
-    make_final_reveal,
-    make_handover,
-    make_identity_claim,
-    make_key_reveal,
-    make_lock,
-    make_relock,
-    make_shuffle,
-)
 from p2p.wire import PROTOCOL_VERSION
 
 from .absence import PATIENCE, Absence, feed_overdue
-from .draws import Draws, draw_body
+from .draws import Draws
+from .duty import Duty
 from .history import StateHistory
 from .owing import Look
 from .timers import TimerBook, feed_timer, seen_at
@@ -153,55 +141,6 @@ class TableSetup:
         if self.config is None:
             return eng.Config()
         return eng.decode_config(self.config)
-
-
-DUTY_KINDS = ("pass", "keys", "relock", "handover", "commit", "open", "claim", "final", "move")
-
-
-@dataclass(frozen=True)
-class Duty:
-    """A body one seat owes the table now. Public: every peer (and the
-    verifier) computes every seat's duties from the log alone, so a seat
-    that keeps the table waiting can be named (``overdue``, protocol.md §6).
-
-    ``kind``: ``pass`` (its shuffle or lock pass of ``deal``), ``keys`` (its
-    keys for ``positions`` of ``deal``), ``relock`` / ``handover`` (one
-    position of ``deal``), ``commit`` / ``open`` (a joint random draw,
-    ``request``), ``claim`` (an identity claim, ``request``), ``final`` (its
-    final reveal of ``deal``), ``move`` (a player event its peer owes
-    without asking the player, ``what``: :meth:`Game.owed`, e.g. a Mao
-    author's verdict; made by the player, not by :class:`Seat`)."""
-
-    kind: str
-    deal: int | None = None
-    positions: tuple[int, ...] = ()
-    request: Request | None = None
-    what: str = ""
-
-    def units(self) -> tuple[Any, ...]:
-        """The duty split into the units the overdue clock times one by one
-        (keys: one per position; a draw: its purpose and step)."""
-        if self.kind == "keys":
-            return tuple(("keys", self.deal, p) for p in self.positions)
-        request = getattr(self.request, "purpose", None), getattr(self.request, "seat", None)
-        return ((self.kind, self.deal, self.positions, request, self.what),)
-
-    def __str__(self) -> str:
-        where = "" if self.deal is None else f" of deal {self.deal}"
-        if self.kind == "pass":
-            return f"its shuffle or lock pass{where}"
-        if self.kind == "keys":
-            return f"its keys for positions {list(self.positions)}{where}"
-        if self.kind in ("relock", "handover"):
-            return f"its {self.kind} of position {self.positions[0]}{where}"
-        if self.kind in ("commit", "open"):
-            purpose = getattr(self.request, "purpose", "?")
-            return f"its {'commitment' if self.kind == 'commit' else 'opening'} for {purpose!r}"
-        if self.kind == "claim":
-            return f"its identity claim ({self.request})"
-        if self.kind == "move":
-            return self.what
-        return f"its final reveal{where}"
 
 
 class Table:
@@ -797,169 +736,6 @@ class Table:
         return number
 
 
-class Seat:
-    """One seat's private side: secrets, draw values, decrypted faces."""
-
-    def __init__(self, table: Table, seat: int) -> None:
-        self.seat = seat
-        self.secrets: dict[int, DealSecrets] = {}
-        self.draw_values: dict[tuple[str, int], bytes] = {}
-        self.known: dict[int, Card] = {}
-        self._table = table
-
-    # ------------------------------------------------------------ knowledge
-    def knowledge(self) -> dict[int, Card]:
-        """Faces of the positions this seat alone (or everyone) can read,
-        once dealt: a card whose deal or transfer is still pending is not yet
-        the seat's to play (protocol.md §6)."""
-        table = self._table
-        self.known.update((p, Card(c)) for p, c in table.open_faces.items())
-        dealing = {
-            p for r in table.pending() if isinstance(r, Deal | Transfer) for p in r.positions
-        }
-        for position, (number, local) in table.where.items():
-            deal = table.deals[number]
-            if not deal.dealt or self.seat not in deal.readers(local) or position in dealing:
-                self.known.pop(position, None)
-                continue
-            if position in self.known:
-                continue
-            public = deal.public_card(local)
-            if public is not None:
-                self.known[position] = Card(public)
-            elif number in self.secrets:
-                try:
-                    card = deal.decrypt(local, self.seat, self.secrets[number])
-                except MentalPokerError:
-                    continue  # a cheat in an unproven deal: the audit names it
-                self.known[position] = Card(card)
-        return dict(self.known)
-
-    # ------------------------------------------------------------ moves
-    def move_body(self, event: Event, at: int | None = None) -> dict[str, Any]:
-        """The ``move`` body for one of this seat's events; a card played face
-        up (Mao M4) carries this seat's keys for it (§6)."""
-        body: dict[str, Any] = {"t": "move", "event": event.to_data()}
-        if at is not None:
-            body["at"] = at
-        for position, _ in event.shown()[:1]:
-            if position not in self._table.where:
-                continue
-            number, local = self._table.where[position]
-            deal = self._table.deals[number]
-            if deal.dealt and deal.public_card(local) is None and number in self.secrets:
-                body["keys"] = make_key_reveal(self.secrets[number], [local], deal).to_wire()
-        return body
-
-    # ------------------------------------------------------------ duties
-    def duties(self, stopped: bool = False) -> list[dict[str, Any]]:
-        """The bodies this seat owes the table now (empty: nothing to do):
-        the public :meth:`Table.duties` of this seat, made with its secrets.
-        ``stopped``: the game was stopped by a fault, so only the final
-        reveals of the dealt deals are owed (for the audit)."""
-        table = self._table
-        out: list[dict[str, Any]] = []
-        reveal: dict[int, set[int]] = {}
-        for duty in table.duties(self.seat, stopped):
-            number = duty.deal
-            if duty.kind == "move":
-                continue  # the player's (or its bot's) to make
-            if duty.kind == "keys":
-                assert number is not None
-                reveal.setdefault(number, set()).update(duty.positions)
-                continue
-            body = self._make(duty)
-            if body is not None:
-                out.append(body)
-        for number, locals_ in sorted(reveal.items()):
-            reveal_keys = make_key_reveal(
-                self.secrets[number], sorted(locals_), table.deals[number]
-            )
-            out.append(_deal_body(number, reveal_keys))
-        return out
-
-    def _make(self, duty: Duty) -> dict[str, Any] | None:
-        table, number = self._table, duty.deal
-        if duty.kind == "pass":
-            assert number is not None
-            return self._pass_duty(number, table.deals[number])
-        if duty.kind == "final":
-            assert number is not None
-            # (v3) a relock signed but sequenced after a stop was ignored:
-            # its key is no layer's, so the final reveal leaves it out
-            for local in sorted({p for p, _ in self.secrets[number].relock_keys}):
-                self._published_relocks(number, table.deals[number], local)
-            return _deal_body(number, make_final_reveal(self.secrets[number]))
-        if duty.kind == "relock":
-            assert number is not None
-            (local,) = duty.positions
-            secrets = self._published_relocks(number, table.deals[number], local)
-            relock, self.secrets[number] = make_relock(table.deals[number], secrets, local)
-            return _deal_body(number, relock, table.count)
-        if duty.kind == "handover":
-            # take our key off under the new holder's relock, with a proof,
-            # never revealing it: a revealed key would open the card for
-            # everyone (protocol.md §1.5 handover)
-            assert number is not None
-            (local,) = duty.positions
-            handover = make_handover(table.deals[number], self.secrets[number], local)
-            return _deal_body(number, handover, table.count)
-        if duty.kind in ("commit", "open"):
-            assert isinstance(duty.request, RandomDraw)
-            return draw_body(table.draws, self.seat, self.draw_values, duty.request, table.count)
-        if duty.kind == "claim":
-            assert isinstance(duty.request, Prove)
-            return self._prove_duty(duty.request)
-        raise AssertionError(f"unknown duty {duty.kind}")  # pragma: no cover
-
-    def _pass_duty(self, number: int, deal: DealTable) -> dict[str, Any]:
-        secrets = self.secrets.get(number)
-        if secrets is None:
-            secrets = self.secrets[number] = DealSecrets.generate(deal.setup, self.seat)
-        make = make_shuffle if deal.phase == "shuffle" else make_lock
-        message: Message
-        try:
-            message = make(deal.setup, secrets, deal.expected_input())
-            deal.made_here(message)  # our own proof: not verified again when it comes back
-        except InvalidPoint:
-            # the previous seat's deck holds a point we cannot multiply:
-            # a complaint instead of the pass names it (protocol.md §1.5)
-            message = make_complaint(deal, self.seat)
-        return _deal_body(number, message)
-
-    def _published_relocks(self, number: int, deal: DealTable, local: int) -> DealSecrets:
-        """Our secrets without relock keys over ``local`` whose relock never
-        reached the log (a crash after keeping the key, before signing the
-        body): a new relock replaces them, so reveals hold only real layers."""
-        secrets = self.secrets[number]
-        mine = [layer for layer in deal.layers[local] if layer.seat == self.seat]
-        keep = tuple(
-            (p, k)
-            for p, k in secrets.relock_keys
-            if p != local or any(deal.group.mul(k, layer.before) == layer.after for layer in mine)
-        )
-        if keep != secrets.relock_keys:
-            secrets = self.secrets[number] = replace(secrets, relock_keys=keep)
-        return secrets
-
-    def _prove_duty(self, request: Prove) -> dict[str, Any] | None:
-        key = self._table.claim_key(request)
-        assert key is not None
-        _, number, local, members = key
-        deal = self._table.deals[number]
-        try:
-            claim = make_identity_claim(deal, self.secrets[number], local, members)
-        except MentalPokerError:
-            # not true: an honest seat never proves a false claim (it owes
-            # the claim all the same; the table names it once overdue)
-            return None
-        return _deal_body(number, claim, self._table.count)
-
-    def secrets_bytes(self) -> dict[int, bytes]:
-        """What the session persists before publishing (crash safety)."""
-        return {number: s.to_bytes() for number, s in self.secrets.items()}
-
-
 def _spend_passes(deal: DealTable) -> None:
     """A deal just dealt: the proofs of its passes have served (each was
     checked on arrival or is our own; the audit re-checks from the revealed
@@ -970,20 +746,11 @@ def _spend_passes(deal: DealTable) -> None:
     deal.made.clear()
 
 
-def _deal_body(number: int, message: Message, at: int | None = None) -> dict[str, Any]:
-    """A ``deal`` body; ``at`` (how many bodies its author had seen) for the
-    messages a timer may overtake (relock, handover, identity claim)."""
-    body: dict[str, Any] = {"t": "deal", "deal": number, "msg": message.to_wire()}
-    if at is not None:
-        body["at"] = at
-    return body
-
-
 __all__ = [
+    "Duty",
     "KeyReveal",
     "LockPass",
     "Relock",
-    "Seat",
     "ShufflePass",
     "Table",
     "TableError",

@@ -24,7 +24,7 @@ keeps every duty from being sent twice (the table only changes once the body
 is back in the log) and makes a restart safe: the node resubmits whatever we
 signed before a crash, and we wait for it. To act is, in order:
 
-1. its duties (:meth:`~table.machine.Seat.duties`: shuffle and lock passes, keys,
+1. its duties (:meth:`~table.seat.Seat.duties`: shuffle and lock passes, keys,
    relocks, identity claims, commitments, final reveals), computed in a worker
    thread; the seat's secrets (deal keys, draw values) are written to the
    node's secret store, fsynced, *before* any body made from them is signed;
@@ -92,12 +92,13 @@ from p2p.node import LogItem, Node, Rewound
 
 from .absence import Away, audit_present
 from .clock import TimerClock
-from .machine import Seat, Table, TableSetup
+from .machine import Table, TableSetup
 from .pace import Pace, Pacer, people_kinds, takes_turn
 from .peer_news import watch_peers
 from .progress import deal_line
 from .replay import Fault, Replay, setup_body
 from .reports import SessionResult, Snapshot, Update
+from .seat import Seat
 from .turn_timer import TurnClock, event_text
 from .waiting import AwayWatch, NotWaiting
 

@@ -40,8 +40,9 @@ import trio
 
 from engines.core import EngineError, Event, bots_of
 
-from .machine import Seat, Table
+from .machine import Table
 from .pace import own_kinds
+from .seat import Seat
 
 MAX_TURN_TIME = 3600
 """The longest turn time a setup may say (seconds)."""

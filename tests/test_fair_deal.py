@@ -15,8 +15,9 @@ from mental_poker.seat import (
     make_identity_claim,
     make_key_reveal,
 )
+from table.duty import Duty, deal_body
 from table.local import LocalTable
-from table.machine import Duty, Table, TableSetup, _deal_body
+from table.machine import Table, TableSetup
 
 
 def _opening(local: LocalTable) -> tuple[int, int, int] | None:
@@ -90,7 +91,7 @@ def test_k12_identity_claim_about_a_reshuffled_card_is_refused(deterministic_dea
     deal = table.deals[number]  # ... about the card at position a of deal `number`
     claim = make_identity_claim(deal, local.seats[a].secrets[number], local_position, members)
     before = table.game.encode(table.state)
-    verdict = table.feed(a, _deal_body(number, claim))
+    verdict = table.feed(a, deal_body(number, claim))
     assert not verdict.ok and verdict.seat == a
     assert "answers no pending proof request" in verdict.reason
     assert table.game.encode(table.state) == before and not table.claims
@@ -103,7 +104,7 @@ def test_a_claim_for_no_request_or_a_second_claim_is_refused(deterministic_deals
     # a true claim about its identity with no play (no request pending)
     members = tuple(range(54))
     claim = make_identity_claim(table.deals[0], local.seats[a].secrets[0], a, members)
-    verdict = table.feed(a, _deal_body(0, claim))
+    verdict = table.feed(a, deal_body(0, claim))
     assert not verdict.ok and verdict.seat == a and "no pending proof request" in verdict.reason
 
 
@@ -379,5 +380,5 @@ def test_the_old_holder_cannot_reveal_its_key_during_a_transfer(deterministic_de
         if layer.seat != taker
     )
     keys = make_key_reveal(local.seats[holder].secrets[number], [local_position])
-    verdict = table.feed(holder, _deal_body(number, keys))
+    verdict = table.feed(holder, deal_body(number, keys))
     assert not verdict.ok and verdict.seat == holder and "being handed over" in verdict.reason

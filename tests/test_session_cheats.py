@@ -15,7 +15,8 @@ from engines.bomb import BombConfig
 from engines.core import Reveal, Timer, to_data
 from mental_poker.group import ED25519
 from table.bot_table import PeerResult, play_bot_table
-from table.machine import Table, _deal_body
+from table.duty import deal_body
+from table.machine import Table
 from table.session import TableSession
 from table.verify import verify_log
 from tests.test_mp_deal import forged_lock
@@ -265,7 +266,7 @@ class ReadsAnIdentityInTheLockPass(TableSession):
             assert self.seat is not None and self.table is not None
             deal = self.table.deals[0]
             forged = forged_lock(deal.setup, self.seat.secrets[0], deal.expected_input(), 0, 1)
-            body = _deal_body(0, forged)
+            body = deal_body(0, forged)
         await super()._publish(body)
 
 

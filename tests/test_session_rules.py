@@ -14,8 +14,9 @@ from engines.core import Timer, Transfer
 from p2p.envelope import TableSpec
 from p2p.identity import Identity
 from table.local import LocalTable
-from table.machine import Seat, Table, TableSetup
+from table.machine import Table, TableSetup
 from table.replay import Replay, setup_body
+from table.seat import Seat
 
 
 def bluff(seats: int, name: bytes = b"rules", version: int = 3) -> LocalTable:

@@ -126,6 +126,7 @@ def _detonate(msg: dict) -> bool:
         return False
     return (
         isinstance(body, dict)
+        and Event.from_wire(msg["ev"]).author == 1
         and body.get("t") == "move"
         and (body.get("event", {}).get("kind") == "detonate")
     )
@@ -146,7 +147,9 @@ class FrontRunner(TableSession):
         real = machine.receive
 
         def receive(src: int, msg: dict, now: float):
-            if not self.released and msg.get("k") == "submit" and src == 1 and _detonate(msg):
+            # seat 1's own submit and seat 2's passing-on of it alike (v3:
+            # a peer forwards the events it holds to the sequencer)
+            if not self.released and msg.get("k") == "submit" and _detonate(msg):
                 if self.held is None:
                     self.held = (src, msg, trio.current_time())
                 return []  # held back, and so are seat 1's resubmissions of it

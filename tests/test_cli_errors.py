@@ -46,12 +46,12 @@ def test_a_full_disk_mid_game_is_one_line_and_keeps_the_log(tmp_path, capsys, mo
     appended = 0
     real = p2p.store.Store.append
 
-    def append(self, file, record):
+    def append(self, file, record, **options):
         nonlocal appended
         appended += 1
         if appended > 40:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self.directory / file))
-        return real(self, file, record)
+        return real(self, file, record, **options)
 
     monkeypatch.setattr(p2p.store.Store, "append", append)
     home = tmp_path / "home"

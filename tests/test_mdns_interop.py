@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from p2p.wire import PROTOCOL_VERSION
+
 ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = [pytest.mark.slow, pytest.mark.netns]
@@ -111,7 +113,8 @@ def test_dig_asks_the_host_directly_for_ptr_srv_txt_and_a(tmp_path: Path) -> Non
     assert (priority, weight, port) == ("0", "0", _port(got["host"]))
     assert target.startswith("nodealer-") and target.endswith(".local."), got
     txt = got["TXT"]
-    for item in ('"txtvers=1"', '"v=2"', '"game=bluff"', '"seats=1/2"', '"hn=Alice"'):
+    version = f'"v={PROTOCOL_VERSION}"'
+    for item in ('"txtvers=1"', version, '"game=bluff"', '"seats=1/2"', '"hn=Alice"'):
         assert item in txt, txt
     assert re.search(r'"fp=[A-Z2-7]{4}(-[A-Z2-7]{4}){3}"', txt), txt
     assert got["A"] == "169.254.77.1"

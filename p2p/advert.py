@@ -103,6 +103,12 @@ class TableAd:
     """whether the deals carry zero-knowledge proofs (None: not said)"""
     private: bool = False
     """a private table: joining needs its table code (p2p/lobby/table_code.py)"""
+    watch_port: int | None = None
+    """the host's watch port (protocol.md §8), if the table takes spectators"""
+    spectators: int = 0
+    """at most this many spectators at once (0: the table takes none)"""
+    playing: bool = False
+    """the game has started: no seat to take, still there to watch"""
 
     def __post_init__(self) -> None:
         if not isinstance(self.table_id, bytes) or not 1 <= len(self.table_id) <= MAX_TABLE_ID:
@@ -140,8 +146,14 @@ class TableAd:
                 raise BadAdvertisement(f"{attr} {value!r} holds control characters")
         if self.proven is not None and not isinstance(self.proven, bool):
             raise BadAdvertisement(f"proven must be true or false, not {self.proven!r}")
-        if not isinstance(self.private, bool):
-            raise BadAdvertisement(f"private must be true or false, not {self.private!r}")
+        if not isinstance(self.private, bool) or not isinstance(self.playing, bool):
+            raise BadAdvertisement("private and playing must be true or false")
+        if (self.watch_port is None) != (self.spectators == 0):
+            raise BadAdvertisement("a watch port and a number of spectators go together")
+        if self.watch_port is not None:
+            _check_port(self.watch_port, "watch port")
+        if type(self.spectators) is not int or not 0 <= self.spectators <= MAX_SEATS:
+            raise BadAdvertisement(f"spectators must be 0 to {MAX_SEATS}, not {self.spectators!r}")
 
     def __str__(self) -> str:
         version = "" if self.compatible else f" (protocol {self.protocol_version})"
@@ -149,6 +161,9 @@ class TableAd:
         host = f"{self.host_name} " if self.host_name else ""
         mode = {None: "", True: ", proven", False: ", unproven"}[self.proven]
         mode += ", private (join --code)" if self.private else ""
+        mode += ", playing" if self.playing else ""
+        if self.watch_port is not None:
+            mode += f", spectators: up to {self.spectators} (watch port {self.watch_port})"
         return (
             f"{named}{self.game} {self.seats_taken}/{self.seats_total} seats{mode}, "
             f"table {self.table_id.hex()[:8]}, host {host}{self.host_fingerprint} at "
@@ -179,8 +194,18 @@ class TableAd:
         return self.seats_taken >= self.seats_total
 
     @property
+    def takes_seats(self) -> bool:
+        """Whether a joiner may try this table: open, not full, same protocol."""
+        return self.compatible and not self.is_full and not self.playing
+
+    @property
     def hostport(self) -> HostPort:
         return HostPort(self.address, self.port)
+
+    @property
+    def watch_hostport(self) -> HostPort | None:
+        """Where spectators connect (the advert's address), if anywhere."""
+        return None if self.watch_port is None else HostPort(self.address, self.watch_port)
 
     @property
     def instance_name(self) -> str:
@@ -217,6 +242,10 @@ class TableAd:
             pairs.append(("p", "1" if self.proven else "0"))
         if self.private:
             pairs.append(("priv", "1"))
+        if self.watch_port is not None:
+            pairs += [("w", str(self.watch_port)), ("wmax", str(self.spectators))]
+        if self.playing:
+            pairs.append(("play", "1"))
         if self.name:
             pairs.append(("n", self.name))
         if self.host_name:
@@ -245,6 +274,7 @@ class TableAd:
         if not _TABLE_ID_RE.fullmatch(table_id):
             raise BadAdvertisement(f"TXT tid={table_id!r} is not 1 to {MAX_TABLE_ID} bytes in hex")
         proven = {"1": True, "0": False, None: None}.get(fields.get("p"), None)
+        watch_port, spectators = _watch_keys(fields)
         return cls(
             table_id=bytes.fromhex(table_id),
             game=fields["game"] or "",
@@ -258,7 +288,24 @@ class TableAd:
             host_name=fields.get("hn") or "",
             proven=proven,
             private=fields.get("priv") == "1",
+            watch_port=watch_port,
+            spectators=spectators,
+            playing=fields.get("play") == "1",
         )
+
+
+_PORT_RE: Final = re.compile(r"[1-9][0-9]{0,4}")
+_SPECTATORS_RE: Final = re.compile(r"[1-9][0-9]?")
+
+
+def _watch_keys(fields: dict[str, str | None]) -> tuple[int | None, int]:
+    """The watch port and the most spectators (``w``, ``wmax``): both or none."""
+    port, most = fields.get("w"), fields.get("wmax")
+    if port is None and most is None:
+        return None, 0
+    if not _PORT_RE.fullmatch(port or "") or not _SPECTATORS_RE.fullmatch(most or ""):
+        raise BadAdvertisement(f"TXT w={port!r} wmax={most!r} is not a watch port and a limit")
+    return int(port or "0"), int(most or "0")
 
 
 _UTF8_KEYS: Final = frozenset({"n", "hn"})

@@ -203,7 +203,11 @@ class Advertisement:
 
     async def update(self, seats_taken: int, seats_total: int | None = None) -> None:
         """Republish the advert with new seat counts (e.g. when a player sits down)."""
-        new = self._ad.with_seats(seats_taken, seats_total)
+        await self.republish(self._ad.with_seats(seats_taken, seats_total))
+
+    async def republish(self, new: TableAd) -> None:
+        """Republish the advert as ``new`` (same name and address: e.g. the
+        table started, and stays listed for its spectators)."""
         async with self._lock:
             if new == self._ad:
                 return

@@ -266,7 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--verbose", action="store_true", help="every event, protocol included")
     play.add_argument("--quiet", action="store_true", help="print only the summary")
     from .watch import add_command as add_watch
-    from .watch import watch_port_options
+    from .watch_serve import watch_port_options
 
     watch_port_options(play, _count)
     _lang_option(play)
@@ -620,7 +620,7 @@ def _play(args: argparse.Namespace) -> int:
     cheater = 1 if cheat is None else cheat.seat
     start = time.perf_counter()
     try:
-        from .watch import watched
+        from .watch_serve import watched
 
         peers = trio.run(
             watched,

@@ -7,17 +7,17 @@ progress, the last moves. Once the final reveals are in it shows every hand
 and identity, and ``r`` steps through every turn with every card (the
 replay's god view, on the spectator's own copy of the log).
 
-A seat serves its table to spectators with ``nodealer play --watch-port``
-(:func:`serve_while`)."""
+A seat serves its table to spectators with ``nodealer host --watch-port``
+or ``nodealer play --watch-port`` (:mod:`tui.watch_serve`)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 import trio
 from textual.app import ComposeResult
@@ -26,7 +26,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
-from p2p.watch import DEFAULT_MAX, MAX_SPECTATORS, Spectator, WatchError, WatchServer
+from p2p.watch import Spectator, WatchError
 
 from .base import NodealerApp
 from .exits import EXIT_PROBLEM
@@ -43,22 +43,11 @@ register(
         "every turn": "逐步回放",
         "spectator": "观众",
         "nodealer watch: {problem}": "nodealer watch：{problem}",
-        "spectators: nodealer watch --connect HOST:{port} (at most {n})": (
-            "观众：nodealer watch --connect HOST:{port}（至多 {n} 人）"
-        ),
     }
 )
 
-T = TypeVar("T")
 RETRY = 0.5
 """seconds between two tries at a watch port that is not open (yet)"""
-DRAIN = 3.0
-"""seconds the spectators get to take the log's last records when the table ends"""
-LINGER = 3.0
-"""seconds the watch port stays open after the game (a big screen that
-connects late still gets the end, every card)"""
-
-
 class WatchScreen(Screen[None]):
     """The big screen: the table as the log made it public."""
 
@@ -189,85 +178,6 @@ def _feed_all(feed: WatchFeed, records: list[dict[str, Any]]) -> None:
         feed.feed(record)
 
 
-def serve_session(
-    nursery: trio.Nursery,
-    session: Any,
-    port: int,
-    max_spectators: int = DEFAULT_MAX,
-    host: str = "0.0.0.0",
-    on_serving: Callable[[WatchServer], None] | None = None,
-) -> WatchServer:
-    """Serve a seat's table (its session's log) to spectators on ``port``,
-    in ``nursery`` (a hook of a few lines wherever a seat's session starts:
-    ``on_session``)."""
-    server = WatchServer(session.node.table.table_id, session.node.store.log_path,
-                         host=host, port=port, max_spectators=max_spectators)  # fmt: skip
-
-    async def serve() -> None:
-        await nursery.start(server.run)
-        if on_serving is not None:
-            on_serving(server)
-
-    nursery.start_soon(serve)
-    return server
-
-
-async def serve_while(
-    run_table: Callable[[Callable[[int, Any], None]], Awaitable[T]],
-    port: int,
-    max_spectators: int = DEFAULT_MAX,
-    host: str = "0.0.0.0",
-    on_serving: Callable[[WatchServer], None] | None = None,
-) -> T:
-    """Run a table (``run_table(on_session)``, e.g. ``play_bot_table``)
-    while seat 0 serves its log to spectators on ``port``; the service
-    stops with the table (:data:`LINGER` s after it, the last bytes sent)."""
-    result: list[T] = []
-    servers: list[WatchServer] = []
-    async with trio.open_nursery() as nursery:
-
-        def on_session(seat: int, session: Any) -> None:
-            if seat == 0:
-                servers.append(serve_session(nursery, session, port, max_spectators, host,
-                                             on_serving))  # fmt: skip
-
-        result.append(await run_table(on_session))
-        await linger(servers)
-        nursery.cancel_scope.cancel()
-    return result[0]
-
-
-async def linger(servers: list[WatchServer]) -> None:
-    """After the table: the watch ports stay open :data:`LINGER` s (a late
-    big screen still gets the end) and the connected spectators get up to
-    :data:`DRAIN` s to take the last records (the final reveals)."""
-    if not servers:
-        return
-    await trio.sleep(LINGER)
-    for server in servers:
-        await server.drain(DRAIN)
-
-
-async def watched(args: argparse.Namespace, run_table: Callable[..., Awaitable[T]]) -> T:
-    """``nodealer play``'s table, served to spectators on ``--watch-port``
-    if asked (``run_table(on_session=None)``)."""
-    if args.watch_port is None:
-        return await run_table()
-
-    def serving(server: WatchServer) -> None:
-        print(serving_line(server, args.lang), flush=True)
-
-    return await serve_while(run_table, args.watch_port, args.spectators, args.watch_host,
-                             serving)  # fmt: skip
-
-
-def serving_line(server: WatchServer, lang: str = "en") -> str:
-    """What a seat says once its watch port is open."""
-    assert server.address is not None
-    return t("spectators: nodealer watch --connect HOST:{port} (at most {n})", lang,
-             port=server.address[1], n=server.max_spectators)  # fmt: skip
-
-
 def add_command(commands: Any, lang_option: Callable[[argparse.ArgumentParser], None]) -> None:
     """``nodealer watch``."""
     watch = commands.add_parser(
@@ -315,27 +225,4 @@ def run_watch(args: argparse.Namespace) -> int:
     return 0
 
 
-def watch_port_options(play: argparse.ArgumentParser, count: Callable[[str], int]) -> None:
-    """``nodealer play --watch-port PORT [--spectators N]``."""
-    play.add_argument(
-        "--watch-port", type=int, default=None, metavar="PORT",
-        help="serve the table to spectators on this TCP port (nodealer watch)",
-    )  # fmt: skip
-
-    play.add_argument(
-        "--watch-host", default="0.0.0.0", metavar="ADDRESS",
-        help="the address the watch port listens on (default: every interface)",
-    )  # fmt: skip
-
-    def spectators(text: str) -> int:
-        if not text.isdigit() or int(text) > MAX_SPECTATORS:
-            raise argparse.ArgumentTypeError(f"0 to {MAX_SPECTATORS}, not {text!r:.20}")
-        return int(text)
-
-    play.add_argument("--spectators", type=spectators, default=DEFAULT_MAX, metavar="N",
-                      help=f"at most N spectators at once (0-{MAX_SPECTATORS}; "
-                           f"default {DEFAULT_MAX})")  # fmt: skip
-
-
-__all__ = ["WatchApp", "WatchScreen", "add_command", "run_watch", "serve_session", "serve_while",
-           "serving_line", "watched"]  # fmt: skip
+__all__ = ["WatchApp", "WatchScreen", "add_command", "run_watch"]

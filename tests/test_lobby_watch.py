@@ -34,12 +34,14 @@ async def test_every_seat_sees_the_spectator_setting_and_count_in_the_lobby() ->
             await wait_until(lambda n=name, c=count: seen[n][-1].watching == c)
         lobby.start()
         await wait_until(lambda: "bob" in out and "carol" in out, 10)
+    assert seen["carol"][0].taken == 2 and seen["carol"][0].watching == 0  # the offer
     for name in ("bob", "carol"):
         assert not isinstance(out[name], Exception), out[name]
         states = seen[name]
         assert all(s.watch == (4100, 4) for s in states)
         assert any(s.watching >= 1 for s in states)  # told while seated
     assert seen["carol"][-1].watching == 2
+    assert any(st.watching == 1 for st in seen["carol"])  # seated after Bob's spectator came
     # the host's count never goes out after the start
     assert lobby.machine.set_watching(3) == []
 

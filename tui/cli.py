@@ -362,6 +362,9 @@ def choice_argv(choice: str) -> list[str]:
         return ["join", "--connect", where, *(["--code", code] if code else [])]
     if kind == "watch":  # a spectator's big screen (tui.watch)
         return ["watch", "--connect", value]
+    if kind == "watchlan":  # a LAN table's advertised watch port; it must serve that table
+        ad = json.loads(value)
+        return ["watch", "--connect", ad["connect"], "--table-id", ad["table"]]
     if kind == "lan":
         ad = json.loads(value)
         code = ["--code", ad["code"]] if ad.get("code") else []

@@ -119,10 +119,17 @@ class WatchApp(NodealerApp):
 
     TITLE = "nodealer watch"
 
-    def __init__(self, host: str, port: int, lang: str = "en", copy: Path | None = None) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        lang: str = "en",
+        copy: Path | None = None,
+        table: bytes | None = None,
+    ) -> None:
         super().__init__(lang)
-        self.host, self.port = host, port
-        self.feed = WatchFeed(None, copy)
+        self.host, self.port, self.table = host, port, table  # table: the advertised id
+        self.feed = WatchFeed(table, copy)
         self.screen_: WatchScreen | None = None
         self.problem: str | None = None
 
@@ -144,7 +151,7 @@ class WatchApp(NodealerApp):
 
     async def _watch(self) -> None:  # trio, on Textual's loop (tui.guest)
         while True:  # a big screen waits for its table to open its port
-            spectator = Spectator(self.host, self.port)
+            spectator = Spectator(self.host, self.port, table=self.table)
             try:
                 hello = await spectator.connect()
                 break
@@ -184,14 +191,24 @@ def add_command(commands: Any, lang_option: Callable[[argparse.ArgumentParser], 
         "watch",
         help="watch a table on the big screen, as a spectator (only what the log made public)",
         description=(
-            "Connect to a seat's watch port (nodealer play --watch-port) and show its table "
-            "as it is played: every seat with its card count, whose turn, the pile, the "
-            "moves; every hand once the final reveals are in. Every record is checked "
-            "like nodealer verify does. A spectator sends nothing to the table."
+            "Find a table that takes spectators on the LAN (mDNS; TABLE names one: its "
+            "name, host, table id prefix, or its number in the list), or connect to a "
+            "seat's watch port (--connect), and show its table as it is played: every seat "
+            "with its card count, whose turn, the pile, the moves; every hand once the "
+            "final reveals are in. Every record is checked like nodealer verify does. A "
+            "spectator sends nothing to the table."
         ),
     )
-    watch.add_argument("--connect", metavar="HOST:PORT", required=True,
-                       help="the seat's watch port")  # fmt: skip
+    watch.add_argument("table", nargs="?", default=None,
+                       help="which table (name, host, table id prefix, or number in the "
+                            "list nodealer watch prints when several answer)")  # fmt: skip
+    watch.add_argument("--connect", metavar="HOST:PORT", default=None,
+                       help="the seat's watch port (no mDNS)")  # fmt: skip
+    watch.add_argument("--table-id", metavar="HEX", default=None,
+                       help="the watch port must serve this table (as advertised)")  # fmt: skip
+    watch.add_argument("--seconds", type=float, default=4.0,
+                       help="at most how long to look on the LAN (watches once found)")
+    watch.add_argument("--interface", default=None, help="look on this local address only")
     watch.add_argument(
         "--keep", metavar="FILE", default=None,
         help="keep the watched log in this file (default: a temporary file)",
@@ -201,18 +218,39 @@ def add_command(commands: Any, lang_option: Callable[[argparse.ArgumentParser], 
 
 
 def run_watch(args: argparse.Namespace) -> int:
-    host, _, port_text = args.connect.rpartition(":")
-    if not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        print(f"nodealer watch: --connect {args.connect!r:.60}: expected HOST:PORT",
-              file=sys.stderr)  # fmt: skip
-        return EXIT_PROBLEM
+    from p2p.discovery import BadHostPort, parse_hostport
+
+    table = None
+    if args.table_id is not None:
+        try:
+            table = bytes.fromhex(args.table_id)
+        except ValueError:
+            print(f"nodealer watch: --table-id {args.table_id!r:.60}: not a table id in hex",
+                  file=sys.stderr)  # fmt: skip
+            return EXIT_PROBLEM
+    if args.connect is not None:
+        try:
+            where = parse_hostport(args.connect)
+        except BadHostPort as exc:
+            print(f"nodealer watch: --connect {args.connect!r:.60}: {exc}", file=sys.stderr)
+            return EXIT_PROBLEM
+        host, port = where.host, where.port
+    else:
+        found = trio.run(find_watchable, args)
+        if isinstance(found, str):
+            print(t("nodealer watch: {problem}", args.lang, problem=found), file=sys.stderr)
+            return EXIT_PROBLEM
+        assert found.watch_port is not None
+        print(t("watching {table} at {where}", args.lang, table=found,
+                where=found.watch_hostport), flush=True)  # fmt: skip
+        host, port, table = found.address, found.watch_port, found.table_id
     folder = None
     if args.keep is not None:
         copy = Path(args.keep)
     else:
         folder = tempfile.TemporaryDirectory(prefix="nodealer-watch-")
         copy = Path(folder.name) / "log"
-    app = WatchApp(host.strip("[]"), int(port_text), args.lang, copy)
+    app = WatchApp(host, port, args.lang, copy, table)
     try:
         app.run()
     finally:
@@ -225,4 +263,61 @@ def run_watch(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["WatchApp", "WatchScreen", "add_command", "run_watch"]
+async def find_watchable(args: argparse.Namespace) -> Any:
+    """The table ``nodealer watch`` asks for on the LAN (a TableAd), or a
+    problem (str). Watched as soon as the wanted table answers (then
+    :data:`SETTLE` s more, to see whether another answers too); a number
+    (its place in the list) waits for the whole list (``--seconds``)."""
+    from p2p.discovery import FIND_SETTLE_SECONDS, browse
+
+    number = int(args.table) if args.table and args.table.isdigit() and len(args.table) < 3 else 0
+
+    def wanted(ad: Any) -> bool:
+        if not ad.compatible or ad.watch_port is None:
+            return False
+        if args.table_id is not None and ad.table_id.hex() != args.table_id.lower():
+            return False
+        return number > 0 or args.table is None or ad.matches(args.table)
+
+    async with browse(args.interface) as tables:
+        with trio.move_on_after(args.seconds) as looking:
+            async for _ in tables:
+                if not number and any(wanted(ad) for ad in tables.tables.values()):
+                    settle = trio.current_time() + FIND_SETTLE_SECONDS
+                    looking.deadline = min(looking.deadline, settle)
+        found = sorted((ad for ad in tables.tables.values() if wanted(ad)),
+                       key=lambda ad: (ad.playing, ad.game, ad.name, ad.table_id))  # fmt: skip
+    if number:
+        if number > len(found):
+            return t("no table number {n} takes spectators here ({count} found)", args.lang,
+                     n=number, count=len(found))  # fmt: skip
+        return found[number - 1]
+    if not found:
+        return t("no table that takes spectators found on the LAN (a host takes them with "
+                 "--spectators N; or use --connect HOST:PORT)", args.lang)  # fmt: skip
+    if len(found) > 1 and args.table is None:
+        listed = "\n".join(f"  {i}. {ad}" for i, ad in enumerate(found, start=1))
+        return t("several tables take spectators; name one (nodealer watch NAME or "
+                 "NUMBER):", args.lang) + "\n" + listed  # fmt: skip
+    return found[0]
+
+
+register(
+    {
+        "watching {table} at {where}": "观看 {table}，地址 {where}",
+        "no table number {n} takes spectators here ({count} found)": (
+            "这里没有第 {n} 张接受观众的牌桌（找到 {count} 张）"
+        ),
+        "no table that takes spectators found on the LAN (a host takes them with "
+        "--spectators N; or use --connect HOST:PORT)": (
+            "局域网上没有找到接受观众的牌桌（主人用 --spectators N 接受观众；"
+            "或者用 --connect HOST:PORT）"
+        ),
+        "several tables take spectators; name one (nodealer watch NAME or NUMBER):": (
+            "有几张牌桌接受观众；请指定一张（nodealer watch 名称或编号）："
+        ),
+    }
+)
+
+
+__all__ = ["WatchApp", "WatchScreen", "add_command", "find_watchable", "run_watch"]

@@ -440,7 +440,11 @@ class LobbyHostMachine:
 
     def _broadcast(self) -> list[HostEffect]:
         msg = self.lobby_msg()
-        return [Send(c, msg) for c in self.seated] + [Changed(self.state())]
+        sends = [Send(c, msg) for c in self.seated]
+        if self.watching:  # a joiner just seated learns how many watch already
+            said = lobby_message("watching", n=self.watching)
+            sends += [Send(c, said) for c in self.seated]
+        return [*sends, Changed(self.state())]
 
     def _on_pake(self, guest: _Guest, msg: dict[str, Any], now: float) -> list[HostEffect]:
         assert guest.pake is not None

@@ -29,6 +29,7 @@ from p2p.discovery import BadHostPort, Change, DiscoveryError, TableAd, TableEve
 
 from ..story import game_name
 from ..variants import parse_config
+from ..watch_serve import spectators_text
 from ..words import register, t
 from .common import footer, relabel
 
@@ -77,6 +78,12 @@ register(
             "观看端口，HOST:PORT（nodealer host --watch-port 会显示）"
         ),
         "enter watches, escape goes back": "回车开始观看，Esc 返回",
+        "playing: w watches": "对局中：按 w 观看",
+        "watch the table": "观看牌桌",
+        "pick a table in the LAN list to watch (l, then w)": (
+            "请在局域网列表里选一张牌桌观看（l，再按 w）"
+        ),
+        "that table takes no spectators": "那张牌桌不接受观众",
         "the host's lobby, HOST:PORT (nodealer host prints it)": (
             "主人的大厅地址 HOST:PORT（nodealer host 会显示）"
         ),
@@ -117,7 +124,11 @@ def table_row(ad: TableAd, lang: str = "en") -> str:
         parts.append(t("private", lang))
     if ad.proven is not None:
         parts.append(t("proven" if ad.proven else "unproven", lang))
-    if ad.is_full:
+    if ad.watch_port is not None:  # the host takes spectators: w watches it
+        parts.append(spectators_text((ad.watch_port, ad.spectators), None, lang))
+    if ad.playing:
+        parts.append(t("playing: w watches", lang))
+    elif ad.is_full:
         parts.append(t("full", lang))
     if not ad.compatible:
         parts.append(t("another protocol version", lang))
@@ -152,7 +163,7 @@ class LanTables:
         """(instance name, advert), open tables first, then by game and name."""
         return sorted(
             self.tables.items(),
-            key=lambda item: (item[1].is_full, item[1].game, item[1].name, item[0]),
+            key=lambda item: (not item[1].takes_seats, item[1].game, item[1].name, item[0]),
         )
 
 
@@ -161,6 +172,7 @@ class HomeScreen(Screen[None]):
         Binding("h", "host", "host a table"),
         Binding("j", "join", "join by address"),
         Binding("l", "focus_lan", "LAN tables"),
+        Binding("w", "watch", "watch the table"),
         Binding("q", "app.quit", "quit"),
     ]
 
@@ -297,7 +309,9 @@ class HomeScreen(Screen[None]):
         lang = _lang(self)
         if not ad.compatible:
             self.notify(t("that table speaks another protocol version", lang), severity="warning")
-        elif ad.is_full:
+        elif ad.playing and ad.watch_port is not None:  # no seat to take: watch it
+            self.action_watch()
+        elif ad.is_full or ad.playing:
             self.notify(t("that table is full", lang), severity="warning")
         else:  # the lobby there must be the advertised table (tui.cli.choice_argv)
             listed = {"connect": str(ad.hostport), "table": ad.table_id.hex(),
@@ -311,6 +325,21 @@ class HomeScreen(Screen[None]):
                     self.app.exit("lan:" + json.dumps({**listed, "code": code}))
 
             self.app.push_screen(CodeForm(ad.name or ad.table_id.hex()[:8]), coded)
+
+    def action_watch(self) -> None:
+        """Watch the LAN table highlighted (its advert's watch port and table
+        id: ``nodealer watch --connect ADDR:PORT --table-id HEX``)."""
+        lan = self.query_one("#lan", OptionList)
+        rows = self.tables.rows()
+        if lan.highlighted is None or lan.highlighted >= len(rows):
+            self.notify(t("pick a table in the LAN list to watch (l, then w)", _lang(self)))
+            return
+        ad = rows[lan.highlighted][1]
+        if ad.watch_hostport is None or not ad.compatible:
+            self.notify(t("that table takes no spectators", _lang(self)), severity="warning")
+            return
+        watch = {"connect": str(ad.watch_hostport), "table": ad.table_id.hex()}
+        self.app.exit("watchlan:" + json.dumps(watch))
 
     def action_focus_lan(self) -> None:
         self.query_one("#lan", OptionList).focus()

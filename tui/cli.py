@@ -558,10 +558,8 @@ def _play(args: argparse.Namespace) -> int:
     from .app import SCREENS
 
     if not args.headless and args.game in SCREENS and cheat is None and sys.stdout.isatty():
-        if args.watch_port is not None:  # the screen's table is not served yet (tui.watch)
-            print("nodealer play: --watch-port needs --headless", file=sys.stderr)
-            return EXIT_PROBLEM
         from .app import PlayApp
+        from .watch_serve import watch_request
 
         app = PlayApp(
             args.game,
@@ -575,6 +573,7 @@ def _play(args: argparse.Namespace) -> int:
             rounds=args.rounds,
             pace=pace_named(args.pace, {0}),
             name=names.name(0),
+            watch=watch_request(args),  # seat 0 serves spectators (--watch-port, --spectators)
         )
         try:
             app.run()

@@ -55,7 +55,7 @@ from .screens.over import GameOverScreen
 from .screens.tables import SCREENS
 from .story import update_line
 from .storyteller import StoryTeller
-from .watch_serve import spectators_text
+from .watch_serve import spectators_short
 from .words import refusal_text, register, t
 
 
@@ -244,10 +244,10 @@ class TableApp(NodealerApp):
                            you=you or t("seat {seat}", self.lang, seat=self.seat))  # fmt: skip
         watch = getattr(self.lobby_state, "watch", None)  # every seat: the table's setting
         server = self.watch_server  # the host counts its spectators live
-        said = spectators_text(watch, None if server is None else server.stats.watching,
-                               self.lang)  # fmt: skip
-        if said:
-            self.sub_title += " · " + said
+        said = spectators_short(watch, None if server is None else server.stats.watching,
+                                self.lang)  # fmt: skip
+        if said:  # first: 80 columns show it
+            self.sub_title = said + " · " + self.sub_title
 
     async def on_mount(self) -> None:
         relabel(self, self.lang)

@@ -90,8 +90,25 @@ def spectators_text(watch: tuple[int, int] | None, watching: int | None, lang: s
     return t("spectators: up to {most}, {n} watching", lang, most=watch[1], n=watching)
 
 
+def spectators_short(watch: tuple[int, int] | None, watching: int | None, lang: str) -> str:
+    """The same for a table screen's header, first in it so that 80
+    columns show it ("" if none): ``1/4 watching``, or ``≤4 watching``
+    where the count is not known (a seat other than the host's).
+
+    >>> spectators_short((4100, 4), 1, "en"), spectators_short((4100, 4), None, "zh")
+    ('1/4 watching', '观众≤4')
+    """
+    if watch is None:
+        return ""
+    if watching is None:
+        return t("≤{most} watching", lang, most=watch[1])
+    return t("{n}/{most} watching", lang, n=watching, most=watch[1])
+
+
 register(
     {
+        "≤{most} watching": "观众≤{most}",
+        "{n}/{most} watching": "观众 {n}/{most}",
         "spectators: up to {most}": "观众：至多 {most} 人",
         "spectators: up to {most}, {n} watching": "观众：至多 {most} 人，{n} 人在看",
     }
@@ -220,5 +237,5 @@ def watch_port_options(play: argparse.ArgumentParser, count: Callable[[str], int
 
 
 __all__ = ["DRAIN", "LINGER", "HostWatch", "linger", "serve_session", "serve_while",
-           "serving_line", "spectators_text", "watch_port_options", "watch_request",
-           "watched"]  # fmt: skip
+           "serving_line", "spectators_short", "spectators_text", "watch_port_options",
+           "watch_request", "watched"]  # fmt: skip

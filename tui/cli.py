@@ -374,6 +374,7 @@ def choice_argv(choice: str) -> list[str]:
         plan = json.loads(value)
         config = [arg for pair in plan["config"] for arg in ("--config", pair)]
         private = ["--private"] if plan.get("private") else []
+        private += ["--spectators", str(plan["spectators"])] if plan.get("spectators") else []
         return ["host", plan["game"], "--players", str(plan["seats"]), "--name", plan["name"],
                 *config, *private]  # fmt: skip
     return ["replay", value]

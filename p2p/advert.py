@@ -418,6 +418,6 @@ def parse_hostport(text: str, default_port: int | None = None) -> HostPort:
         port = int(port_text)
     if not 1 <= port <= 65535:
         raise BadHostPort(f"{spec!r}: port {port} is not between 1 and 65535")
-    if host.startswith(("0.", "::")) and ipaddress.ip_address(host).is_unspecified:
+    if host in ("0.0.0.0", "::"):  # a name like "0.a" is a host name, not an address
         raise BadHostPort(f"{spec!r}: {host} is not an address one can connect to")
     return HostPort(host, port)

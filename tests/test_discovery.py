@@ -482,6 +482,9 @@ def test_mdns_advertise_browse_update_vanish() -> None:
         "host_name": "",
         "proven": None,
         "private": False,
+        "watch_port": None,
+        "spectators": 0,
+        "playing": False,
     }
     appeared = result["appeared"]
     assert appeared["change"] == "appeared"

@@ -124,3 +124,57 @@ def test_spectators_zero_takes_none_and_a_bad_count_is_a_usage_error(capsys) -> 
         main(["host", "bluff", "--spectators", "65"])
     with pytest.raises(SystemExit):
         main(["play", "bluff", "--watch-port", "70000"])
+
+
+class _FakeLan:
+    """A browser that has seen ``ads`` (no mDNS: find_watchable's choice alone)."""
+
+    def __init__(self, ads: list[TableAd]) -> None:
+        self.tables = {f"t{i}": ad for i, ad in enumerate(ads)}
+        self._left = len(ads)
+
+    async def __aenter__(self) -> _FakeLan:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+    def __aiter__(self) -> _FakeLan:
+        return self
+
+    async def __anext__(self) -> None:
+        if self._left == 0:
+            raise StopAsyncIteration
+        self._left -= 1
+
+
+def test_nodealer_watch_picks_the_table_asked_for(monkeypatch) -> None:
+    import argparse
+
+    import trio
+
+    import p2p.discovery
+    from tui.watch import find_watchable
+
+    def ad(n: int, name: str, **kw: Any) -> TableAd:
+        return TableAd(bytes([n]) * 8, "bluff", 1, 3, FP, "10.0.0.2", 4000 + n, name=name, **kw)
+
+    ann = ad(1, "ann's table", watch_port=4101, spectators=4)
+    bob = ad(2, "bob's table", watch_port=4102, spectators=2, playing=True)
+    shy = ad(3, "shy table")  # takes no spectators: never listed to watch
+    lan = [ann, bob, shy]
+    monkeypatch.setattr(p2p.discovery, "browse", lambda interface=None: _FakeLan(lan))
+
+    def find(table: str | None, table_id: str | None = None) -> Any:
+        args = argparse.Namespace(table=table, table_id=table_id, seconds=1.0, interface=None,
+                                  lang="en")  # fmt: skip
+        return trio.run(find_watchable, args)
+
+    several = find(None)
+    assert isinstance(several, str) and several.startswith("several tables take spectators")
+    assert "1. ann's table" in several and "2. bob's table" in several and "shy" not in several
+    assert find("bob") == bob and find("2") == bob and find("1") == ann
+    assert find(None, ann.table_id.hex()) == ann
+    assert "no table number 3" in find("3") and "no table that takes spectators" in find("shy")
+    lan[:] = [shy, bob]
+    assert find(None) == bob  # the only one that takes spectators

@@ -1,7 +1,8 @@
 """What the seats see of their spectators, in real terminals (tmux, 80×24,
 English and Chinese): the waiting room of the host and of a joiner says
 the table's setting and how many watch ("spectators: up to 4, 1
-watching"); ``nodealer play`` on its screen serves spectators too
+watching"), and once the table is played its header ("0/4 watching" at the
+host, "≤4 watching" at the others); ``nodealer play`` on its screen serves spectators too
 (``--watch-port``), and its header says how many watch. Everything on
 127.0.0.1 (``--no-advertise``, ``--connect``): no mDNS, no namespace."""
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.terminal import PYTHON, ROOT, free_port, kill, need_tmux, start, wait
+from tests.terminal import PYTHON, ROOT, free_port, keys, kill, need_tmux, start, wait
 
 WORDS = {
     "en": {
@@ -21,6 +22,8 @@ WORDS = {
         "watching": "(1 watching, at most {most})",
         "header0": "0/8 watching",
         "header1": "1/8 watching",
+        "host header": "0/4 watching",
+        "seat header": "≤4 watching",
     },
     "zh": {
         "none": "观众：至多 4 人，0 人在看",
@@ -28,6 +31,8 @@ WORDS = {
         "watching": "（1 人观看，至多 {most} 人）",
         "header0": "观众 0/8",
         "header1": "观众 1/8",
+        "host header": "观众 0/4",
+        "seat header": "观众≤4",
     },
 }
 
@@ -56,6 +61,9 @@ def test_every_waiting_room_says_the_spectators(tmp_path: Path, lang: str) -> No
         kill(screen)  # the spectator leaves: both rooms say so
         wait(host, said["none"])
         wait(joiner, said["none"])
+        keys(host, "s")  # started with the two seated: the tables' headers say it first
+        wait(host, said["host header"], timeout=90)  # the host counts live
+        wait(joiner, said["seat header"], timeout=90)  # the others: the limit they agreed to
     finally:
         for session in (joiner, screen, host):
             kill(session)

@@ -745,7 +745,7 @@ async def _find(args: argparse.Namespace) -> Any:
     from p2p.discovery import find_table
 
     def wanted(ad: Any) -> bool:
-        if not ad.compatible or ad.is_full or (args.code is not None and not ad.private):
+        if not ad.takes_seats or (args.code is not None and not ad.private):
             return False
         if args.table_id is not None and ad.table_id != args.table_id:
             return False

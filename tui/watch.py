@@ -1,4 +1,5 @@
-"""``nodealer watch --connect HOST:PORT``: a table on the big screen, as a
+"""``nodealer watch [TABLE]`` (found by mDNS: :func:`find_watchable`) or
+``nodealer watch --connect HOST:PORT``: a table on the big screen, as a
 spectator (protocol.md §8). The seat's watch port sends its log; every
 record is checked and replayed (:mod:`tui.watch_feed`); the screen shows
 only what the log made public, the whole screen for it: every seat with

@@ -243,11 +243,15 @@ async def host_table(
     min_seats: int | None = None,
     on_session: Callable[[TableSession], None] | None = None,
     code: str | None = None,
+    table_id: bytes | None = None,
+    watch: tuple[int, int] | None = None,
 ) -> SeatResult:
     """Open a lobby for ``settings``, seat joiners until the table is full,
     then play seat 0. ``on_lobby`` gets the running lobby (its port, and
     ``start()`` to start with fewer where ``min_seats`` allows). ``code``: a
-    private table's code (only joiners who know it are seated)."""
+    private table's code (only joiners who know it are seated). ``table_id``
+    (default: a new random one) and ``watch`` (the watch port and at most how
+    many spectators, said to every seat: :func:`p2p.lobby.host_lobby`)."""
     node_port = node_port or free_port(host)
     seated: list[SeatedTable] = []
 
@@ -265,6 +269,8 @@ async def host_table(
                 on_change=on_change,
                 task_status=task_status,
                 code=code,
+                table_id=table_id,
+                watch=watch,
             )
         )
 

@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
@@ -42,6 +41,7 @@ from p2p.discovery import (
     local_addresses,
     parse_hostport,
 )
+from tests.terminal import unshare_prefix as _unshare_prefix
 
 HERE = Path(__file__).resolve().parent
 NS_CHECK = HERE / "discovery_ns_check.py"
@@ -436,22 +436,6 @@ def test_parse_hostport_never_crashes(text: str) -> None:
 # --------------------------------------------------------------------------- real mDNS
 
 
-def _unshare_prefix() -> list[str]:
-    """A command prefix giving a fresh network namespace, or skip the test."""
-    if sys.platform != "linux" or shutil.which("unshare") is None:
-        pytest.skip("needs Linux network namespaces (unshare -n)")
-    if shutil.which("ip") is None:
-        pytest.skip("needs the `ip` tool to bring up lo inside the namespace")
-    for prefix in (["unshare", "-n", "--"], ["unshare", "-rn", "--"]):
-        probe = subprocess.run([*prefix, "true"], capture_output=True, timeout=10)
-        if probe.returncode == 0:
-            return prefix
-    pytest.skip(
-        "cannot create a network namespace here (unshare -n and unshare -rn refused); "
-        "mDNS is never tested on real interfaces"
-    )
-
-
 def _netns() -> str:
     if not os.path.exists("/proc/self/ns/net"):
         pytest.skip("needs Linux network namespaces (/proc/self/ns/net)")
@@ -498,6 +482,9 @@ def test_mdns_advertise_browse_update_vanish() -> None:
         "host_name": "",
         "proven": None,
         "private": False,
+        "watch_port": None,
+        "spectators": 0,
+        "playing": False,
     }
     appeared = result["appeared"]
     assert appeared["change"] == "appeared"

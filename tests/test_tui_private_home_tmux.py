@@ -13,19 +13,28 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.test_discovery import _unshare_prefix
-from tests.test_tui_private_tmux import keys, kill, read_code, typed, wait
+from tests.terminal import (
+    PYTHON,
+    ROOT,
+    entered,
+    in_namespace,
+    keys,
+    kill,
+    need_second_entry,
+    need_tmux,
+    start,
+    typed,
+    wait,
+)
+from tests.test_tui_private_tmux import read_code
 
-ROOT = Path(__file__).resolve().parent.parent
 PORT = 47391  # inside the test's own namespace: nothing else listens there
 
 
@@ -44,23 +53,18 @@ def _printed_code(log: Path, timeout: float = 60) -> str:
 @pytest.mark.slow
 @pytest.mark.netns
 def test_a_private_table_from_the_home_screen(tmp_path: Path) -> None:
-    if shutil.which("tmux") is None:
-        pytest.skip("needs tmux (.ci/run installs it)")
-    prefix = _unshare_prefix()
+    need_tmux()
     session = f"nd-private-home-{os.getpid()}"
     hal, log = tmp_path / "hal", tmp_path / "hal.log"
     hal.mkdir()
-    python = f"PYTHONPATH={ROOT} {sys.executable} -m tui.cli"
+    python = PYTHON
     inner = (
-        "ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && "
         f"cd {ROOT} && (NODEALER_HOME={hal} {python} host bluff --players 3 --private "
         f"--headless --no-advertise --interface 127.0.0.1 --port {PORT} --nickname hal "
         f"> {log} 2>&1 &) && NODEALER_LANG=zh NODEALER_HOME={tmp_path / 'ann'} {python}; "
         "echo nodealer-ended-$?; sleep 30"
     )
-    command = " ".join([*prefix, "sh", "-c", f"'{inner}'"])
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command],
-                   check=True)  # fmt: skip
+    start(session, in_namespace(inner))
     try:
         # home in Chinese: the host form, "private table" ticked (seats, 3 tabs, space)
         wait(session, "你：", "开桌")
@@ -113,24 +117,19 @@ def test_closing_the_terminal_of_a_table_joined_from_home_ends_the_program(
     """The terminal of a seat joined from home closes (tmux kill-session:
     SIGHUP): the program ends instead of opening home again on the dead
     terminal and spinning there, an orphan."""
-    if shutil.which("tmux") is None:
-        pytest.skip("needs tmux (.ci/run installs it)")
-    prefix = _unshare_prefix()
+    need_tmux()
     session = f"nd-private-hup-{os.getpid()}"
     pidfile = tmp_path / "pid"
     home = tmp_path / "home.sh"  # the program's pid, then the program itself
     home.write_text(f"echo $$ > {pidfile}\nexec env NODEALER_HOME={tmp_path / 'ann'} "
                     f"PYTHONPATH={ROOT} {sys.executable} -m tui.cli\n")  # fmt: skip
-    python = f"PYTHONPATH={ROOT} {sys.executable} -m tui.cli"
+    python = PYTHON
     inner = (
-        "ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && "
         f"cd {ROOT} && (NODEALER_HOME={tmp_path / 'hal'} {python} host bluff --players 3 "
         f"--headless --no-advertise --interface 127.0.0.1 --port {PORT} --nickname hal "
         f"> /dev/null 2>&1 &) && sh {home}; sleep 30"
     )
-    command = " ".join([*prefix, "sh", "-c", f"'{inner}'"])
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command],
-                   check=True)  # fmt: skip
+    start(session, in_namespace(inner))
     try:
         wait(session, "you:", "host a table")
         keys(session, "j")
@@ -157,33 +156,23 @@ def test_a_private_table_found_on_the_lan_list_and_by_its_code(tmp_path: Path) -
     its private table; on home (Chinese) the LAN list marks it private,
     picking it asks for the code, and the code seats the joiner; `nodealer
     join CODE` alone (no address) finds it and seats another."""
-    if shutil.which("tmux") is None or shutil.which("nsenter") is None:
-        pytest.skip("needs tmux and nsenter")
-    prefix = _unshare_prefix()
-    if prefix != ["unshare", "-n", "--"]:
-        pytest.skip("needs a plain network namespace (unshare -n) to enter a second time")
+    need_tmux()
+    need_second_entry()
     tag = os.getpid()
     host, home, other = f"nd-lan-host-{tag}", f"nd-lan-home-{tag}", f"nd-lan-join-{tag}"
     nspid = tmp_path / "nspid"
-    python = f"PYTHONPATH={ROOT} {sys.executable} -m tui.cli"
+    python = PYTHON
     inner = (
-        "ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo && "
         f"echo $$ > {nspid} && cd {ROOT} && NODEALER_HOME={tmp_path / 'ann'} {python} host "
         f"bluff --players 4 --private --interface 127.0.0.1 --port {PORT} --nickname ann "
         "--name annstable; sleep 30"
     )
-    command = " ".join([*prefix, "sh", "-c", f"'{inner}'"])
-    subprocess.run(["tmux", "new-session", "-d", "-s", host, "-x", "80", "-y", "24", command],
-                   check=True)  # fmt: skip
+    start(host, in_namespace(inner))
     try:
         code = read_code(wait(host, "table code", "ann"))
-        enter = f"nsenter --net=/proc/{nspid.read_text().strip()}/ns/net --"
-        joined = (
-            f"{enter} sh -c 'cd {ROOT} && NODEALER_LANG=zh NODEALER_HOME={tmp_path / 'bob'} "
-            f"{python}; sleep 30'"
-        )
-        subprocess.run(["tmux", "new-session", "-d", "-s", home, "-x", "80", "-y", "24", joined],
-                       check=True)  # fmt: skip
+        joined = entered(nspid, f"cd {ROOT} && NODEALER_LANG=zh NODEALER_HOME={tmp_path / 'bob'} "
+                                f"{python}; sleep 30")  # fmt: skip
+        start(home, joined)
         screen = wait(home, "annstable", timeout=60)
         row = next(ln for ln in screen.splitlines() if "annstable" in ln)
         assert "私密" in row
@@ -194,12 +183,9 @@ def test_a_private_table_found_on_the_lan_list_and_by_its_code(tmp_path: Path) -
         wait(home, "(你)", "ann", "座位1", timeout=60)
         wait(host, "2/4")
 
-        by_code = (
-            f"{enter} sh -c 'cd {ROOT} && NODEALER_HOME={tmp_path / 'cat'} {python} join "
-            f"{code} --nickname cat; sleep 30'"
-        )
-        subprocess.run(["tmux", "new-session", "-d", "-s", other, "-x", "80", "-y", "24",
-                        by_code], check=True)  # fmt: skip
+        by_code = entered(nspid, f"cd {ROOT} && NODEALER_HOME={tmp_path / 'cat'} {python} join "
+                                 f"{code} --nickname cat; sleep 30")  # fmt: skip
+        start(other, by_code)
         wait(other, "(you)", "cat", "ann", timeout=60)
         wait(host, "3/4")
     finally:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -24,7 +23,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.terminal import ROOT, capture, free_port, keys, kill, typed, wait
+
+__all__ = ["capture", "free_port", "keys", "kill", "typed", "wait"]  # the home test too
 
 WORDS = {
     "en": {
@@ -52,44 +53,11 @@ WORDS = {
 }
 
 
-def capture(session: str) -> str:
-    run = subprocess.run(["tmux", "capture-pane", "-pt", session], capture_output=True, text=True)
-    return run.stdout
-
-
-def wait(session: str, *texts: str, timeout: float = 60) -> str:
-    """The screen once it shows every one of ``texts``."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        screen = capture(session)
-        if all(text in screen for text in texts):
-            return screen
-        time.sleep(0.2)
-    raise AssertionError(f"{texts!r} never showed:\n{capture(session)}")
-
-
-def keys(session: str, *sent: str) -> None:
-    for key in sent:
-        subprocess.run(["tmux", "send-keys", "-t", session, key], check=True)
-        time.sleep(0.3)
-
-
-def typed(session: str, text: str) -> None:
-    subprocess.run(["tmux", "send-keys", "-l", "-t", session, text], check=True)
-    time.sleep(0.3)
-
-
 def read_code(screen: str) -> str:
     """The code as a person reads it off the host's box (``4 7 2 1 - W A L N U T``)."""
     found = re.search(r"(\d) (\d) (\d) (\d) - ((?:[A-Z] )*[A-Z])\b", screen)
     assert found is not None, f"no table code on the host's screen:\n{screen}"
     return "".join(found.groups()[:4]) + "-" + found[5].replace(" ", "").lower()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def start(session: str, home: Path, args: str, lang: str) -> None:
@@ -100,10 +68,6 @@ def start(session: str, home: Path, args: str, lang: str) -> None:
     )
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command],
                    check=True)  # fmt: skip
-
-
-def kill(session: str) -> None:
-    subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
 
 
 @pytest.mark.slow

@@ -149,6 +149,43 @@ def _lobby(app: ScreenApp) -> Any:
     return show()
 
 
+def _lobby_watched(app: ScreenApp) -> Any:
+    """The waiting room of a table that takes spectators (one watching)."""
+    from p2p.lobby.messages import LobbyState, Player
+    from table.seating import GameSettings
+    from tui.screens.lobby import LobbyScreen
+
+    screen = LobbyScreen(hosting=False, fingerprint="M2XD-4RTY-K3QF-7ZPA")
+    settings = GameSettings("bluff", 3, None, True, "Ann's table").to_map()
+    players = (Player(0, "ann", "K3QF-7ZPA-M2XD-4RTY"), Player(1, "hal", "M2XD-4RTY-K3QF-7ZPA"))
+
+    async def show() -> None:
+        await app.push_screen(screen)
+        screen.show_where("169.254.0.2:4000")
+        screen.show_state(LobbyState(bytes(8), settings, 3, 2, players, watch=(4100, 4),
+                                     watching=1))  # fmt: skip
+
+    return show()
+
+
+def _home_watched(app: ScreenApp) -> Any:
+    """Home's LAN list with a table that takes spectators and one being played."""
+    from p2p.discovery import Change, TableAd, TableEvent
+    from tui.screens.home import HomeScreen
+
+    screen = HomeScreen("ann (K3QF-7ZPA-M2XD-4RTY)", [("bluff", 4)], [])
+
+    async def show() -> None:
+        await app.push_screen(screen)
+        for tid, taken, playing in ((1, 1, False), (2, 4, True)):
+            ad = TableAd(bytes([tid]) * 8, "bluff", taken, 4, "K3QF-7ZPA-M2XD-4RTY",
+                         "169.254.0.2", 4000 + tid, name=f"table {tid}", host_name="hal",
+                         watch_port=4100 + tid, spectators=4, playing=playing)  # fmt: skip
+            screen.lan_event(TableEvent(Change.APPEARED, f"t{tid}._nodealer._tcp.local.", ad))
+
+    return show()
+
+
 def _confirm(app: ScreenApp) -> Any:
     import tui.app  # noqa: F401  (registers the question's words)
     from tui.screens.common import Confirm
@@ -166,6 +203,8 @@ def _confirm(app: ScreenApp) -> Any:
 SCREENS = {
     "home": (_home, ""),
     "waiting": (_lobby, ""),
+    "waiting-watched": (_lobby_watched, ""),
+    "home-watched": (_home_watched, ""),
     "deal": (_deal, "deal 0: seat 1 locks (proofs: 2 checked + 2 own of 6)"),
     "bluff": (lambda app: _table_screen(app, BluffScreen(seat=0), "bluff", 3, 12), ""),
     "bomb": (lambda app: _table_screen(app, BombScreen(seat=0), "bomb", 4, 25), ""),

@@ -204,7 +204,7 @@ def test_a_lan_host_serves_its_table_to_a_spectator(tmp_path: Path) -> None:
     feed = WatchFeed(None)
 
     async def spectate() -> int:
-        while True:  # the port opens when the table starts
+        while True:  # the port opens with the lobby
             try:
                 spectator = Spectator("127.0.0.1", watch_port)
                 hello = await spectator.connect()
@@ -227,6 +227,8 @@ def test_a_lan_host_serves_its_table_to_a_spectator(tmp_path: Path) -> None:
         for proc in (hosting, *joiners):
             proc.kill()
     assert "spectators: nodealer watch --connect" in hosting.text()
+    for proc in (hosting, *joiners):  # the lobby said it to every seat
+        assert "spectators: up to 2" in proc.text(), proc.text()[-2000:]
     assert most == 2 and feed.problem is None and feed.over()
     assert str(feed.replay.outcome()) == str(verify_log(hosting.log()).outcome)
     assert feed.replay.fed == len(read_log(hosting.log()).entries)

@@ -7,38 +7,13 @@ through every turn with every card."""
 from __future__ import annotations
 
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _capture(session: str) -> str:
-    run = subprocess.run(["tmux", "capture-pane", "-pt", session], capture_output=True, text=True)
-    return run.stdout
-
-
-def _wait(session: str, text: str, timeout: float = 60) -> str:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        screen = _capture(session)
-        if text in screen:
-            return screen
-        time.sleep(0.2)
-    raise AssertionError(f"{text!r} never showed:\n{_capture(session)}")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
+from tests.terminal import ROOT, free_port, kill, need_tmux, start, wait
 
 WORDS = {
     "en": ("waiting for the table", "{game}: {n} seats", "seat 1: ", "game over: ",
@@ -64,23 +39,20 @@ def test_watch_a_table_in_a_real_terminal(
 ) -> None:
     from tui.story import game_name
 
-    if shutil.which("tmux") is None:
-        pytest.skip("needs tmux (.ci/run installs it)")
+    need_tmux()
     waiting, header, seat, over, every, key, stepping = WORDS[lang]
     players, extra = GAMES[game]
     header = header.format(game=game_name(game, lang), n=players)
-    port = _free_port()
+    port = free_port()
     session = f"nodealer-watch-{os.getpid()}-{game}-{lang}"
     env = f"NODEALER_HOME={tmp_path}/watcher PYTHONPATH={ROOT} LANG=C.UTF-8"
     command = (
         f"cd {ROOT} && {env} {sys.executable} -m tui.cli watch --connect 127.0.0.1:{port} "
         f"--lang {lang}; sleep 30"
     )
-    width, height = size
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", str(width), "-y",
-                    str(height), command])  # fmt: skip
+    start(session, command, size)
     try:
-        _wait(session, waiting)  # no table yet: the big screen waits for it
+        wait(session, waiting)  # no table yet: the big screen waits for it
         play = subprocess.run(
             [sys.executable, "-m", "tui.cli", "play", game, "--headless", "--unproven",
              "--players", str(players), *extra, "--quiet", "--watch-port", str(port),
@@ -89,10 +61,10 @@ def test_watch_a_table_in_a_real_terminal(
             text=True, timeout=400,
         )  # fmt: skip
         assert play.returncode == 0, play.stderr
-        screen = _wait(session, every)
+        screen = wait(session, every)
         assert header in screen and seat in screen and over in screen, screen
         assert key in screen  # the footer offers every turn
         subprocess.run(["tmux", "send-keys", "-t", session, "r"])
-        _wait(session, stepping)  # the replay's steps, every card
+        wait(session, stepping)  # the replay's steps, every card
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        kill(session)

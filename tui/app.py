@@ -79,9 +79,12 @@ class PlayApp(TurnCountdown, NodealerApp):
         pace: Any = None,
         name: str | None = None,
         turn_time: int | None = None,
+        watch: tuple[str, int, int] | None = None,
     ) -> None:
         super().__init__(lang)
         self.turn_time = turn_time  # (v3) the table's turn timer (table.turn_timer), None: none
+        self.watch = watch  # (address, port, at most N): seat 0 serves spectators (tui.watch)
+        self.watch_server: Any = None
         self.pace = pace  # a table.pace.Pace: the bots wait for you (None: they do not)
         # seat 0 is the person (``name``), the bots are named after it
         self.names = SeatNames.for_play(name or default_name(), players, me=0)
@@ -140,13 +143,37 @@ class PlayApp(TurnCountdown, NodealerApp):
                 on_session=self._got_session,
                 on_update=self._updated,
             )
+            self._over(peers[0])
+            if self.watch_server is not None:  # the spectators get the end, every card
+                from .watch_serve import linger
+
+                await linger([self.watch_server])
             nursery.cancel_scope.cancel()
-        self._over(peers[0])
 
     def _got_session(self, seat: int, session: TableSession) -> None:
-        if seat == 0:
-            self.session = session
-            session.person, session.turn_time = True, self.turn_time  # table.turn_timer
+        if seat != 0:
+            return
+        self.session = session
+        session.person, session.turn_time = True, self.turn_time  # table.turn_timer
+        if self.watch is not None and self._nursery is not None:
+            from .watch_serve import serve_session, serving_line
+
+            def serving(server: Any) -> None:  # where the big screen connects: a toast
+                self.notify(serving_line(server, self.lang), timeout=10)
+                self.speak()
+
+            host, port, most = self.watch
+            self.watch_server = serve_session(self._nursery, session, port, most, host, serving)
+            self._nursery.start_soon(self._count_spectators)
+
+    async def _count_spectators(self) -> None:
+        """The subtitle follows the spectator count (checked every second)."""
+        said = -1
+        while True:
+            if self.watch_server.stats.watching != said:
+                said = self.watch_server.stats.watching
+                self.speak()
+            await trio.sleep(1)
 
     def _updated(self, seat: int, update: Update) -> None:
         if seat != 0 or self.session is None:
@@ -222,6 +249,13 @@ class PlayApp(TurnCountdown, NodealerApp):
         players = self.names.listed(range(self.players), self.lang)
         colon = "：" if self.lang == "zh" else ": "
         self.sub_title = game_title(self.game, self.lang) + colon + players + self.turn_note()
+        server = self.watch_server
+        if server is not None and server.address is not None:  # first: 80 columns show it
+            from .watch_serve import spectators_short
+
+            said = spectators_short((server.address[1], server.max_spectators),
+                                    server.stats.watching, self.lang)  # fmt: skip
+            self.sub_title = said + " · " + self.sub_title
 
 
 class ReplayApp(NodealerApp):

@@ -278,7 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--verbose", action="store_true", help="every event, protocol included")
     play.add_argument("--quiet", action="store_true", help="print only the summary")
     from .watch import add_command as add_watch
-    from .watch import watch_port_options
+    from .watch_serve import watch_port_options
 
     watch_port_options(play, _count)
     _lang_option(play)
@@ -374,6 +374,9 @@ def choice_argv(choice: str) -> list[str]:
         return ["join", "--connect", where, *(["--code", code] if code else [])]
     if kind == "watch":  # a spectator's big screen (tui.watch)
         return ["watch", "--connect", value]
+    if kind == "watchlan":  # a LAN table's advertised watch port; it must serve that table
+        ad = json.loads(value)
+        return ["watch", "--connect", ad["connect"], "--table-id", ad["table"]]
     if kind == "lan":
         ad = json.loads(value)
         code = ["--code", ad["code"]] if ad.get("code") else []
@@ -383,6 +386,7 @@ def choice_argv(choice: str) -> list[str]:
         plan = json.loads(value)
         config = [arg for pair in plan["config"] for arg in ("--config", pair)]
         private = ["--private"] if plan.get("private") else []
+        private += ["--spectators", str(plan["spectators"])] if plan.get("spectators") else []
         return ["host", plan["game"], "--players", str(plan["seats"]), "--name", plan["name"],
                 *config, *private]  # fmt: skip
     return ["replay", value]
@@ -568,10 +572,8 @@ def _play(args: argparse.Namespace) -> int:
     from .app import SCREENS
 
     if not args.headless and args.game in SCREENS and cheat is None and sys.stdout.isatty():
-        if args.watch_port is not None:  # the screen's table is not served yet (tui.watch)
-            print("nodealer play: --watch-port needs --headless", file=sys.stderr)
-            return EXIT_PROBLEM
         from .app import PlayApp
+        from .watch_serve import watch_request
 
         app = PlayApp(
             args.game,
@@ -586,6 +588,7 @@ def _play(args: argparse.Namespace) -> int:
             pace=pace_named(args.pace, {0}),
             name=names.name(0),
             turn_time=args.turn_time,
+            watch=watch_request(args),  # seat 0 serves spectators (--watch-port, --spectators)
         )
         try:
             app.run()
@@ -634,7 +637,7 @@ def _play(args: argparse.Namespace) -> int:
     cheater = 1 if cheat is None else cheat.seat
     start = time.perf_counter()
     try:
-        from .watch import watched
+        from .watch_serve import watched
 
         peers = trio.run(
             watched,

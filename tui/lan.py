@@ -70,7 +70,7 @@ def add_commands(commands: Any, games: list[str], count: Any) -> None:
         help="start with the players seated by then, if the game allows that many",
     )
     _game_options(host)
-    from .watch import watch_port_options
+    from .watch_serve import watch_port_options
 
     watch_port_options(host, count)
     host.set_defaults(handler=run_host)
@@ -300,13 +300,18 @@ def _update_printer(args: argparse.Namespace) -> Any:
 def _lobby_printer(args: argparse.Namespace) -> Any:
     from table.names import SeatNames
 
+    from .watch_serve import spectators_text
+
     def show(state: Any) -> None:
         players = getattr(state, "players", ())
         if players:  # the story and the outcome read by name
             args.names = SeatNames(tuple(p.nickname for p in players),
                                    tuple(p.fingerprint for p in players))  # fmt: skip
         seated = ", ".join(f"{p.seat}: {p.nickname} ({p.fingerprint})" for p in players)
-        _say(args, f"lobby: {state.taken}/{state.seats} seated - {seated}")
+        watch = spectators_text(getattr(state, "watch", None), getattr(state, "watching", 0),
+                                getattr(args, "lang", "en"))  # fmt: skip
+        watch = f" - {watch}" if watch else ""
+        _say(args, f"lobby: {state.taken}/{state.seats} seated - {seated}{watch}")
 
     return show
 
@@ -425,10 +430,13 @@ def run_host(args: argparse.Namespace) -> int:
         print(f"nodealer host: {busy} (choose another --port, or 0 for any free one)",
               file=sys.stderr)  # fmt: skip
         return EXIT_PROBLEM
-    if args.private and args.watch_port is not None:  # spectators would need the code too
-        print("nodealer host: a private table takes no spectators yet (its log would reach "
-              "anyone who finds the watch port): leave out --watch-port or --private",
-              file=sys.stderr)  # fmt: skip
+    from .watch_serve import watch_request
+
+    watch = watch_request(args)  # --watch-port / --spectators
+    if args.private and watch is not None:  # spectators would need the code too
+        print("nodealer host: a private table takes no spectators (its log would reach "
+              "anyone who finds the watch port): leave out --watch-port/--spectators or "
+              "--private", file=sys.stderr)  # fmt: skip
         return EXIT_PROBLEM
     code = None
     if args.private:
@@ -451,7 +459,7 @@ def run_host(args: argparse.Namespace) -> int:
                 args.port,
                 min_seats=engine.min_seats,
                 code=code,
-                watch=_watch_plan(args),
+                watch=watch,
             ),
             identity=identity,
             home=home,
@@ -467,11 +475,21 @@ def run_host(args: argparse.Namespace) -> int:
         async with trio.open_nursery() as nursery:
             opened = trio.Event()
             where: list[Any] = []
-            servers: list[Any] = []  # the watch port (--watch-port)
+            servers: list[Any] = []  # the watch port (--watch-port, --spectators)
+            lobby_options: dict[str, Any] = {}
+            if watch is not None:  # open before the lobby: its port goes into every lobby
+                from .watch_serve import HostWatch, serving_line
+
+                watching = HostWatch(home, *watch)
+                servers.append(await watching.open(nursery))
+                print(serving_line(servers[0], args.lang), flush=True)
+                lobby_options = watching.lobby_options()
 
             def on_lobby(lobby: Any) -> None:
                 where.append(lobby)
                 opened.set()
+                if watch is not None:
+                    nursery.start_soon(watching.tell, lobby)
                 if args.start_after is not None:
                     nursery.start_soon(start_later, lobby)
                 if code is not None:
@@ -516,37 +534,15 @@ def run_host(args: argparse.Namespace) -> int:
                 on_update=_update_printer(args),
                 min_seats=engine.min_seats,
                 code=code,
-                **_watched(args, nursery, servers),
+                **lobby_options,
             )
-            from .watch import linger
+            from .watch_serve import linger
 
             await linger(servers)  # the spectators get the end
             nursery.cancel_scope.cancel()
             return seat
 
     return _finish(args, trio.run(main))
-
-
-def _watch_plan(args: argparse.Namespace) -> tuple[str, int, int] | None:
-    """``--watch-port``: where and for how many the host serves spectators."""
-    return None if args.watch_port is None else (args.watch_host, args.watch_port,
-                                                 args.spectators)  # fmt: skip
-
-
-def _watched(args: argparse.Namespace, nursery: Any, servers: list[Any]) -> dict[str, Any]:
-    """``on_session`` for a headless host that serves spectators."""
-    if args.watch_port is None:
-        return {}
-    from .watch import serve_session, serving_line
-
-    def on_session(session: Any) -> None:
-        def serving(server: Any) -> None:
-            print(serving_line(server, args.lang), flush=True)
-
-        servers.append(serve_session(nursery, session, args.watch_port, args.spectators,
-                                     args.watch_host, serving))  # fmt: skip
-
-    return {"on_session": on_session}
 
 
 def _announce(args: argparse.Namespace, settings: Any, lobby: Any) -> None:
@@ -581,11 +577,17 @@ async def _advertise(
     note: Callable[[str], None] = _stderr,
 ) -> None:
     """Advertise the lobby while it takes seats; withdrawn (goodbye) once the
-    table starts. ``note`` says why it could not be advertised."""
+    table starts, unless it takes spectators: then it is republished as
+    playing (``play=1``) and withdrawn when the table ends (this task is
+    cancelled). ``note`` says why it could not be advertised."""
+    from dataclasses import replace
+
     import trio
 
     from p2p.discovery import DiscoveryError, TableAd, advertise
     from p2p.lobby import Phase
+
+    watch = lobby.state.watch  # (port, at most N): the table takes spectators
 
     if args.interface in ("0.0.0.0", "::", ""):
         from p2p.discovery import local_addresses
@@ -610,14 +612,22 @@ async def _advertise(
         host_name=_fit(nickname),
         proven=settings.proven,
         private=getattr(args, "code", None) is not None,  # the code itself never leaves
+        watch_port=None if watch is None else watch[0],
+        spectators=0 if watch is None else watch[1],
     )
     try:
         async with advertise(ad) as advert:
-            while lobby.state.phase is Phase.OPEN:
+            while lobby.state.phase is not Phase.STARTED:
                 await trio.sleep(0.25)
                 taken = lobby.state.taken
                 if taken != advert.ad.seats_taken and lobby.state.phase is Phase.OPEN:
                     await advert.update(taken)
+                if watch is None and lobby.state.phase is not Phase.OPEN:
+                    return  # withdrawn: nothing more to find here
+            # a table that takes spectators stays listed to watch, until it ends
+            await advert.republish(replace(advert.ad, seats_taken=lobby.state.taken,
+                                           playing=True))  # fmt: skip
+            await trio.sleep_forever()
     except DiscoveryError as exc:
         note(f"note: not advertised on the LAN ({exc}); use --connect")
 
@@ -745,7 +755,7 @@ async def _find(args: argparse.Namespace) -> Any:
     from p2p.discovery import find_table
 
     def wanted(ad: Any) -> bool:
-        if not ad.compatible or ad.is_full or (args.code is not None and not ad.private):
+        if not ad.takes_seats or (args.code is not None and not ad.private):
             return False
         if args.table_id is not None and ad.table_id != args.table_id:
             return False

@@ -64,6 +64,7 @@ from .screens.tables import SCREENS
 from .story import update_line
 from .storyteller import StoryTeller
 from .turn_clock import TurnCountdown
+from .watch_serve import spectators_short
 from .words import refusal_text, register, t
 
 
@@ -221,6 +222,7 @@ class TableApp(TurnCountdown, NodealerApp):
         self.seat: int | None = None
         self.session: TableSession | None = None
         self.watch_server: Any = None  # the host's watch port (HostPlan.watch)
+        self._host_watch: Any = None
         self.guest: TrioGuest[Any] | None = None
         self._nursery: trio.Nursery | None = None
         self._pending: tuple[Snapshot, Any] | None = None
@@ -259,9 +261,12 @@ class TableApp(TurnCountdown, NodealerApp):
         self.sub_title = t("{table}, you are {you}", self.lang, table=self.settings,
                            you=you or t("seat {seat}", self.lang, seat=self.seat))  # fmt: skip
         self.sub_title += self.turn_note()  # tui.turn_clock
-        if self.watch_server is not None:  # spectators (tui.watch): the players see how many
-            self.sub_title += " · " + t("{n} watching", self.lang,
-                                        n=self.watch_server.stats.watching)  # fmt: skip
+        watch = getattr(self.lobby_state, "watch", None)  # every seat: the table's setting
+        server = self.watch_server  # the host counts its spectators live
+        said = spectators_short(watch, None if server is None else server.stats.watching,
+                                self.lang)  # fmt: skip
+        if said:  # first: 80 columns show it
+            self.sub_title = said + " · " + self.sub_title
 
     async def on_mount(self) -> None:
         relabel(self, self.lang)
@@ -286,6 +291,11 @@ class TableApp(TurnCountdown, NodealerApp):
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
                 seat = await self._seat()
+                if self.watch_server is not None:  # the game over shows; spectators get the end
+                    from .watch_serve import linger
+
+                    self._over(seat)
+                    await linger([self.watch_server])
                 nursery.cancel_scope.cancel()
         except Exception as exc:
             problem = problem_text(exc)
@@ -293,7 +303,8 @@ class TableApp(TurnCountdown, NodealerApp):
                 raise
             self._failed(problem)
             return
-        self._over(seat)
+        if self.watch_server is None:
+            self._over(seat)
 
     async def _seat(self) -> SeatResult:
         plan = self.plan
@@ -317,6 +328,8 @@ class TableApp(TurnCountdown, NodealerApp):
             "on_session": self._got_session,
         }
         if isinstance(plan, HostPlan):
+            if plan.watch is not None:  # spectators: the port opens with the lobby
+                options.update(await self._open_watch(plan.watch))
             return await host_table(
                 self.identity,
                 plan.settings,
@@ -339,6 +352,17 @@ class TableApp(TurnCountdown, NodealerApp):
             code=plan.code,
             **options,
         )
+
+    async def _open_watch(self, watch: tuple[str, int, int]) -> dict[str, Any]:
+        """The host's watch port, open before its lobby (whose every message
+        then says it); host_table's table id and watch setting."""
+        from .watch_serve import HostWatch
+
+        assert self._nursery is not None
+        self._host_watch = HostWatch(self.home, *watch)
+        self.watch_server = await self._host_watch.open(self._nursery)
+        self._nursery.start_soon(self._count_spectators)
+        return self._host_watch.lobby_options()
 
     def _player_for(self, settings: GameSettings, seat: int) -> Any:
         """Who plays the seat: the person (through the screen), or a bot
@@ -365,6 +389,11 @@ class TableApp(TurnCountdown, NodealerApp):
             self._nursery.start_soon(self.advertise, lobby, self.lobby_screen.note)
         if getattr(self.plan, "code", None) is not None and self._nursery is not None:
             self._nursery.start_soon(self._watch_attempts, lobby)
+        if self.watch_server is not None and self._nursery is not None:
+            from .watch_serve import serving_line
+
+            self._nursery.start_soon(self._host_watch.tell, lobby)  # every seat sees the count
+            self.lobby_screen.note(lambda lang: serving_line(self.watch_server, lang))
 
     async def _watch_attempts(self, lobby: Any) -> None:
         """Every counted table-code try goes to the waiting room, read from
@@ -394,19 +423,9 @@ class TableApp(TurnCountdown, NodealerApp):
     def _got_session(self, session: TableSession) -> None:
         self.session = session
         session.person = True  # this screen's person: the table's turn timer moves for them
-        watch = getattr(self.plan, "watch", None)
-        if watch is not None and self._nursery is not None:  # spectators (tui.watch)
-            from .watch import serve_session, serving_line
-
-            def serving(server: Any) -> None:  # the table screen is up by now: a toast
-                self.notify(serving_line(server, self.lang), timeout=10)
-
-            self.watch_server = serve_session(self._nursery, session, watch[1], watch[2],
-                                              watch[0], serving)  # fmt: skip
-            self._nursery.start_soon(self._count_spectators)
 
     async def _count_spectators(self) -> None:
-        """The subtitle follows the spectator count (checked every second)."""
+        """The host's subtitle follows the spectator count (checked every second)."""
         said = -1
         while True:
             if self.watch_server.stats.watching != said:

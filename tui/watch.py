@@ -1,4 +1,5 @@
-"""``nodealer watch --connect HOST:PORT``: a table on the big screen, as a
+"""``nodealer watch [TABLE]`` (found by mDNS: :func:`find_watchable`) or
+``nodealer watch --connect HOST:PORT``: a table on the big screen, as a
 spectator (protocol.md §8). The seat's watch port sends its log; every
 record is checked and replayed (:mod:`tui.watch_feed`); the screen shows
 only what the log made public, the whole screen for it: every seat with
@@ -7,17 +8,17 @@ progress, the last moves. Once the final reveals are in it shows every hand
 and identity, and ``r`` steps through every turn with every card (the
 replay's god view, on the spectator's own copy of the log).
 
-A seat serves its table to spectators with ``nodealer play --watch-port``
-(:func:`serve_while`)."""
+A seat serves its table to spectators with ``nodealer host --watch-port``
+or ``nodealer play --watch-port`` (:mod:`tui.watch_serve`)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 import trio
 from textual.app import ComposeResult
@@ -26,7 +27,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
-from p2p.watch import DEFAULT_MAX, MAX_SPECTATORS, Spectator, WatchError, WatchServer
+from p2p.watch import Spectator, WatchError
 
 from .base import NodealerApp
 from .exits import EXIT_PROBLEM
@@ -43,22 +44,11 @@ register(
         "every turn": "逐步回放",
         "spectator": "观众",
         "nodealer watch: {problem}": "nodealer watch：{problem}",
-        "spectators: nodealer watch --connect HOST:{port} (at most {n})": (
-            "观众：nodealer watch --connect HOST:{port}（至多 {n} 人）"
-        ),
     }
 )
 
-T = TypeVar("T")
 RETRY = 0.5
 """seconds between two tries at a watch port that is not open (yet)"""
-DRAIN = 3.0
-"""seconds the spectators get to take the log's last records when the table ends"""
-LINGER = 3.0
-"""seconds the watch port stays open after the game (a big screen that
-connects late still gets the end, every card)"""
-
-
 class WatchScreen(Screen[None]):
     """The big screen: the table as the log made it public."""
 
@@ -130,10 +120,17 @@ class WatchApp(NodealerApp):
 
     TITLE = "nodealer watch"
 
-    def __init__(self, host: str, port: int, lang: str = "en", copy: Path | None = None) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        lang: str = "en",
+        copy: Path | None = None,
+        table: bytes | None = None,
+    ) -> None:
         super().__init__(lang)
-        self.host, self.port = host, port
-        self.feed = WatchFeed(None, copy)
+        self.host, self.port, self.table = host, port, table  # table: the advertised id
+        self.feed = WatchFeed(table, copy)
         self.screen_: WatchScreen | None = None
         self.problem: str | None = None
 
@@ -155,7 +152,7 @@ class WatchApp(NodealerApp):
 
     async def _watch(self) -> None:  # trio, on Textual's loop (tui.guest)
         while True:  # a big screen waits for its table to open its port
-            spectator = Spectator(self.host, self.port)
+            spectator = Spectator(self.host, self.port, table=self.table)
             try:
                 hello = await spectator.connect()
                 break
@@ -189,99 +186,30 @@ def _feed_all(feed: WatchFeed, records: list[dict[str, Any]]) -> None:
         feed.feed(record)
 
 
-def serve_session(
-    nursery: trio.Nursery,
-    session: Any,
-    port: int,
-    max_spectators: int = DEFAULT_MAX,
-    host: str = "0.0.0.0",
-    on_serving: Callable[[WatchServer], None] | None = None,
-) -> WatchServer:
-    """Serve a seat's table (its session's log) to spectators on ``port``,
-    in ``nursery`` (a hook of a few lines wherever a seat's session starts:
-    ``on_session``)."""
-    server = WatchServer(session.node.table.table_id, session.node.store.log_path,
-                         host=host, port=port, max_spectators=max_spectators)  # fmt: skip
-
-    async def serve() -> None:
-        await nursery.start(server.run)
-        if on_serving is not None:
-            on_serving(server)
-
-    nursery.start_soon(serve)
-    return server
-
-
-async def serve_while(
-    run_table: Callable[[Callable[[int, Any], None]], Awaitable[T]],
-    port: int,
-    max_spectators: int = DEFAULT_MAX,
-    host: str = "0.0.0.0",
-    on_serving: Callable[[WatchServer], None] | None = None,
-) -> T:
-    """Run a table (``run_table(on_session)``, e.g. ``play_bot_table``)
-    while seat 0 serves its log to spectators on ``port``; the service
-    stops with the table (:data:`LINGER` s after it, the last bytes sent)."""
-    result: list[T] = []
-    servers: list[WatchServer] = []
-    async with trio.open_nursery() as nursery:
-
-        def on_session(seat: int, session: Any) -> None:
-            if seat == 0:
-                servers.append(serve_session(nursery, session, port, max_spectators, host,
-                                             on_serving))  # fmt: skip
-
-        result.append(await run_table(on_session))
-        await linger(servers)
-        nursery.cancel_scope.cancel()
-    return result[0]
-
-
-async def linger(servers: list[WatchServer]) -> None:
-    """After the table: the watch ports stay open :data:`LINGER` s (a late
-    big screen still gets the end) and the connected spectators get up to
-    :data:`DRAIN` s to take the last records (the final reveals)."""
-    if not servers:
-        return
-    await trio.sleep(LINGER)
-    for server in servers:
-        await server.drain(DRAIN)
-
-
-async def watched(args: argparse.Namespace, run_table: Callable[..., Awaitable[T]]) -> T:
-    """``nodealer play``'s table, served to spectators on ``--watch-port``
-    if asked (``run_table(on_session=None)``)."""
-    if args.watch_port is None:
-        return await run_table()
-
-    def serving(server: WatchServer) -> None:
-        print(serving_line(server, args.lang), flush=True)
-
-    return await serve_while(run_table, args.watch_port, args.spectators, args.watch_host,
-                             serving)  # fmt: skip
-
-
-def serving_line(server: WatchServer, lang: str = "en") -> str:
-    """What a seat says once its watch port is open."""
-    assert server.address is not None
-    return t("spectators: nodealer watch --connect HOST:{port} (at most {n})", lang,
-             port=server.address[1], n=server.max_spectators)  # fmt: skip
-
-
 def add_command(commands: Any, lang_option: Callable[[argparse.ArgumentParser], None]) -> None:
     """``nodealer watch``."""
     watch = commands.add_parser(
         "watch",
         help="watch a table on the big screen, as a spectator (only what the log made public)",
         description=(
-            "Connect to a seat's watch port (nodealer play --watch-port) and show its table "
-            "as it is played: every seat with its card count, whose turn, the pile, the "
-            "moves; every hand once the final reveals are in. Every record is checked "
-            "like nodealer verify does. A spectator sends nothing to the table."
+            "Find a table that takes spectators on the LAN (mDNS; TABLE names one: its "
+            "name, host, table id prefix, or its number in the list), or connect to a "
+            "seat's watch port (--connect), and show its table as it is played: every seat "
+            "with its card count, whose turn, the pile, the moves; every hand once the "
+            "final reveals are in. Every record is checked like nodealer verify does. A "
+            "spectator sends nothing to the table."
         ),
     )
-    watch.add_argument("--connect", metavar="HOST:PORT", required=True,
-                       help="the seat's watch port")  # fmt: skip
+    watch.add_argument("table", nargs="?", default=None,
+                       help="which table (name, host, table id prefix, or number in the "
+                            "list nodealer watch prints when several answer)")  # fmt: skip
+    watch.add_argument("--connect", metavar="HOST:PORT", default=None,
+                       help="the seat's watch port (no mDNS)")  # fmt: skip
+    watch.add_argument("--table-id", metavar="HEX", default=None,
+                       help="the watch port must serve this table (as advertised)")  # fmt: skip
+    watch.add_argument("--seconds", type=float, default=4.0,
+                       help="at most how long to look on the LAN (watches once found)")
+    watch.add_argument("--interface", default=None, help="look on this local address only")
     watch.add_argument(
         "--keep", metavar="FILE", default=None,
         help="keep the watched log in this file (default: a temporary file)",
@@ -291,18 +219,39 @@ def add_command(commands: Any, lang_option: Callable[[argparse.ArgumentParser], 
 
 
 def run_watch(args: argparse.Namespace) -> int:
-    host, _, port_text = args.connect.rpartition(":")
-    if not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        print(f"nodealer watch: --connect {args.connect!r:.60}: expected HOST:PORT",
-              file=sys.stderr)  # fmt: skip
-        return EXIT_PROBLEM
+    from p2p.discovery import BadHostPort, parse_hostport
+
+    table = None
+    if args.table_id is not None:
+        try:
+            table = bytes.fromhex(args.table_id)
+        except ValueError:
+            print(f"nodealer watch: --table-id {args.table_id!r:.60}: not a table id in hex",
+                  file=sys.stderr)  # fmt: skip
+            return EXIT_PROBLEM
+    if args.connect is not None:
+        try:
+            where = parse_hostport(args.connect)
+        except BadHostPort as exc:
+            print(f"nodealer watch: --connect {args.connect!r:.60}: {exc}", file=sys.stderr)
+            return EXIT_PROBLEM
+        host, port = where.host, where.port
+    else:
+        found = trio.run(find_watchable, args)
+        if isinstance(found, str):
+            print(t("nodealer watch: {problem}", args.lang, problem=found), file=sys.stderr)
+            return EXIT_PROBLEM
+        assert found.watch_port is not None
+        print(t("watching {table} at {where}", args.lang, table=found,
+                where=found.watch_hostport), flush=True)  # fmt: skip
+        host, port, table = found.address, found.watch_port, found.table_id
     folder = None
     if args.keep is not None:
         copy = Path(args.keep)
     else:
         folder = tempfile.TemporaryDirectory(prefix="nodealer-watch-")
         copy = Path(folder.name) / "log"
-    app = WatchApp(host.strip("[]"), int(port_text), args.lang, copy)
+    app = WatchApp(host, port, args.lang, copy, table)
     try:
         app.run()
     finally:
@@ -315,27 +264,61 @@ def run_watch(args: argparse.Namespace) -> int:
     return 0
 
 
-def watch_port_options(play: argparse.ArgumentParser, count: Callable[[str], int]) -> None:
-    """``nodealer play --watch-port PORT [--spectators N]``."""
-    play.add_argument(
-        "--watch-port", type=int, default=None, metavar="PORT",
-        help="serve the table to spectators on this TCP port (nodealer watch)",
-    )  # fmt: skip
+async def find_watchable(args: argparse.Namespace) -> Any:
+    """The table ``nodealer watch`` asks for on the LAN (a TableAd), or a
+    problem (str). Watched as soon as the wanted table answers (then
+    :data:`SETTLE` s more, to see whether another answers too); a number
+    (its place in the list) waits for the whole list (``--seconds``)."""
+    from p2p.discovery import FIND_SETTLE_SECONDS, browse
 
-    play.add_argument(
-        "--watch-host", default="0.0.0.0", metavar="ADDRESS",
-        help="the address the watch port listens on (default: every interface)",
-    )  # fmt: skip
+    number = int(args.table) if args.table and args.table.isdigit() and len(args.table) < 3 else 0
 
-    def spectators(text: str) -> int:
-        if not text.isdigit() or int(text) > MAX_SPECTATORS:
-            raise argparse.ArgumentTypeError(f"0 to {MAX_SPECTATORS}, not {text!r:.20}")
-        return int(text)
+    def wanted(ad: Any) -> bool:
+        if not ad.compatible or ad.watch_port is None:
+            return False
+        if args.table_id is not None and ad.table_id.hex() != args.table_id.lower():
+            return False
+        return number > 0 or args.table is None or ad.matches(args.table)
 
-    play.add_argument("--spectators", type=spectators, default=DEFAULT_MAX, metavar="N",
-                      help=f"at most N spectators at once (0-{MAX_SPECTATORS}; "
-                           f"default {DEFAULT_MAX})")  # fmt: skip
+    async with browse(args.interface) as tables:
+        with trio.move_on_after(args.seconds) as looking:
+            async for _ in tables:
+                if not number and any(wanted(ad) for ad in tables.tables.values()):
+                    settle = trio.current_time() + FIND_SETTLE_SECONDS
+                    looking.deadline = min(looking.deadline, settle)
+        found = sorted((ad for ad in tables.tables.values() if wanted(ad)),
+                       key=lambda ad: (ad.playing, ad.game, ad.name, ad.table_id))  # fmt: skip
+    if number:
+        if number > len(found):
+            return t("no table number {n} takes spectators here ({count} found)", args.lang,
+                     n=number, count=len(found))  # fmt: skip
+        return found[number - 1]
+    if not found:
+        return t("no table that takes spectators found on the LAN (a host takes them with "
+                 "--spectators N; or use --connect HOST:PORT)", args.lang)  # fmt: skip
+    if len(found) > 1 and args.table is None:
+        listed = "\n".join(f"  {i}. {ad}" for i, ad in enumerate(found, start=1))
+        return t("several tables take spectators; name one (nodealer watch NAME or "
+                 "NUMBER):", args.lang) + "\n" + listed  # fmt: skip
+    return found[0]
 
 
-__all__ = ["WatchApp", "WatchScreen", "add_command", "run_watch", "serve_session", "serve_while",
-           "serving_line", "watched"]  # fmt: skip
+register(
+    {
+        "watching {table} at {where}": "观看 {table}，地址 {where}",
+        "no table number {n} takes spectators here ({count} found)": (
+            "这里没有第 {n} 张接受观众的牌桌（找到 {count} 张）"
+        ),
+        "no table that takes spectators found on the LAN (a host takes them with "
+        "--spectators N; or use --connect HOST:PORT)": (
+            "局域网上没有找到接受观众的牌桌（主人用 --spectators N 接受观众；"
+            "或者用 --connect HOST:PORT）"
+        ),
+        "several tables take spectators; name one (nodealer watch NAME or NUMBER):": (
+            "有几张牌桌接受观众；请指定一张（nodealer watch 名称或编号）："
+        ),
+    }
+)
+
+
+__all__ = ["WatchApp", "WatchScreen", "add_command", "find_watchable", "run_watch"]

@@ -182,6 +182,11 @@ class LobbyHost:
         self._execute(effects)
         return bool(effects)
 
+    def set_watching(self, n: int) -> None:
+        """The spectators watching now (from the host's watch port): every
+        seated joiner is told, while the lobby runs."""
+        self._execute(self.machine.set_watching(n))
+
     # ---------------------------------------------------------------- effects
 
     def _execute(self, effects: list[HostEffect]) -> None:
@@ -351,6 +356,7 @@ async def host_lobby(
     request_timeout: float = REQUEST_TIMEOUT,
     agree_timeout: float = AGREE_TIMEOUT,
     code: str | None = None,
+    watch: tuple[int, int] | None = None,
     task_status: trio.TaskStatus[LobbyHost] = trio.TASK_STATUS_IGNORED,
 ) -> SeatedTable:
     """Host a lobby on ``host:port`` until every seat agreed to the table.
@@ -364,7 +370,9 @@ async def host_lobby(
     ``task_status`` gets the :class:`LobbyHost` once listening (its ``port``,
     ``start()``); ``on_change`` is called with every new :class:`LobbyState`.
     ``code``: a private table's code (:func:`p2p.lobby.table_code.new_code`):
-    only joiners who prove they know it see the table. Returns the host's
+    only joiners who prove they know it see the table. ``watch``: (the
+    watch port, at most N spectators), said in every ``lobby`` (protocol.md
+    §4.1, §8). Returns the host's
     :class:`SeatedTable` (seat 0); cancel to close the lobby (the joiners get
     :class:`HostLeft`)."""
     if address is None and host not in ("", "0.0.0.0", "::"):
@@ -381,6 +389,7 @@ async def host_lobby(
         request_timeout=request_timeout,
         agree_timeout=agree_timeout,
         code=code,
+        watch=watch,
     )
     try:
         listeners = await trio.open_tcp_listeners(port, host=host or None)

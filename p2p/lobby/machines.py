@@ -173,6 +173,7 @@ class LobbyHostMachine:
         request_timeout: float = REQUEST_TIMEOUT,
         agree_timeout: float = AGREE_TIMEOUT,
         code: str | None = None,
+        watch: tuple[int, int] | None = None,
     ) -> None:
         if type(seats) is not int or not 2 <= seats <= MAX_SEATS:
             raise ValueError(f"a table has 2 to {MAX_SEATS} seats, not {seats!r}")
@@ -213,6 +214,10 @@ class LobbyHostMachine:
         self._rounds = 0
         self._final: tuple[Player, ...] | None = None  # who sat down, once started
         self.removed: set[bytes] = set()  # keys the host removed: never seated again
+        self.watch = watch  # (watch port, at most N spectators), said in every lobby
+        self.watching = 0
+        if watch is not None:
+            lobby_message("lobby", **self._lobby_fields())  # a bad one fails here, not later
 
     # ---------------------------------------------------------------- views
 
@@ -235,23 +240,30 @@ class LobbyHostMachine:
         return (own, *others)
 
     def state(self) -> LobbyState:
-        return LobbyState(
-            self.table_id, self.settings, self.seats, self.min_seats, self.players(), self.phase
-        )
+        return LobbyState(self.table_id, self.settings, self.seats, self.min_seats,
+                          self.players(), self.phase, self.watch, self.watching)  # fmt: skip
 
-    def lobby_msg(self) -> dict[str, Any]:
+    def _lobby_fields(self) -> dict[str, Any]:
         players = [
             {"seat": p.seat, "nick": p.nickname, "fp": p.fingerprint} for p in self.players()
         ]
-        return lobby_message(
-            "lobby",
-            v=self.version,
-            table=self.table_id,
-            settings=self.settings,
-            total=self.seats,
-            min=self.min_seats,
-            players=players,
-        )
+        fields = {"v": self.version, "table": self.table_id, "settings": self.settings,
+                  "total": self.seats, "min": self.min_seats, "players": players}  # fmt: skip
+        if self.watch is not None:  # the table takes spectators (protocol.md §4.1)
+            fields["watch"] = {"port": self.watch[0], "max": self.watch[1]}
+        return fields
+
+    def lobby_msg(self) -> dict[str, Any]:
+        return lobby_message("lobby", **self._lobby_fields())
+
+    def set_watching(self, n: int) -> list[HostEffect]:
+        """The spectators watching now (the host's watch port counts them):
+        every seated joiner is told while the lobby runs (``watching``)."""
+        if self.watch is None or self.phase is Phase.STARTED or n == self.watching:
+            return []
+        self.watching = n
+        msg = lobby_message("watching", n=n)
+        return [Send(c, msg) for c in self.seated] + [Changed(self.state())]
 
     # ---------------------------------------------------------------- inputs
 
@@ -428,7 +440,11 @@ class LobbyHostMachine:
 
     def _broadcast(self) -> list[HostEffect]:
         msg = self.lobby_msg()
-        return [Send(c, msg) for c in self.seated] + [Changed(self.state())]
+        sends = [Send(c, msg) for c in self.seated]
+        if self.watching:  # a joiner just seated learns how many watch already
+            said = lobby_message("watching", n=self.watching)
+            sends += [Send(c, said) for c in self.seated]
+        return [*sends, Changed(self.state())]
 
     def _on_pake(self, guest: _Guest, msg: dict[str, Any], now: float) -> list[HostEffect]:
         assert guest.pake is not None
@@ -643,6 +659,10 @@ class LobbyJoinerMachine:
             return self._on_pake(msg)
         if kind == "lobby" and self.stage != "done":
             return self._on_lobby(msg)
+        if kind == "watching" and self.stage in ("requested", "seated", "agreed"):
+            assert self.state is not None  # informative only: changes no seat, no spec
+            self.state = replace(self.state, watching=msg["n"])
+            return []
         if kind == "spec" and self.stage == "seated":
             # one agreement per seat list: a second spec needs a new `lobby`
             # first (someone left), or a host could collect our signature on
@@ -720,7 +740,10 @@ class LobbyJoinerMachine:
             )
         if len(players) > msg["total"] or msg["min"] > msg["total"]:
             raise BadHostMessage("the host's seat counts do not add up")
-        state = LobbyState(msg["table"], msg["settings"], msg["total"], msg["min"], players)
+        watch = (msg["watch"]["port"], msg["watch"]["max"]) if "watch" in msg else None
+        watching = 0 if self.state is None else self.state.watching
+        state = LobbyState(msg["table"], msg["settings"], msg["total"], msg["min"], players,
+                           watch=watch, watching=watching)  # fmt: skip
         digest = settings_digest(state.settings)
         me = [p.seat for p in players if p.fingerprint == self.identity.fingerprint]
         if self.stage == "offer":
@@ -742,7 +765,7 @@ class LobbyJoinerMachine:
             ]
         if msg["table"] != self.table_id:
             raise BadHostMessage("the host switched to another table id")
-        if digest != self.digest:
+        if digest != self.digest or (self.state is not None and watch != self.state.watch):
             raise SettingsChanged(
                 "the host changed the settings after you agreed to them; join again to "
                 f"accept the new ones: {_show(state.settings)}",

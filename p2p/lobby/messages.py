@@ -17,6 +17,7 @@ import msgpack
 
 from p2p.envelope import TableSpec
 from p2p.identity import Identity, PeerKey
+from p2p.watch import MAX_SPECTATORS
 from p2p.wire import (
     HASH_LEN,
     KEY_LEN,
@@ -388,7 +389,7 @@ LOBBY_SCHEMAS: dict[str, dict[str, Check]] = {
         "total": int_field(2, MAX_SEATS),
         "min": int_field(2, MAX_SEATS),
         "players": list_field(PLAYER, 1, MAX_SEATS),
-    },
+    },  # and, at a table that takes spectators, "watch" (OPTIONAL below)
     "spec": {
         "v": VERSION_FIELD,
         "table": TABLE_FIELD,
@@ -402,9 +403,16 @@ LOBBY_SCHEMAS: dict[str, dict[str, Check]] = {
     "pake": {"table": TABLE_FIELD, "m": bin_field(PAKE_MSG, PAKE_MSG)},
     "pake-reply": {"m": bin_field(PAKE_MSG, PAKE_MSG), "mac": bin_field(MAC_LEN, MAC_LEN)},
     "pake-ok": {"mac": bin_field(MAC_LEN, MAC_LEN)},
+    "watching": {"n": int_field(0, MAX_SPECTATORS)},  # spectators now (protocol.md §4.1)
     # either way
     "refused": {"code": text_field(1, MAX_CODE), "text": text_field(0, MAX_TEXT)},
 }
+
+
+WATCH = map_field({"port": int_field(1, 0xFFFF), "max": int_field(1, MAX_SPECTATORS)})
+OPTIONAL: dict[str, dict[str, Check]] = {"lobby": {"watch": WATCH}}
+"""Fields a message may carry or not: the host's watch port and at most how
+many spectators (protocol.md §4.1, §8), only at a table that takes them."""
 
 
 def check_lobby_message(msg: Any) -> dict[str, Any]:
@@ -417,7 +425,8 @@ def check_lobby_message(msg: Any) -> dict[str, Any]:
     fields = LOBBY_SCHEMAS.get(kind)
     if fields is None:
         raise SchemaError(f"unknown lobby message kind {kind[:40]!r}")
-    map_field({"k": text_field(1, 16), **fields})(msg, kind)
+    present = {k: c for k, c in OPTIONAL.get(kind, {}).items() if k in msg}
+    map_field({"k": text_field(1, 16), **fields, **present})(msg, kind)
     return msg
 
 
@@ -498,6 +507,11 @@ class LobbyState:
     min_seats: int
     players: tuple[Player, ...]
     phase: Phase = Phase.OPEN
+    watch: tuple[int, int] | None = None
+    """(the host's watch port, at most how many spectators): the table takes
+    spectators (protocol.md §8); None: it takes none"""
+    watching: int = 0
+    """spectators watching now, as the host last said"""
 
     @property
     def taken(self) -> int:

@@ -20,15 +20,18 @@ from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Checkbox, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from p2p.discovery import BadHostPort, Change, DiscoveryError, TableAd, TableEvent, parse_hostport
+from p2p.watch import DEFAULT_MAX as DEFAULT_SPECTATORS
+from p2p.watch import MAX_SPECTATORS
 
 from ..story import game_name
 from ..variants import parse_config
+from ..watch_serve import spectators_text
 from ..words import register, t
 from .common import footer, relabel
 
@@ -77,6 +80,18 @@ register(
             "观看端口，HOST:PORT（nodealer host --watch-port 会显示）"
         ),
         "enter watches, escape goes back": "回车开始观看，Esc 返回",
+        "spectators (a big screen: nodealer watch), at most": (
+            "接受观众（大屏幕：nodealer watch），至多"
+        ),
+        "spectators: 1 to {most}, not {text!r}": "观众人数：1 到 {most}，不是 {text!r}",
+        "a private table takes no spectators (its log would reach anyone who finds the watch "
+        "port)": "私密牌桌不接受观众（否则任何找到观看端口的人都能拿到它的日志）",
+        "playing: w watches": "对局中：按 w 观看",
+        "watch the table": "观看牌桌",
+        "pick a table in the LAN list to watch (l, then w)": (
+            "请在局域网列表里选一张牌桌观看（l，再按 w）"
+        ),
+        "that table takes no spectators": "那张牌桌不接受观众",
         "the host's lobby, HOST:PORT (nodealer host prints it)": (
             "主人的大厅地址 HOST:PORT（nodealer host 会显示）"
         ),
@@ -117,7 +132,12 @@ def table_row(ad: TableAd, lang: str = "en") -> str:
         parts.append(t("private", lang))
     if ad.proven is not None:
         parts.append(t("proven" if ad.proven else "unproven", lang))
-    if ad.is_full:
+    if ad.watch_port is not None:  # the host takes spectators: w watches it
+        said = spectators_text((ad.watch_port, ad.spectators), None, lang)
+        parts.append(said if ad.playing else f"{said} (w)")
+    if ad.playing:
+        parts.append(t("playing: w watches", lang))
+    elif ad.is_full:
         parts.append(t("full", lang))
     if not ad.compatible:
         parts.append(t("another protocol version", lang))
@@ -152,7 +172,7 @@ class LanTables:
         """(instance name, advert), open tables first, then by game and name."""
         return sorted(
             self.tables.items(),
-            key=lambda item: (item[1].is_full, item[1].game, item[1].name, item[0]),
+            key=lambda item: (not item[1].takes_seats, item[1].game, item[1].name, item[0]),
         )
 
 
@@ -161,6 +181,7 @@ class HomeScreen(Screen[None]):
         Binding("h", "host", "host a table"),
         Binding("j", "join", "join by address"),
         Binding("l", "focus_lan", "LAN tables"),
+        Binding("w", "watch", "watch the table", show=False),  # the LAN rows say w
         Binding("q", "app.quit", "quit"),
     ]
 
@@ -297,7 +318,9 @@ class HomeScreen(Screen[None]):
         lang = _lang(self)
         if not ad.compatible:
             self.notify(t("that table speaks another protocol version", lang), severity="warning")
-        elif ad.is_full:
+        elif ad.playing and ad.watch_port is not None:  # no seat to take: watch it
+            self.action_watch()
+        elif ad.is_full or ad.playing:
             self.notify(t("that table is full", lang), severity="warning")
         else:  # the lobby there must be the advertised table (tui.cli.choice_argv)
             listed = {"connect": str(ad.hostport), "table": ad.table_id.hex(),
@@ -311,6 +334,21 @@ class HomeScreen(Screen[None]):
                     self.app.exit("lan:" + json.dumps({**listed, "code": code}))
 
             self.app.push_screen(CodeForm(ad.name or ad.table_id.hex()[:8]), coded)
+
+    def action_watch(self) -> None:
+        """Watch the LAN table highlighted (its advert's watch port and table
+        id: ``nodealer watch --connect ADDR:PORT --table-id HEX``)."""
+        lan = self.query_one("#lan", OptionList)
+        rows = self.tables.rows()
+        if lan.highlighted is None or lan.highlighted >= len(rows):
+            self.notify(t("pick a table in the LAN list to watch (l, then w)", _lang(self)))
+            return
+        ad = rows[lan.highlighted][1]
+        if ad.watch_hostport is None or not ad.compatible:
+            self.notify(t("that table takes no spectators", _lang(self)), severity="warning")
+            return
+        watch = {"connect": str(ad.watch_hostport), "table": ad.table_id.hex()}
+        self.app.exit("watchlan:" + json.dumps(watch))
 
     def action_focus_lan(self) -> None:
         self.query_one("#lan", OptionList).focus()
@@ -365,6 +403,9 @@ class HostForm(ModalScreen[dict[str, Any] | None]):
             yield Label(id="name-label", markup=False)
             yield Input(id="name")
             yield Checkbox(id="private")
+            with Horizontal(id="spectators-row"):  # the host's choice (protocol.md §8)
+                yield Checkbox(id="spectators")
+                yield Input(value=str(DEFAULT_SPECTATORS), id="spectators-count")
             yield Static(id="form-error", markup=False)
             yield Static(
                 t("enter hosts, escape goes back", lang),
@@ -415,6 +456,7 @@ class HostForm(ModalScreen[dict[str, Any] | None]):
             t("the table's name (default: {default})", lang, default=default_name(name))
         )
         self.query_one("#private", Checkbox).label = t(PRIVATE_LABEL, lang)
+        self.query_one("#spectators", Checkbox).label = t(SPECTATORS_LABEL, lang)
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
         plan = self.check()
@@ -444,6 +486,14 @@ class HostForm(ModalScreen[dict[str, Any] | None]):
         plan: dict[str, Any] = {"game": name, "seats": seats, "config": pairs, "name": table_name}
         if self.query_one("#private", Checkbox).value:
             plan["private"] = True  # a table code (nodealer host --private)
+        if self.query_one("#spectators", Checkbox).value:  # nodealer host --spectators N
+            text = self.query_one("#spectators-count", Input).value.strip()
+            if not text.isdigit() or not 1 <= int(text) <= MAX_SPECTATORS:
+                return self._error(t("spectators: 1 to {most}, not {text!r}", lang,
+                                     most=MAX_SPECTATORS, text=text))  # fmt: skip
+            if plan.get("private"):
+                return self._error(t(PRIVATE_NO_SPECTATORS, lang))
+            plan["spectators"] = int(text)
         return plan
 
     def _error(self, text: str) -> None:
@@ -457,6 +507,10 @@ class HostForm(ModalScreen[dict[str, Any] | None]):
 JOIN_LABEL = "the host's lobby, HOST:PORT (nodealer host prints it)"
 CODE_LABEL = "Tab: the table code, if the table is private (like 4721-walnut)"
 PRIVATE_LABEL = "private table (a code to read aloud; only who types it sits)"
+SPECTATORS_LABEL = "spectators (a big screen: nodealer watch), at most"
+PRIVATE_NO_SPECTATORS = (
+    "a private table takes no spectators (its log would reach anyone who finds the watch port)"
+)
 
 
 def default_name(game: str) -> str:
@@ -467,45 +521,40 @@ def default_name(game: str) -> str:
     return f"{who}'s {game.capitalize()} table"
 
 
-class JoinForm(ModalScreen[str | None]):
-    """Join by address: ``HOST:PORT`` and, for a private table, its code
-    (dismissed with ``HOST:PORT`` or ``HOST:PORT CODE``); a typo is shown
-    and nothing happens. Enter in either field joins (Tab goes to the code)."""
+class AddressForm(ModalScreen[str | None]):
+    """A form for an address, ``HOST:PORT``: a title, the address, what a
+    subclass adds (:meth:`more`), a line for mistakes and a hint. Enter
+    checks it (a typo is shown and nothing happens) and dismisses the form
+    with :meth:`chosen`'s answer."""
 
     BINDINGS: ClassVar[list[BindingType]] = FORM_KEYS
+    TITLE = ""
+    LABEL = ""
+    HINT = ""
+    PLACEHOLDER = "192.168.1.20:40123"
 
     def compose(self) -> ComposeResult:
         lang = _lang(self)
         with Vertical(id="form"):
-            yield Static(
-                t("join a table by address", lang),
-                classes="form-title",
-                id="form-title",
-                markup=False,
-            )
-            yield Label(t(JOIN_LABEL, lang), id="address-label", markup=False)
-            yield Input(placeholder="192.168.1.20:40123", id="address")
-            yield Label(t(CODE_LABEL, lang), id="code-label", markup=False)
-            yield Input(placeholder="4721-walnut", id="code")
+            yield Static(t(self.TITLE, lang), classes="form-title", id="form-title", markup=False)
+            yield Label(t(self.LABEL, lang), id="address-label", markup=False)
+            yield Input(placeholder=self.PLACEHOLDER, id="address")
+            yield from self.more(lang)
             yield Static(id="form-error", markup=False)
-            yield Static(
-                t("enter joins, escape goes back", lang),
-                classes="hint",
-                id="form-hint",
-                markup=False,
-            )
+            yield Static(t(self.HINT, lang), classes="hint", id="form-hint", markup=False)
+
+    def more(self, lang: str) -> ComposeResult:
+        """Widgets after the address (none here)."""
+        yield from ()
 
     def speak(self) -> None:
         """Say the form again in the app's language (what is typed stays)."""
         lang = _lang(self)
-        self.query_one("#form-title", Static).update(t("join a table by address", lang))
-        self.query_one("#address-label", Label).update(t(JOIN_LABEL, lang))
-        self.query_one("#code-label", Label).update(t(CODE_LABEL, lang))
-        self.query_one("#form-hint", Static).update(t("enter joins, escape goes back", lang))
+        self.query_one("#form-title", Static).update(t(self.TITLE, lang))
+        self.query_one("#address-label", Label).update(t(self.LABEL, lang))
+        self.query_one("#form-hint", Static).update(t(self.HINT, lang))
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
-        from p2p.lobby import BadCode, parse_code
-
         error = self.query_one("#form-error", Static)
         try:
             where = parse_hostport(self.query_one("#address", Input).value)
@@ -513,16 +562,45 @@ class JoinForm(ModalScreen[str | None]):
             error.update(str(exc))
             self.query_one("#address", Input).focus()
             return
+        answer = self.chosen(str(where), error)
+        if answer is not None:
+            self.dismiss(answer)
+
+    def chosen(self, where: str, error: Static) -> str | None:
+        """The form's answer for the address ``where`` (None: a mistake, said in ``error``)."""
+        return where
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class JoinForm(AddressForm):
+    """Join by address: ``HOST:PORT`` and, for a private table, its code
+    (dismissed with ``HOST:PORT`` or ``HOST:PORT CODE``); a typo is shown
+    and nothing happens. Enter in either field joins (Tab goes to the code)."""
+
+    TITLE = "join a table by address"
+    LABEL = JOIN_LABEL
+    HINT = "enter joins, escape goes back"
+
+    def more(self, lang: str) -> ComposeResult:
+        yield Label(t(CODE_LABEL, lang), id="code-label", markup=False)
+        yield Input(placeholder="4721-walnut", id="code")
+
+    def speak(self) -> None:
+        super().speak()
+        self.query_one("#code-label", Label).update(t(CODE_LABEL, _lang(self)))
+
+    def chosen(self, where: str, error: Static) -> str | None:
+        from p2p.lobby import BadCode, parse_code
+
         typed = self.query_one("#code", Input).value.strip()
         try:
             code = parse_code(typed) if typed else None
         except BadCode as exc:
             error.update(str(exc))
-            return
-        self.dismiss(str(where) if code is None else f"{where} {code}")
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+            return None
+        return where if code is None else f"{where} {code}"
 
 
 class CodeForm(ModalScreen[str | None]):
@@ -574,37 +652,11 @@ class CodeForm(ModalScreen[str | None]):
 CODE_HINT = "its table code, as the host reads it (like 4721-walnut)"
 
 
-class WatchForm(ModalScreen[str | None]):
+class WatchForm(AddressForm):
     """Watch a table (a spectator, ``nodealer watch``): its seat's watch
     port, ``HOST:PORT``; a typo is shown and nothing happens."""
 
-    BINDINGS: ClassVar[list[BindingType]] = FORM_KEYS
     TITLE = "watch a table by its watch port"
     LABEL = "the watch port, HOST:PORT (nodealer host --watch-port prints it)"
     HINT = "enter watches, escape goes back"
-
-    def compose(self) -> ComposeResult:
-        lang = _lang(self)
-        with Vertical(id="form"):
-            yield Static(t(self.TITLE, lang), classes="form-title", id="form-title", markup=False)
-            yield Label(t(self.LABEL, lang), id="address-label", markup=False)
-            yield Input(placeholder="192.168.1.20:4100", id="address")
-            yield Static(id="form-error", markup=False)
-            yield Static(t(self.HINT, lang), classes="hint", id="form-hint", markup=False)
-
-    def speak(self) -> None:
-        lang = _lang(self)
-        self.query_one("#form-title", Static).update(t(self.TITLE, lang))
-        self.query_one("#address-label", Label).update(t(self.LABEL, lang))
-        self.query_one("#form-hint", Static).update(t(self.HINT, lang))
-
-    def on_input_submitted(self, message: Input.Submitted) -> None:
-        try:
-            where = parse_hostport(message.value)
-        except BadHostPort as exc:
-            self.query_one("#form-error", Static).update(str(exc))
-            return
-        self.dismiss(str(where))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    PLACEHOLDER = "192.168.1.20:4100"

@@ -28,6 +28,7 @@ from engines.core import game as engine_for
 from engines.core import to_data
 
 from ..story import game_name
+from ..watch_serve import spectators_text
 from ..words import register, t
 from .common import Confirm, footer, relabel
 
@@ -240,8 +241,9 @@ class LobbyScreen(Screen[None]):
         if not self.is_mounted:
             return  # on_mount shows it
         lang = self.lang
+        watch = spectators_text(state.watch, state.watching, lang)  # the host's choice
         self.query_one("#lobby-settings", Static).update(
-            Text("\n".join(settings_lines(state.settings, lang)))
+            Text("\n".join([*settings_lines(state.settings, lang), *([watch] if watch else [])]))
         )
         seats = Text()
         by_seat = {p.seat: p for p in state.players}

@@ -466,9 +466,23 @@ class Table:
                     author, f"reveals keys of position {shown[0]}, a card being handed over"
                 )
         verdict = deal.feed(message)
+        if isinstance(message, FinalReveal) and self._unfit_final(author, verdict):
+            # (v3, §6 After a stop) signed for the game its author saw end,
+            # perhaps not this stopped table: counted as not sent
+            return self._stale(author, f"final reveal of deal {number} ({verdict.reason:.80})")
         if isinstance(message, LockPass) and deal.dealt:
             _spend_passes(deal)
         return verdict
+
+    def _unfit_final(self, author: int, verdict: Verdict) -> bool:
+        """(v3) A final reveal refused after a stop by a refused body: the
+        table froze at the stop, its author signed for the state it saw at
+        the end (a forged stop can sit before relocks and handovers the
+        final reveal counts), so the refusal is no evidence against it."""
+        return (
+            self.setup.version >= 3 and bool(self.faults) and not verdict.ok
+            and verdict.seat == author
+        )  # fmt: skip
 
     def _transferring(self, number: int) -> set[int]:
         """Positions of deal ``number`` that a pending transfer moves."""

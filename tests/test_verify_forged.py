@@ -135,3 +135,69 @@ def test_an_unexpected_error_in_the_table_names_the_author(
     fault = replay.feed(e.seq, e.term, e.event.author, e.event.decoded_body())
     assert fault is not None and fault.seat == e.event.author
     assert "could not be judged" in fault.reason and "IndexError" in fault.reason
+
+
+@pytest.fixture(scope="module")
+def bluff(tmp_path_factory) -> list[PeerResult]:
+    return play("bluff", tmp_path_factory.mktemp("forged-bluff"))
+
+
+def genuine(peers: list[PeerResult]) -> tuple[TableSpec, list[Event], Identity]:
+    """The spec, the events of seat 0's clean log (all in term 0) and the
+    key of seat 0, the sequencer of term 0: all a forger with one key has."""
+    saved = read_log(peers[0].log_path)
+    assert all(e.term == 0 for e in saved.entries)
+    return saved.table, [e.event for e in saved.entries], identity(peers[0])
+
+
+# -------------------------- finding 2: an 'at' beyond the bodies before it
+
+
+def test_a_reordered_log_names_no_honest_author(bluff: list[PeerResult], tmp_path: Path) -> None:
+    """Seat 0 (one key: the sequencer) swaps its own body with seat 1's next
+    one, whose ``at`` counted it. Seat 1 signed having seen more bodies than
+    come before it: seat 1 or the sequencer broke the order, the log cannot
+    say which; no seat is named (protocol.md §6 *Races*)."""
+    spec, events, seat0 = genuine(bluff)
+    j = next(j for j in range(1, len(events) - 1)
+             if events[j].author == 0 and events[j + 1].author == 1
+             and events[j + 1].decoded_body().get("at") == j)  # fmt: skip
+    forged = [*events[:j], events[j + 1], events[j], *events[j + 2 :]]
+    report = verify_json(write_log(tmp_path / "log", spec, rechain(spec, seat0, forged)))
+    assert report["verdict"] == "cheating"
+    assert [f["seat"] for f in report["faults"]] == [None]
+    assert "broke the order" in report["faults"][0]["reason"]
+    assert report["faults"][0]["entry"] == j + 1
+
+
+def test_an_at_beyond_the_count_that_fits_now_is_judged_now(bluff: list[PeerResult]) -> None:
+    """A body whose ``at`` is too large but that the table accepts as signed
+    now is taken (its author gains nothing it could not have had)."""
+    spec, events, _ = genuine(bluff)
+    replay = Replay(spec)
+    k = next(i for i, e in enumerate(events) if i > 3 and e.decoded_body().get("t") == "move")
+    for seq, e in enumerate(events[:k], start=1):
+        replay.feed(seq, 0, e.author, e.decoded_body())
+    body = {**events[k].decoded_body(), "at": 10**6}
+    assert replay.feed(k + 1, 0, events[k].author, body) is None and not replay.faults
+
+
+# --------------------- finding 4: final reveals after a stop by a forged body
+
+
+def test_final_reveals_after_a_forged_stop_name_only_the_forger(
+    bluff: list[PeerResult], tmp_path: Path
+) -> None:
+    """Seat 0 re-signs one of its own mid-game moves into a refused body and
+    re-chains the real log: the table stops there, before relocks and
+    handovers the honest final reveals (signed for the real game) count.
+    Those reveals are no evidence against their authors: only seat 0 is
+    named (protocol.md §6 *After a stop*)."""
+    spec, events, seat0 = genuine(bluff)
+    k = next(i for i, e in enumerate(events)
+             if i > 20 and e.author == 0 and e.decoded_body().get("t") == "move")  # fmt: skip
+    bad = msgpack.packb({"t": "move", "event": {"kind": "bogus", "seat": 0}}, use_bin_type=True)
+    events[k] = Event.create(spec, seat0, 0, events[k].counter, bad)
+    report = verify_json(write_log(tmp_path / "log", spec, rechain(spec, seat0, events)))
+    assert report["verdict"] == "cheating"
+    assert [(f["seat"], f["entry"]) for f in report["faults"]] == [(0, k + 1)]

@@ -330,6 +330,9 @@ class Table:
     def _dispatch(self, author: int, body: Any, term: int | None) -> Verdict:
         if not isinstance(body, Mapping) or not isinstance(body.get("t"), str):
             return Verdict.cheat(author, "a table body is a map with a text 't'")
+        at = body.get("at")
+        if self.setup.version >= 3 and type(at) is int and at > self.count:
+            return self._beyond(author, body, term, at)
         if self.absence is not None:  # v3: abandon, and nothing new after a stop
             verdict = self.absence.dispatch(author, body)
             if verdict is not None:
@@ -349,6 +352,27 @@ class Table:
         if handler is None:
             return Verdict.cheat(author, f"unknown table body {body['t']!r:.30}")
         return handler(author, body)
+
+    def _beyond(self, author: int, body: Mapping[str, Any], term: int | None, at: int) -> Verdict:
+        """(v3, protocol.md §6 *Races*) A body signed after ``at`` table
+        bodies sits where fewer came before it: its author lied, or the
+        entry's sequencer placed it before bodies the author had seen (or a
+        failover cut tentative ones). It is judged as if signed now; if that
+        refuses it, the log is not the game its author played: the table
+        stops there naming nobody (the log cannot tell the two apart),
+        unless the author was that sequencer."""
+        verdict = self._dispatch(author, {**body, "at": self.count}, term)
+        if verdict.ok or verdict.seat != author:
+            return verdict
+        if term is not None and term % self.setup.seats == author:
+            return verdict  # its author sequenced it too: either way, it is named
+        by = "its sequencer" if term is None else f"the sequencer of term {term} (seat "
+        by += "" if term is None else f"{term % self.setup.seats})"
+        return Verdict.cheat(
+            None,
+            f"seat {author} signed a body after {at} table bodies, placed after {self.count}: "
+            f"seat {author} or {by} broke the order; refused here ({verdict.reason:.80})",
+        )
 
     def _seen(self, body: Mapping[str, Any]) -> int | None:
         """The body's ``at`` (default: now), None if it names no point of

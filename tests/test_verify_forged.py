@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from copy import deepcopy
 from pathlib import Path
 from typing import Any
 
@@ -178,6 +179,8 @@ def test_an_at_beyond_the_count_that_fits_now_is_judged_now(bluff: list[PeerResu
     k = next(i for i, e in enumerate(events) if i > 3 and e.decoded_body().get("t") == "move")
     for seq, e in enumerate(events[:k], start=1):
         replay.feed(seq, 0, e.author, e.decoded_body())
+    body = {**events[k].decoded_body(), "at": -1}  # a point no table has: the author's
+    assert deepcopy(replay.table).feed(events[k].author, body, 0).seat == events[k].author
     body = {**events[k].decoded_body(), "at": 10**6}
     assert replay.feed(k + 1, 0, events[k].author, body) is None and not replay.faults
 
@@ -201,3 +204,4 @@ def test_final_reveals_after_a_forged_stop_name_only_the_forger(
     report = verify_json(write_log(tmp_path / "log", spec, rechain(spec, seat0, events)))
     assert report["verdict"] == "cheating"
     assert [(f["seat"], f["entry"]) for f in report["faults"]] == [(0, k + 1)]
+

@@ -24,6 +24,7 @@ from p2p.identity import Identity
 from p2p.store import _encode, read_log
 from table.bot_table import PeerResult, play_bot_table
 from table.replay import Replay
+from tui.cli import main
 
 
 def play(name: str, home: Path, **kw: Any) -> list[PeerResult]:
@@ -205,3 +206,31 @@ def test_final_reveals_after_a_forged_stop_name_only_the_forger(
     assert report["verdict"] == "cheating"
     assert [(f["seat"], f["entry"]) for f in report["faults"]] == [(0, k + 1)]
 
+
+# ------------------- finding 7: a well-framed bad record after a whole game
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [{"t": "zzz", "x": 1}, {"t": "entry", "e": {"seq": "one"}}],
+    ids=["unknown", "schema-bad"],
+)
+def test_a_bad_record_after_a_whole_game_keeps_what_came_before(
+    bluff: list[PeerResult], tmp_path: Path, extra: dict, capsys
+) -> None:
+    """Reading stops at the first record that is not one (protocol.md
+    §3.6), keeping what came before: anyone holding the file cannot make an
+    honest log unverifiable by appending one; the report says what it
+    ignored, in text and JSON, and the exit code is the prefix's."""
+    spec, events, _ = genuine(bluff)
+    saved = read_log(bluff[0].log_path)
+    genuine_entry = {"t": "entry", "e": saved.entries[0].to_wire()}
+    path = write_log(tmp_path / "log", spec, saved.entries, [extra, genuine_entry])
+    report = verify_json(path)
+    assert report["verdict"] == "clean" and report["exit"] == 0 and not report["faults"]
+    assert report["counts"]["entries"] == len(events)
+    ignored = [n for n in report["notes"] if n.startswith("ignored the rest of the file")]
+    assert len(ignored) == 1 and f"after entry {len(events)}" in ignored[0]
+    assert main(["verify", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "note: ignored the rest of the file" in out and "clean:" in out

@@ -315,7 +315,11 @@ class Table:
             raise TableError(f"no seat {author!r} at this table")
         if term is not None and (not isinstance(term, int) or term < 0):
             raise TableError(f"bad term {term!r}")
-        verdict = self._dispatch(author, body, term)
+        try:
+            verdict = self._dispatch(author, body, term)
+        except Exception as exc:  # no body ever crashes a peer or verify (§6)
+            why = f"{type(exc).__name__}: {exc}"[:200]
+            verdict = Verdict.cheat(author, f"its body could not be judged: {why}")
         if verdict.ok:
             self._acted.add(author)
             self._settle()

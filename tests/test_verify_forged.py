@@ -133,10 +133,18 @@ def test_an_unexpected_error_in_the_table_names_the_author(
     def broken(*args: Any, **kw: Any) -> Any:
         raise IndexError("list index out of range")
 
-    monkeypatch.setattr(replay.table, "feed", broken)
+    table = replay.table
+    monkeypatch.setattr(table, "_dispatch", broken)  # the table counts it, and stops
+    count = table.count
     fault = replay.feed(e.seq, e.term, e.event.author, e.event.decoded_body())
     assert fault is not None and fault.seat == e.event.author
     assert "could not be judged" in fault.reason and "IndexError" in fault.reason
+    assert table.count == count + 1 and table.stopped
+    monkeypatch.setattr(table, "feed", broken)  # whatever else fails: the replay holds
+    e = entries[4]
+    fault = replay.feed(e.seq, e.term, e.event.author, e.event.decoded_body())
+    assert fault is not None and fault.seat == e.event.author
+    assert "could not be judged" in fault.reason
 
 
 @pytest.fixture(scope="module")

@@ -242,3 +242,23 @@ def test_a_bad_record_after_a_whole_game_keeps_what_came_before(
     assert main(["verify", str(path)]) == 0
     out = capsys.readouterr().out
     assert "note: ignored the rest of the file" in out and "clean:" in out
+
+
+def test_an_abandon_counted_on_bodies_a_failover_cut_names_nobody() -> None:
+    """(v3) An honest ``abandon`` signed from tentative entries that a
+    failover then cut lands where fewer bodies came before it: judged as
+    signed now, it counts while the seat still owes (and its author, not the
+    entry's sequencer, is never named for it); v2 logs name the author."""
+    from tests.test_absence import _abandon, _stalled
+
+    for version in (3, 2):
+        local = _stalled(4, holdout=2, version=version)
+        table = local.table
+        if version == 2:  # v2 has no abandon: any body with a far 'at' names its author
+            body = {**local.log[-1][1], "at": table.count + 3}
+            verdict = table.feed(local.log[-1][0], body, term=0)
+            assert not verdict.ok and verdict.seat == local.log[-1][0]
+            assert "'at' must be" in verdict.reason
+            continue
+        verdict = table.feed(0, _abandon(table, [2], at=table.count + 3), term=1)
+        assert verdict.ok and not table.faults and table.absence.votes

@@ -738,7 +738,7 @@ def author_verdict(state: MaoState, slot: int, rule: Rule) -> RuleVerdict | None
 
 
 def _on_verdict(t: MaoWork, e: RuleVerdict) -> None:
-    if e.slot >= len(t.rules) or t.rules[e.slot].author != e.seat:
+    if not 0 <= e.slot < len(t.rules) or t.rules[e.slot].author != e.seat:
         raise IllegalMove(f"seat {e.seat} is not the author of rule {e.slot}", seat=e.seat)
     ctx = due_context(t, e.slot)  # type: ignore[arg-type]
     if ctx is None or ctx.seq != e.on:
@@ -886,7 +886,7 @@ def _must_reveal(state: MaoState | MaoWork, rule: SecretRule) -> bool:
 
 
 def _on_reveal_rule(t: MaoWork, e: RevealRule) -> None:
-    if e.slot >= len(t.rules) or t.rules[e.slot].author != e.seat:
+    if not 0 <= e.slot < len(t.rules) or t.rules[e.slot].author != e.seat:
         raise IllegalMove(f"seat {e.seat} is not the author of rule {e.slot}", seat=e.seat)
     rule = t.rules[e.slot]
     if not _must_reveal(t, rule):

@@ -315,7 +315,11 @@ class Table:
             raise TableError(f"no seat {author!r} at this table")
         if term is not None and (not isinstance(term, int) or term < 0):
             raise TableError(f"bad term {term!r}")
-        verdict = self._dispatch(author, body, term)
+        try:
+            verdict = self._dispatch(author, body, term)
+        except Exception as exc:  # no body ever crashes a peer or verify (§6)
+            why = f"{type(exc).__name__}: {exc}"[:200]
+            verdict = Verdict.cheat(author, f"its body could not be judged: {why}")
         if verdict.ok:
             self._acted.add(author)
             self._settle()
@@ -330,6 +334,9 @@ class Table:
     def _dispatch(self, author: int, body: Any, term: int | None) -> Verdict:
         if not isinstance(body, Mapping) or not isinstance(body.get("t"), str):
             return Verdict.cheat(author, "a table body is a map with a text 't'")
+        at = body.get("at")
+        if self.setup.version >= 3 and type(at) is int and at > self.count:
+            return self._beyond(author, body, term, at)
         if self.absence is not None:  # v3: abandon, and nothing new after a stop
             verdict = self.absence.dispatch(author, body)
             if verdict is not None:
@@ -349,6 +356,27 @@ class Table:
         if handler is None:
             return Verdict.cheat(author, f"unknown table body {body['t']!r:.30}")
         return handler(author, body)
+
+    def _beyond(self, author: int, body: Mapping[str, Any], term: int | None, at: int) -> Verdict:
+        """(v3, protocol.md §6 *Races*) A body signed after ``at`` table
+        bodies sits where fewer came before it: its author lied, or the
+        entry's sequencer placed it before bodies the author had seen (or a
+        failover cut tentative ones). It is judged as if signed now; if that
+        refuses it, the log is not the game its author played: the table
+        stops there naming nobody (the log cannot tell the two apart),
+        unless the author was that sequencer."""
+        verdict = self._dispatch(author, {**body, "at": self.count}, term)
+        if verdict.ok or verdict.seat != author:
+            return verdict
+        if term is not None and term % self.setup.seats == author:
+            return verdict  # its author sequenced it too: either way, it is named
+        by = "its sequencer" if term is None else f"the sequencer of term {term} (seat "
+        by += "" if term is None else f"{term % self.setup.seats})"
+        return Verdict.cheat(
+            None,
+            f"seat {author} signed a body after {at} table bodies, placed after {self.count}: "
+            f"seat {author} or {by} broke the order; refused here ({verdict.reason:.80})",
+        )
 
     def _seen(self, body: Mapping[str, Any]) -> int | None:
         """The body's ``at`` (default: now), None if it names no point of
@@ -466,9 +494,23 @@ class Table:
                     author, f"reveals keys of position {shown[0]}, a card being handed over"
                 )
         verdict = deal.feed(message)
+        if isinstance(message, FinalReveal) and self._unfit_final(author, verdict):
+            # (v3, §6 After a stop) signed for the game its author saw end,
+            # perhaps not this stopped table: counted as not sent
+            return self._stale(author, f"final reveal of deal {number} ({verdict.reason:.80})")
         if isinstance(message, LockPass) and deal.dealt:
             _spend_passes(deal)
         return verdict
+
+    def _unfit_final(self, author: int, verdict: Verdict) -> bool:
+        """(v3) A final reveal refused after a stop by a refused body: the
+        table froze at the stop, its author signed for the state it saw at
+        the end (a forged stop can sit before relocks and handovers the
+        final reveal counts), so the refusal is no evidence against it."""
+        return (
+            self.setup.version >= 3 and bool(self.faults) and not verdict.ok
+            and verdict.seat == author
+        )  # fmt: skip
 
     def _transferring(self, number: int) -> set[int]:
         """Positions of deal ``number`` that a pending transfer moves."""

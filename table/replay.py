@@ -245,6 +245,10 @@ class Replay:
             verdict = self.table.feed(item.author, item.body, item.term)
         except TableError as exc:  # a log entry by a seat not at the table
             verdict = Verdict.cheat(None, str(exc))
+        except Exception as exc:  # a body never crashes a peer or verify
+            seat = item.author if 0 <= item.author < len(self.spec.seats) else None
+            why = f"{type(exc).__name__}: {exc}"[:200]
+            verdict = Verdict.cheat(seat, f"its body could not be judged: {why}")
         if verdict.ok:
             return None
         found = self.fault(verdict, item.seq)

@@ -218,9 +218,14 @@ def verify_log(path: Path) -> Report:
         report.problem = "not a nodealer log (no records)"
         return report
     spec = report.spec = index.table
-    if damage is not None or index.problem is not None:
-        report.problem = damage or index.problem
+    if damage is not None:
+        report.problem = damage
         return report
+    if index.problem is not None:  # §3.6: reading stops there, keeping what came before
+        report.notes.append(
+            f"ignored the rest of the file from its first bad record on ({index.problem}), "
+            f"after entry {len(index.offsets)}"
+        )
     if index.end < path.stat().st_size:
         report.notes.append("a torn last record (writer killed mid-append) was ignored")
     replay = Replay(spec, keep=False)

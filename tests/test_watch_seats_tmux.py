@@ -1,9 +1,10 @@
 """What the seats see of their spectators, in real terminals (tmux, 80×24,
 English and Chinese): the waiting room of the host and of a joiner says
 the table's setting and how many watch ("spectators: up to 4, 1
-watching"), and once the table is played its header ("0/4 watching" at the
-host, "≤4 watching" at the others); ``nodealer play`` on its screen serves spectators too
-(``--watch-port``), and its header says how many watch. Everything on
+watching"), and once the table is played its header, the host's and the
+others' (who ask the host's watch port), follows the count ("1/4
+watching", then "0/4" when the spectator leaves); ``nodealer play`` on its
+screen serves spectators too (``--watch-port``), and its header says how many watch. Everything on
 127.0.0.1 (``--no-advertise``, ``--connect``): no mDNS, no namespace."""
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ WORDS = {
         "watching": "(1 watching, at most {most})",
         "header0": "0/8 watching",
         "header1": "1/8 watching",
-        "host header": "0/4 watching",
-        "seat header": "≤4 watching",
+        "header 0/4": "0/4 watching",
+        "header 1/4": "1/4 watching",
     },
     "zh": {
         "none": "观众：至多 4 人，0 人在看",
@@ -31,8 +32,8 @@ WORDS = {
         "watching": "（1 人观看，至多 {most} 人）",
         "header0": "观众 0/8",
         "header1": "观众 1/8",
-        "host header": "观众 0/4",
-        "seat header": "观众≤4",
+        "header 0/4": "观众 0/4",
+        "header 1/4": "观众 1/4",
     },
 }
 
@@ -62,8 +63,16 @@ def test_every_waiting_room_says_the_spectators(tmp_path: Path, lang: str) -> No
         wait(host, said["none"])
         wait(joiner, said["none"])
         keys(host, "s")  # started with the two seated: the tables' headers say it first
-        wait(host, said["host header"], timeout=90)  # the host counts live
-        wait(joiner, said["seat header"], timeout=90)  # the others: the limit they agreed to
+        wait(host, said["header 0/4"], timeout=90)  # the host counts live
+        wait(joiner, said["header 0/4"], timeout=90)  # the others ask the host's watch port
+        start(screen, f"cd {ROOT} && NODEALER_HOME={tmp_path / 'tv2'} {PYTHON} watch --connect "
+                      f"127.0.0.1:{watch} --lang {lang}; sleep 30")  # fmt: skip
+        wait(screen, said["watching"].format(most=4), timeout=60)
+        wait(host, said["header 1/4"], timeout=30)
+        wait(joiner, said["header 1/4"], timeout=30)  # within a few seconds, mid-game
+        kill(screen)
+        wait(host, said["header 0/4"], timeout=30)
+        wait(joiner, said["header 0/4"], timeout=30)
     finally:
         for session in (joiner, screen, host):
             kill(session)

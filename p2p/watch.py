@@ -17,6 +17,14 @@ the service sends that file as it is and as it grows:
 * a spectator sends nothing: the first byte it sends (a move, a phrase, a
   vote or garbage) closes its connection. Nothing it could send reaches
   the table, whose log accepts only bodies signed by a seat;
+* a connection that speaks within :data:`ASK_WINDOW` s of connecting is
+  not a spectator but a *count request* (a seat's header asks how many
+  watch, :func:`ask_count`): one record ``{t:"count", v}`` gets one
+  answer ``{t:"count", v, table, watching, max}`` and the port closes; a
+  malformed or too frequent request gets ``{t:"refused", v, reason}``
+  (one line) instead. Either way nothing else changes and it is never
+  counted as a spectator. A silent connection gets its hello after the
+  window;
 * each spectator is served by its own task reading the file at its own
   offset, a chunk (64 KiB) at a time: memory per spectator is one chunk,
   the log is sent once per spectator, and a spectator that does not take a
@@ -60,6 +68,19 @@ POLL = 0.1
 DEFAULT_MAX = 8
 MAX_SPECTATORS = 64
 HELLO_TIMEOUT = 10.0
+ASK_WINDOW = 0.5
+"""seconds a new connection has to send a count request before it is a spectator"""
+ASK_MOST = 256
+"""bytes at most of a count request (its frame included)"""
+ASK_TIMEOUT = 2.0
+"""seconds a count request has to arrive whole once it has begun"""
+ASK_BURST, ASK_RATE = 8, 3.0
+"""count requests answered per source address: a burst of 8, then 3 a second"""
+ASK_ALL_BURST, ASK_ALL_RATE = 32, 16.0
+"""and from every address together: a burst of 32, then 16 a second"""
+ASK_ADDRESSES = 256
+"""source addresses whose request budget is remembered at most"""
+REQUEST_SHAPE = 'a count request is one record {t:"count", v} of at most 256 bytes'
 
 
 class WatchError(Exception):
@@ -115,6 +136,79 @@ class WatchStats:
     dropped_slow: int = 0
     dropped_talking: int = 0
     bytes_sent: int = 0
+    counted: int = 0
+    """count requests answered"""
+    count_refused: int = 0
+    """count requests refused (malformed, another version, too many)"""
+
+
+class Budget:
+    """A token bucket: :meth:`take` is True while the requests come no
+    faster than ``rate`` a second (after a burst of ``burst``)."""
+
+    def __init__(self, burst: int, rate: float, now: float) -> None:
+        self.burst, self.rate = burst, rate
+        self.tokens, self.at = float(burst), now
+
+    def fill(self, now: float) -> None:
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+
+    def take(self, now: float) -> bool:
+        self.fill(now)
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class AskBudgets:
+    """The count requests' rate limit: per source address and over all."""
+
+    def __init__(self) -> None:
+        self.all: Budget | None = None
+        self.by_address: dict[str, Budget] = {}
+
+    def take(self, address: str, now: float) -> bool:
+        if self.all is None:
+            self.all = Budget(ASK_ALL_BURST, ASK_ALL_RATE, now)
+        mine = self.by_address.get(address)
+        if mine is None:
+            if len(self.by_address) >= ASK_ADDRESSES:  # forget the ones back to full
+                for key, budget in list(self.by_address.items()):
+                    budget.fill(now)
+                    if budget.tokens >= budget.burst:
+                        del self.by_address[key]
+            if len(self.by_address) >= ASK_ADDRESSES:
+                return False
+            mine = self.by_address[address] = Budget(ASK_BURST, ASK_RATE, now)
+        mine.fill(now)
+        self.all.fill(now)
+        if mine.tokens < 1 or self.all.tokens < 1:
+            return False
+        return mine.take(now) and self.all.take(now)
+
+
+def count_answer(record: Any, table: bytes, watching: int, most: int) -> dict[str, Any]:
+    """The answer to a count request's record (already unframed): the count,
+    or a refusal whose ``reason`` is one line.
+
+    >>> count_answer({"t": "count", "v": 2}, b"t", 1, 4)["watching"]
+    1
+    >>> count_answer({"t": "count", "v": 2, "x": 1}, b"t", 1, 4)["t"]
+    'refused'
+    """
+    if type(record) is not dict or record.get("t") != "count" or set(record) != {"t", "v"}:
+        return _refusal(REQUEST_SHAPE)
+    if record["v"] != PROTOCOL_VERSION:
+        return _refusal(f"protocol version {record['v']!r:.20}; this seat speaks "
+                        f"{PROTOCOL_VERSION}")  # fmt: skip
+    return {"t": "count", "v": PROTOCOL_VERSION, "table": table, "watching": watching,
+            "max": most}  # fmt: skip
+
+
+def _refusal(reason: str) -> dict[str, Any]:
+    return {"t": "refused", "v": PROTOCOL_VERSION, "reason": reason}
 
 
 class WatchServer:
@@ -140,6 +234,7 @@ class WatchServer:
         self.stats = WatchStats()
         self.address: tuple[str, int] | None = None
         self._offsets: dict[int, int] = {}  # bytes of the log sent, per spectator
+        self._budgets = AskBudgets()
 
     async def drain(self, timeout: float) -> None:
         """Wait (at most ``timeout`` s) until every spectator has been sent
@@ -173,6 +268,12 @@ class WatchServer:
         async with stream:
             with contextlib.suppress(OSError):  # the kernel's share of a spectator, bounded
                 stream.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer)
+            first = await _first_bytes(stream)
+            if first is None:  # gone before it said anything
+                return
+            if first:  # a count request, never a spectator
+                await self._answer(stream, first)
+                return
             if self.stats.watching >= self.max_spectators:
                 self.stats.refused += 1
                 await self._send(stream, self._hello("full"), count=False)
@@ -186,6 +287,22 @@ class WatchServer:
                     nursery.cancel_scope.cancel()
             finally:
                 self.stats.watching -= 1
+
+    async def _answer(self, stream: trio.SocketStream, first: bytes) -> None:
+        """One count request (its first bytes ``first``), one answer; bounded
+        (:data:`ASK_MOST` bytes, :data:`ASK_TIMEOUT` s) and rate-limited."""
+        address = _peer_host(stream)
+        if not self._budgets.take(address, trio.current_time()):
+            answer = _refusal("too many count requests: ask again in a second")
+        else:
+            answer = count_answer(await _request(stream, first), self.table_id,
+                                  self.stats.watching, self.max_spectators)  # fmt: skip
+        if answer["t"] == "count":
+            self.stats.counted += 1
+        else:
+            self.stats.count_refused += 1
+        if await self._send(stream, frame(answer), count=False):
+            await _linger_out(stream)
 
     async def _hear_nothing(self, stream: trio.SocketStream, scope: trio.CancelScope) -> None:
         """A spectator sends nothing: any byte, or its leaving, ends it."""
@@ -227,6 +344,70 @@ class WatchServer:
                 self._offsets[key] += len(chunk)
         finally:
             del self._offsets[key]
+
+
+async def _first_bytes(stream: trio.SocketStream) -> bytes | None:
+    """What a new connection sends within :data:`ASK_WINDOW` s: b"" if
+    nothing (a spectator), None if it closed."""
+    with trio.move_on_after(ASK_WINDOW):
+        try:
+            data = await stream.receive_some(ASK_MOST + 1)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            return None
+        return data or None
+    return b""
+
+
+async def _request(stream: trio.SocketStream, data: bytes) -> Any:
+    """A count request's one record, or None if it is not one whole record
+    of at most :data:`ASK_MOST` bytes within :data:`ASK_TIMEOUT` s."""
+    buffer = bytearray(data)
+    with trio.move_on_after(ASK_TIMEOUT):
+        while len(buffer) <= ASK_MOST:
+            if len(buffer) >= FRAME.size:
+                length, _ = FRAME.unpack_from(buffer)
+                if FRAME.size + length > ASK_MOST or len(buffer) > FRAME.size + length:
+                    return None
+                if len(buffer) == FRAME.size + length:
+                    break
+            try:
+                more = await stream.receive_some(ASK_MOST + 1)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                return None
+            if not more:
+                return None
+            buffer += more
+        else:
+            return None
+    try:
+        records = Frames().feed(bytes(buffer))
+    except WatchError:
+        return None
+    return records[0] if len(records) == 1 else None
+
+
+async def _linger_out(stream: trio.SocketStream) -> None:
+    """Say no more, and read (a little, briefly) what the asker still sends
+    until it closes: a socket closed with unread bytes resets, and a reset
+    can lose the answer on its way."""
+    with (
+        trio.move_on_after(ASK_TIMEOUT),
+        contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError),
+    ):
+        await stream.send_eof()
+        unread = 0
+        while unread <= 16 * ASK_MOST:
+            data = await stream.receive_some(ASK_MOST)
+            if not data:
+                return
+            unread += len(data)
+
+
+def _peer_host(stream: trio.SocketStream) -> str:
+    try:
+        return str(stream.socket.getpeername()[0])
+    except (OSError, IndexError):
+        return "?"
 
 
 def _size(path: Path) -> int:
@@ -343,6 +524,50 @@ class Spectator:
             await self.stream.aclose()
 
 
+async def ask_count(
+    host: str, port: int, *, table: bytes | None = None, timeout: float = ASK_TIMEOUT + ASK_WINDOW
+) -> Hello:
+    """How many watch the table served on ``host:port``, asked by a count
+    request (not a spectator, protocol.md §8); a :class:`WatchError` if the
+    port cannot be reached in ``timeout`` s, refuses, or serves another table."""
+    where = f"{host}:{port}"
+    with trio.move_on_after(timeout):
+        try:
+            stream = await trio.open_tcp_stream(host, port)
+        except OSError as exc:
+            raise WatchError(f"cannot reach {where}: {exc.strerror or exc}") from None
+        async with stream:
+            try:
+                await stream.send_all(frame({"t": "count", "v": PROTOCOL_VERSION}))
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                raise WatchError(f"{where} closed before it was asked") from None
+            frames = Frames()
+            while True:
+                data = await _receive(stream)
+                if not data:
+                    raise WatchError(f"{where} closed without an answer")
+                records = frames.feed(data)
+                if records:
+                    return _counted(records[0], table)
+    raise WatchError(f"{where} did not answer in {timeout:g} s")
+
+
+def _counted(record: dict[str, Any], table: bytes | None) -> Hello:
+    """The count out of an answer; a hello instead (the request came after
+    the window) counted this connection, which then leaves."""
+    kind = record["t"]
+    if kind == "refused":
+        reason = record.get("reason")
+        raise WatchError(f"the count was refused: {reason if type(reason) is str else '?':.200}")
+    if kind not in ("count", "watch", "full"):
+        raise WatchError(f"not a watch port (it said {kind!r:.20})")
+    hello = _check_hello({**record, "t": "watch"}, table)
+    if not (0 <= hello.watching <= MAX_SPECTATORS and 0 <= hello.max <= MAX_SPECTATORS):
+        raise WatchError(f"a count out of bounds ({hello.watching} of {hello.max})")
+    late = 1 if kind == "watch" else 0
+    return Hello(hello.table, max(0, hello.watching - late), hello.max)
+
+
 async def _receive(stream: trio.SocketStream) -> bytes:
     try:
         return await stream.receive_some(CHUNK)
@@ -351,4 +576,4 @@ async def _receive(stream: trio.SocketStream) -> bytes:
 
 
 __all__ = ["DEFAULT_MAX", "Frames", "Hello", "Spectator", "WatchError", "WatchServer", "WatchStats",
-           "frame"]  # fmt: skip
+           "ask_count", "count_answer", "frame"]  # fmt: skip

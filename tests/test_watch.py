@@ -82,9 +82,11 @@ async def _reset(address: tuple[str, int]) -> None:
 
 
 async def _garbage(address: tuple[str, int], got: list[bytes]) -> None:
-    """A spectator that sends a move-like body and garbage."""
+    """A spectator that sends a move-like body and garbage once it is one
+    (its hello came; before, it would be a count request, refused)."""
     stream = await trio.open_tcp_stream(*address)
     async with stream:
+        got.append(await stream.receive_some(65536))
         await stream.send_all(frame({"t": "submit", "ev": b"\x00" * 40}) + b"\xff" * 1000)
         while True:
             try:

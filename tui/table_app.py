@@ -223,6 +223,7 @@ class TableApp(TurnCountdown, NodealerApp):
         self.session: TableSession | None = None
         self.watch_server: Any = None  # the host's watch port (HostPlan.watch)
         self._host_watch: Any = None
+        self.heard_watching: int | None = None  # a joiner: the host's count, as last asked
         self.guest: TrioGuest[Any] | None = None
         self._nursery: trio.Nursery | None = None
         self._pending: tuple[Snapshot, Any] | None = None
@@ -262,9 +263,9 @@ class TableApp(TurnCountdown, NodealerApp):
                            you=you or t("seat {seat}", self.lang, seat=self.seat))  # fmt: skip
         self.sub_title += self.turn_note()  # tui.turn_clock
         watch = getattr(self.lobby_state, "watch", None)  # every seat: the table's setting
-        server = self.watch_server  # the host counts its spectators live
-        said = spectators_short(watch, None if server is None else server.stats.watching,
-                                self.lang)  # fmt: skip
+        server = self.watch_server  # the host counts its spectators live, the others ask it
+        watching = self.heard_watching if server is None else server.stats.watching
+        said = spectators_short(watch, watching, self.lang)
         if said:  # first: 80 columns show it
             self.sub_title = said + " · " + self.sub_title
 
@@ -423,6 +424,18 @@ class TableApp(TurnCountdown, NodealerApp):
     def _got_session(self, session: TableSession) -> None:
         self.session = session
         session.person = True  # this screen's person: the table's turn timer moves for them
+        state, plan = self.lobby_state, self.plan
+        watch = getattr(state, "watch", None)
+        if isinstance(plan, JoinPlan) and watch is not None and self._nursery is not None:
+            from .watch_serve import follow_count  # the host's watch port: how many watch
+
+            self._nursery.start_soon(follow_count, plan.host, watch[0], state.table_id,
+                                     self._heard_count)  # fmt: skip
+
+    def _heard_count(self, watching: int | None) -> None:
+        if watching != self.heard_watching:
+            self.heard_watching = watching
+            self.speak()
 
     async def _count_spectators(self) -> None:
         """The host's subtitle follows the spectator count (checked every second)."""

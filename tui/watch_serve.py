@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import trio
 
 from p2p.store import table_dir
-from p2p.watch import DEFAULT_MAX, MAX_SPECTATORS, WatchServer
+from p2p.watch import DEFAULT_MAX, MAX_SPECTATORS, WatchError, WatchServer, ask_count
 
 from .words import register, t
 
@@ -41,6 +41,8 @@ LINGER = 3.0
 connects late still gets the end, every card)"""
 COUNT_EVERY = 0.25
 """seconds between two looks at the number of spectators, for the lobby"""
+ASK_EVERY = 3.0
+"""seconds between two count requests of a seat other than the host's"""
 
 
 class HostWatch:
@@ -76,6 +78,22 @@ class HostWatch:
             await trio.sleep(COUNT_EVERY)
 
 
+async def follow_count(
+    host: str, port: int, table: bytes, heard: Callable[[int | None], None]
+) -> None:
+    """A seat other than the host's follows the spectator count during the
+    game: it asks the host's watch port (a count request, protocol.md §8,
+    never a spectator and nothing in the log) every :data:`ASK_EVERY` s and
+    says what it heard (None: the port cannot be reached or refused)."""
+    while True:
+        try:
+            watching: int | None = (await ask_count(host, port, table=table)).watching
+        except WatchError:
+            watching = None
+        heard(watching)
+        await trio.sleep(ASK_EVERY)
+
+
 def spectators_text(watch: tuple[int, int] | None, watching: int | None, lang: str) -> str:
     """The spectator setting as every seat sees it ("" if none):
     ``spectators: up to 4, 1 watching`` (``watching`` None: not known here).
@@ -93,7 +111,8 @@ def spectators_text(watch: tuple[int, int] | None, watching: int | None, lang: s
 def spectators_short(watch: tuple[int, int] | None, watching: int | None, lang: str) -> str:
     """The same for a table screen's header, first in it so that 80
     columns show it ("" if none): ``1/4 watching``, or ``≤4 watching``
-    where the count is not known (a seat other than the host's).
+    where the count is not known (a seat that cannot reach the host's
+    watch port).
 
     >>> spectators_short((4100, 4), 1, "en"), spectators_short((4100, 4), None, "zh")
     ('1/4 watching', '观众≤4')
@@ -194,7 +213,6 @@ def serving_line(server: WatchServer, lang: str = "en") -> str:
              port=server.address[1], n=server.max_spectators)  # fmt: skip
 
 
-
 def watch_request(args: argparse.Namespace) -> tuple[str, int, int] | None:
     """(address, port, at most N) where the seat serves spectators, or None:
     ``--watch-port P`` (0: any free port) or ``--spectators N`` asks for it
@@ -236,6 +254,6 @@ def watch_port_options(play: argparse.ArgumentParser, count: Callable[[str], int
                            "watch port)")  # fmt: skip
 
 
-__all__ = ["DRAIN", "LINGER", "HostWatch", "linger", "serve_session", "serve_while",
+__all__ = ["DRAIN", "LINGER", "HostWatch", "follow_count", "linger", "serve_session", "serve_while",
            "serving_line", "spectators_short", "spectators_text", "watch_port_options",
            "watch_request", "watched"]  # fmt: skip

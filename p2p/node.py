@@ -32,8 +32,9 @@ HANDSHAKE_CHUNK) = 192 KiB of buffers however many connections they open
 
 Durability: accepted entries are appended to the log file at once and
 (v2 tables) delivered to the session at once; a flusher task fsyncs the
-files (in a worker thread, so appends go on meanwhile) and only then
-acknowledges the head, so whatever this peer acknowledged survives a crash.
+files (on the loop while the disk is fast, else in a worker thread so that
+appends go on meanwhile: :mod:`p2p.disk_pace`) and only then acknowledges
+the head, so whatever this peer acknowledged survives a crash.
 Our own events are fsynced to the outbox before they are sent. On v3 tables
 the session gets an entry only once it is *final* (every seat acknowledged
 it, :attr:`Node.final`), so the flusher acknowledges as soon as each fsync
@@ -63,6 +64,7 @@ from typing import Any
 import msgpack
 import trio
 
+from p2p.disk_pace import DiskPace
 from p2p.envelope import Entry, EquivocationProof, Event, EventError, TableSpec
 from p2p.handshake import Channel, Handshake, HandshakeError
 from p2p.identity import Identity, PeerKey
@@ -201,6 +203,7 @@ class Node:
         self._changed = trio.Event()
         self._peers_moved = trio.Event()  # set (and replaced) when `connected` changes
         self._dirty = trio.Event()
+        self.disk_pace = DiskPace()  # on the loop or in a thread: where fsyncs cost least
         self._unsynced_own: list[Event] = []  # signed, whose fsync failed: for the flusher
         self._rewinds: list[int] = []
         self._delivered_hwm = 0
@@ -426,18 +429,21 @@ class Node:
         self._changed = trio.Event()
 
     async def _sync_store(self, *files: str) -> None:
-        """fsync ``files`` (default: every file appended to since), in a
-        worker thread: a disk that stalls now and then must never hold up
-        the loop (its beats, its reading, the screen). Only the named files:
+        """fsync ``files`` (default: every file appended to since), on the
+        loop while the disk is fast, else in a worker thread: a disk that
+        stalls now and then must never hold up the loop for long (its beats,
+        its reading, the screen; :mod:`p2p.disk_pace`). Only the named files:
         an own event must not wait for the log, and the flusher must find
         the log still to sync before it acknowledges it."""
         fds = self.store.take_dirty(files or None)
         if fds:
-            await trio.to_thread.run_sync(self.store.fsync, fds)
+            await self.disk_pace.fsync(self.store.fsync, fds)
 
     async def _flusher(self) -> None:
         while True:
             await self._dirty.wait()
+            if self.disk_pace.inline and any(c.queued for c in self._conns.values()):
+                await trio.sleep(0)  # what is queued to send goes first (the sequencer's entry)
             self._dirty = trio.Event()
             machine = self.log
             own, self._unsynced_own = self._unsynced_own, []

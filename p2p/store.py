@@ -440,7 +440,7 @@ def read_log(path: Path) -> SavedLog:
 
 class Store:
     """The durable files of one peer at one table (blocking file I/O; the
-    node runs :meth:`sync` in a worker thread)."""
+    node runs its fsyncs through :mod:`p2p.disk_pace`)."""
 
     def __init__(self, table: TableSpec, directory: Path) -> None:
         self.table = table
@@ -593,7 +593,7 @@ class Store:
 
     def record_own_event(self, event: Event, *, sync: bool = True) -> None:
         """Note an event we signed, before it leaves this peer (``sync``:
-        fsync now; the node syncs in a worker thread instead)."""
+        fsync now; the node syncs through :mod:`p2p.disk_pace` instead)."""
         self.append("own", {"t": "submit", "ev": event.to_wire()})
         if sync:
             self.sync()

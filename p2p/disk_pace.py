@@ -25,13 +25,13 @@ from collections.abc import Callable
 
 import trio
 
-SLOW_FSYNC = 0.005
+SLOW_FSYNC = 0.010
 """seconds: an fsync this slow is not run on the loop again until the disk
-has been fast for :data:`FAST_STREAK` fsyncs (5 ms, a third of a screen
-frame; an fsync of a small append takes 0.1-1 ms on an SSD and on this
-project's benchmark VM, 5-30 ms on a spinning disk, often more on macOS's
-F_FULLFSYNC)."""
-FAST_STREAK = 8
+has been fast for :data:`FAST_STREAK` fsyncs (10 ms, well under a beat or a
+keystroke's notice; an fsync of a small append takes 0.1-1 ms on an SSD and
+on this project's benchmark VM, up to 5 ms there when other jobs load it,
+5-30 ms on a spinning disk, often more on macOS's F_FULLFSYNC)."""
+FAST_STREAK = 4
 
 
 class DiskPace:
@@ -56,6 +56,17 @@ class DiskPace:
         start = self.clock()
         fsync(fds)
         return self.clock() - start
+
+    def fsync_here(self, fsync: Callable[[list[int]], None], fds: list[int]) -> None:
+        """``fsync(fds)`` on the loop now (only while :attr:`inline`)."""
+        if not self.inline:
+            raise RuntimeError("the disk has not been fast: fsync in the thread")
+        took = SLOW_FSYNC
+        try:
+            self.on_loop += 1
+            took = self._timed(fsync, fds)
+        finally:
+            self.note(took)
 
     async def fsync(self, fsync: Callable[[list[int]], None], fds: list[int]) -> None:
         """``fsync(fds)`` on the loop or in a worker thread; raises what it raises."""

@@ -564,6 +564,11 @@ class Store:
         """fsync every file appended to since the last sync."""
         self.fsync(self.take_dirty())
 
+    @property
+    def dirty(self) -> bool:
+        """Whether anything was appended since the last :meth:`take_dirty`."""
+        return bool(self._dirty)
+
     def take_dirty(self, files: Collection[str] | None = None) -> list[int]:
         """The descriptors appended to since the last call (for :meth:`fsync`,
         which may then run in another thread while appends go on); only

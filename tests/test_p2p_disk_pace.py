@@ -72,3 +72,16 @@ def test_a_failed_fsync_raises_and_sends_the_next_ones_to_the_thread() -> None:
         assert disk.threads == [True, False]
 
     trio.run(main)
+
+
+def test_an_fsync_here_only_while_the_disk_has_been_fast() -> None:
+    disk = FakeDisk()
+    pace = DiskPace(disk.clock)
+    with pytest.raises(RuntimeError, match="thread"):
+        pace.fsync_here(disk.fsync, [1])
+    assert disk.synced == []
+    pace.fast = FAST_STREAK
+    disk.next_takes = 2 * SLOW_FSYNC
+    pace.fsync_here(disk.fsync, [1])
+    assert disk.synced == [[1]] and disk.threads == [True]
+    assert not pace.inline  # that one was slow

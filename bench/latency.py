@@ -1,7 +1,7 @@
 """Log latency and throughput: 9 peers on 127.0.0.1, each its own process.
 
     python bench/latency.py [--peers 9] [--paced 40] [--burst 120] [--interval 0.09]
-                            [--version 2|3] [--compare ROUNDS]
+                            [--version 2|3] [--compare ROUNDS] [--trace]
 
 Each peer is a real node (own NODEALER_HOME, own key, real TCP, fsync on an
 actual disk). Two phases:
@@ -20,6 +20,12 @@ by every seat (protocol.md §3.5), so v3 latency includes every peer's fsync
 and one more hop for the acks. ``--compare ROUNDS`` runs v2 and v3 tables
 side by side, alternating (v2, v3, then v3, v2, ...), and reports each
 version's median p50 over the rounds and the ratio.
+
+``--trace`` (one table): each peer process wraps its node's and log
+machine's methods to note when each step of a move happened (submit read at
+the sequencer, entry appended, read, fsynced, acks read, final) and the
+bench prints the median time of each step since the author's submit, for
+moves by the sequencer and by the other seats, and the fsyncs' times.
 
 Prints p50/p99 latency and events/s; the last line is one JSON object with
 ``p50_ms``, ``p99_ms``, ``events_per_s``. Only 127.0.0.1 is used.

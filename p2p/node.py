@@ -32,8 +32,9 @@ HANDSHAKE_CHUNK) = 192 KiB of buffers however many connections they open
 
 Durability: accepted entries are appended to the log file at once and
 (v2 tables) delivered to the session at once; a flusher task fsyncs the
-files (in a worker thread, so appends go on meanwhile) and only then
-acknowledges the head, so whatever this peer acknowledged survives a crash.
+files (on the loop while the disk is fast, else in a worker thread so that
+appends go on meanwhile: :mod:`p2p.disk_pace`) and only then acknowledges
+the head, so whatever this peer acknowledged survives a crash.
 Our own events are fsynced to the outbox before they are sent. On v3 tables
 the session gets an entry only once it is *final* (every seat acknowledged
 it, :attr:`Node.final`), so the flusher acknowledges as soon as each fsync
@@ -63,6 +64,7 @@ from typing import Any
 import msgpack
 import trio
 
+from p2p.disk_pace import DiskPace
 from p2p.envelope import Entry, EquivocationProof, Event, EventError, TableSpec
 from p2p.handshake import Channel, Handshake, HandshakeError
 from p2p.identity import Identity, PeerKey
@@ -201,7 +203,10 @@ class Node:
         self._changed = trio.Event()
         self._peers_moved = trio.Event()  # set (and replaced) when `connected` changes
         self._dirty = trio.Event()
+        self.disk_pace = DiskPace()  # on the loop or in a thread: where fsyncs cost least
         self._unsynced_own: list[Event] = []  # signed, whose fsync failed: for the flusher
+        self._flushed: tuple[int, bytes, int] | None = None  # (head, hash, cuts) last acked
+        self._disk_error: OSError | None = None  # an fsync on the loop failed
         self._rewinds: list[int] = []
         self._delivered_hwm = 0
         self._last_watch = -math.inf  # when _watch_connections last ran
@@ -416,6 +421,32 @@ class Node:
         if changed:
             self._note_changes()
 
+    def _flush_here(self) -> None:
+        """(v3) fsync what was appended and acknowledge it now, in the step
+        that appended it, rather than in the flusher task's next step: one
+        step of the scheduler less between an entry and its ack (on a loaded
+        machine a step may wait for a core). Only while the disk is fast
+        (:mod:`p2p.disk_pace`), and at the sequencer only once nothing waits
+        to be sent (its entry goes first); else, and for whatever it did not
+        take, the flusher. A failed fsync is the flusher's to raise (it
+        stops the node, as it always did: after a failed fsync nothing
+        written before it can be trusted to be on disk)."""
+        if not self.log.v3 or not self.store.dirty:
+            return  # (v2 tables) acks at most every ACK_INTERVAL: nobody waits for them
+        if not self.disk_pace.inline or self._unsynced_own or self._disk_error is not None:
+            return
+        machine = self.log
+        if machine.role is Role.SEQUENCER and any(conn.queued for conn in self._conns.values()):
+            return
+        flushing = (machine.head, machine.head_hash, machine.truncations)
+        try:
+            self.disk_pace.fsync_here(self.store.fsync, self.store.take_dirty())
+        except OSError as exc:
+            self._disk_error = exc  # the flusher, woken already, raises it
+            return
+        self._flushed = flushing
+        self._execute(machine.flushed(*flushing))
+
     def _note_changes(self) -> None:
         machine = self.log
         if machine.low_water < self._delivered_hwm:
@@ -426,26 +457,34 @@ class Node:
         self._changed = trio.Event()
 
     async def _sync_store(self, *files: str) -> None:
-        """fsync ``files`` (default: every file appended to since), in a
-        worker thread: a disk that stalls now and then must never hold up
-        the loop (its beats, its reading, the screen). Only the named files:
+        """fsync ``files`` (default: every file appended to since), on the
+        loop while the disk is fast, else in a worker thread: a disk that
+        stalls now and then must never hold up the loop for long (its beats,
+        its reading, the screen; :mod:`p2p.disk_pace`). Only the named files:
         an own event must not wait for the log, and the flusher must find
         the log still to sync before it acknowledges it."""
         fds = self.store.take_dirty(files or None)
         if fds:
-            await trio.to_thread.run_sync(self.store.fsync, fds)
+            await self.disk_pace.fsync(self.store.fsync, fds)
 
     async def _flusher(self) -> None:
         while True:
             await self._dirty.wait()
+            if self.disk_pace.inline and any(c.queued for c in self._conns.values()):
+                await trio.sleep(0)  # what is queued to send goes first (the sequencer's entry)
             self._dirty = trio.Event()
+            if self._disk_error is not None:
+                raise self._disk_error  # an fsync in _flush_here failed
             machine = self.log
             own, self._unsynced_own = self._unsynced_own, []
             for event in own:
                 self.store.record_own_event(event, sync=False)
-            seq, seq_hash, cuts = machine.head, machine.head_hash, machine.truncations
+            flushing = (machine.head, machine.head_hash, machine.truncations)
+            if not own and flushing == self._flushed and not self.store.dirty:
+                continue  # _flush_here did it, and acknowledged it
             await self._sync_store()
-            self._execute(machine.flushed(seq, seq_hash, cuts))
+            self._flushed = flushing
+            self._execute(machine.flushed(*flushing))
             for event in own:
                 self._execute(machine.submit_own(event, trio.current_time()))
             # batch the next fsync and ack (v3: a session waits for every
@@ -702,6 +741,8 @@ class Node:
                 self._record(conn.label, exc)
                 return
             self._execute(effects)
+            if not conn.decoder.has_frame():  # (a burst: one fsync for all its frames)
+                self._flush_here()
 
     async def _writer(self, conn: Connection, scope: trio.CancelScope) -> None:
         try:

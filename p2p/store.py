@@ -440,7 +440,7 @@ def read_log(path: Path) -> SavedLog:
 
 class Store:
     """The durable files of one peer at one table (blocking file I/O; the
-    node runs :meth:`sync` in a worker thread)."""
+    node runs its fsyncs through :mod:`p2p.disk_pace`)."""
 
     def __init__(self, table: TableSpec, directory: Path) -> None:
         self.table = table
@@ -564,6 +564,11 @@ class Store:
         """fsync every file appended to since the last sync."""
         self.fsync(self.take_dirty())
 
+    @property
+    def dirty(self) -> bool:
+        """Whether anything was appended since the last :meth:`take_dirty`."""
+        return bool(self._dirty)
+
     def take_dirty(self, files: Collection[str] | None = None) -> list[int]:
         """The descriptors appended to since the last call (for :meth:`fsync`,
         which may then run in another thread while appends go on); only
@@ -593,7 +598,7 @@ class Store:
 
     def record_own_event(self, event: Event, *, sync: bool = True) -> None:
         """Note an event we signed, before it leaves this peer (``sync``:
-        fsync now; the node syncs in a worker thread instead)."""
+        fsync now; the node syncs through :mod:`p2p.disk_pace` instead)."""
         self.append("own", {"t": "submit", "ev": event.to_wire()})
         if sync:
             self.sync()

@@ -117,6 +117,14 @@ class FrameDecoder:
         del self._buffer[: 4 + length]
         return payload
 
+    def has_frame(self) -> bool:
+        """Whether a whole frame is buffered (or a too-long prefix, which
+        :meth:`next_frame` refuses)."""
+        if len(self._buffer) < 4:
+            return False
+        (length,) = _LENGTH.unpack_from(self._buffer)
+        return length > self._max or len(self._buffer) >= 4 + length
+
     def frames(self) -> Iterator[bytes]:
         """Yield every complete frame buffered so far; raise on a bad prefix."""
         while (payload := self.next_frame()) is not None:

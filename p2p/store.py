@@ -211,7 +211,7 @@ def parse_log(records: list[dict[str, Any]]) -> SavedLog:
     Proofs are not verified here (see :func:`verified_proofs`)."""
     if not records:
         raise StoreError("a log starts with its table header")
-    saved = SavedLog(_table_of(records[0]))
+    saved = SavedLog(table_of(records[0]))
     for record in records[1:]:
         kind = record["t"]
         saved.problem = _record_problem(record)
@@ -226,7 +226,7 @@ def parse_log(records: list[dict[str, Any]]) -> SavedLog:
     return saved
 
 
-def _table_of(head: dict[str, Any]) -> TableSpec:
+def table_of(head: dict[str, Any]) -> TableSpec:
     """The table a log's first record names (StoreError if it is no header)."""
     if head.get("t") != "table":
         raise StoreError("a log starts with its table header")
@@ -372,7 +372,7 @@ def scan_log(path: Path) -> LogIndex | None:
     index: LogIndex | None = None
     for offset, record in records:
         if index is None:
-            index = LogIndex(_table_of(record))
+            index = LogIndex(table_of(record))
             continue
         if index.problem is not None:
             continue  # read on to find where the whole records end

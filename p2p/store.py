@@ -310,6 +310,9 @@ class VerifiedChain:
         self.index, self.path, self.pool = index, Path(path), pool
         self.good = 0
         self.problem: EventError | None = None
+        self.body: Any = None
+        """the decoded body of the entry last yielded (decoded once: to be
+        checked, then for whoever reads the chain)"""
 
     def __iter__(self) -> Iterator[Entry]:
         table = self.index.table
@@ -319,7 +322,11 @@ class VerifiedChain:
             try:
                 if entry.seq != expected:
                     raise BrokenChain(f"entry {entry.seq} found where seq {expected} belongs")
-                h = checked if isinstance(checked, bytes) else entry.verify(table)
+                if isinstance(checked, bytes):
+                    h, body = checked, entry.event.decoded_body()
+                else:  # Entry.verify, keeping the body its check decoded
+                    h = entry.verify_sequencer(table)
+                    body = entry.event.verify(table)
                 _check_link(entry, prev, hterm, next_counter)
             except EventError as exc:
                 self.problem = exc
@@ -327,6 +334,7 @@ class VerifiedChain:
             prev, hterm = h, entry.term
             next_counter[entry.event.author] += 1
             self.good = expected
+            self.body = body
             yield entry
 
     def _checked(self) -> Iterator[tuple[Entry, bytes | None]]:

@@ -239,7 +239,7 @@ def _verify(path: Path, pre: ProofsAhead) -> Report:
             chain = index.chain(path)
             for entry in chain:
                 pre.reached(entry.seq)
-                replay.feed(entry.seq, entry.term, entry.event.author, entry.event.decoded_body())
+                replay.feed(entry.seq, entry.term, entry.event.author, chain.body)
     except (OSError, StoreError) as exc:  # the file changed or went away meanwhile
         report.problem = f"cannot read {path}: {exc}"
         return report

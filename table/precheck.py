@@ -206,20 +206,32 @@ def serve(path: Path, out: BinaryIO) -> None:
 # ---------------------------------------------------------------- the parent
 
 
+MIN_LOG_BYTES = 256 * 1024
+"""Smaller logs are verified in one process: starting the second one (an
+interpreter and its imports, about 0.3 CPU s) would cost more than the
+proofs of a short game."""
+
+
 class ProofsAhead:
     """The child process and what it said, used as the lookup of
     :func:`~mental_poker.batch.checked_elsewhere`; nothing (every lookup
-    False) with one worker thread, in a frozen program, or if the child
-    cannot start. Tell it where the replay is (:meth:`reached`); a lookup
-    waits for the child only until it has passed that entry."""
+    False) with one worker thread, in a frozen program, for a log under
+    :data:`MIN_LOG_BYTES` or if the child cannot start. Tell it where the
+    replay is (:meth:`reached`); a lookup waits for the child only until it
+    has passed that entry."""
 
     def __init__(self, path: Path) -> None:
         self._process: subprocess.Popen[bytes] | None = None
         self._good: set[bytes] = set()
         self._at = 0  # the child has said all it will about entries up to here
         self._seq = 0  # the replay's entry
-        if group.workers() < 2 or getattr(sys, "frozen", False) or not path.is_file():
+        if group.workers() < 2 or getattr(sys, "frozen", False):
             return
+        try:
+            if path.stat().st_size < MIN_LOG_BYTES:
+                return
+        except OSError:
+            return  # the verifier says why it cannot read it
         root = str(Path(__file__).resolve().parent.parent)
         path_env = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
         try:

@@ -71,6 +71,7 @@ def test_verify_reads_the_pass_proofs_ahead_and_a_failing_read_ahead_decides_not
     import table.precheck as precheck
 
     monkeypatch.setattr(precheck.group, "workers", lambda: 2)
+    monkeypatch.setattr(precheck, "MIN_LOG_BYTES", 0)
     answers: list[bool] = []
     ask = precheck.ProofsAhead.__call__
 

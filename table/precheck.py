@@ -212,10 +212,29 @@ interpreter and its imports, about 0.3 CPU s) would cost more than the
 proofs of a short game."""
 
 
+BUSY = 2.0
+"""Load average per core above which no read-ahead process is started:
+processes of one program share the share of one when others take the cores
+(bench/README.md, the 20-round log on 2 cores: twice as fast at a load of
+1.5-2.4, either way at 3.3, slower by up to half at 4-7), and one process
+then does the least work."""
+
+
+def _cores_taken() -> bool:
+    """Whether other processes already keep every core busy (False where
+    the system says nothing of its load)."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows
+        return False
+    return load > BUSY * (os.cpu_count() or 1)
+
+
 class ProofsAhead:
     """The child process and what it said, used as the lookup of
     :func:`~mental_poker.batch.checked_elsewhere`; nothing (every lookup
-    False) with one worker thread, in a frozen program, for a log under
+    False) with one worker thread, in a frozen program, on a machine whose
+    cores are all taken (:data:`BUSY`), for a log under
     :data:`MIN_LOG_BYTES` or if the child cannot start. Tell it where the
     replay is (:meth:`reached`); a lookup waits for the child only until it
     has passed that entry."""
@@ -225,7 +244,7 @@ class ProofsAhead:
         self._good: set[bytes] = set()
         self._at = 0  # the child has said all it will about entries up to here
         self._seq = 0  # the replay's entry
-        if group.workers() < 2 or getattr(sys, "frozen", False):
+        if group.workers() < 2 or getattr(sys, "frozen", False) or _cores_taken():
             return
         try:
             if path.stat().st_size < MIN_LOG_BYTES:

@@ -62,3 +62,20 @@ def test_a_proof_that_fails_is_said_not_to_hold(tmp_path: Path) -> None:
     serve(path, out)
     said = [held for _, results in _said(out.getvalue()) for _, held in results]
     assert said and said[0] is False
+
+
+def test_no_read_ahead_process_when_the_cores_are_taken(monkeypatch) -> None:
+    """A loaded machine gives two processes of one program the share of
+    one: then the replay checks everything itself (and decides the same)."""
+    import os
+
+    import table.precheck as precheck
+
+    monkeypatch.setattr(precheck, "MIN_LOG_BYTES", 0)
+    monkeypatch.setattr(precheck.group, "workers", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (99.0, 99.0, 99.0), raising=False)
+    with precheck.ProofsAhead(VECTOR) as ahead:
+        assert ahead._process is None
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0), raising=False)
+    with precheck.ProofsAhead(VECTOR) as ahead:
+        assert ahead._process is not None

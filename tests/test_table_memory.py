@@ -72,6 +72,7 @@ def test_verify_reads_the_pass_proofs_ahead_and_a_failing_read_ahead_decides_not
 
     monkeypatch.setattr(precheck.group, "workers", lambda: 2)
     monkeypatch.setattr(precheck, "MIN_LOG_BYTES", 0)
+    monkeypatch.setattr(precheck, "_cores_taken", lambda: False)
     answers: list[bool] = []
     ask = precheck.ProofsAhead.__call__
 

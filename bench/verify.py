@@ -16,7 +16,11 @@ each run in a fresh process:
   the table's driver; ``bots_mb``: the larger bot child (three seats on one
   shared table);
 * ``verify_s``, ``verify_mb``: wall time and peak RSS of ``verify_log`` on
-  the log (``ru_maxrss`` of that process, imports included);
+  the log (``ru_maxrss`` from ``wait4``, imports included: the larger of the
+  verify process and its read-ahead process, ``table/precheck.py``);
+  ``verify_cpu_s``: both processes' CPU; ``verify_own_mb`` /
+  ``verify_helper_mb``, ``verify_helper_cpu_s``: each process apart (their
+  RSS counts the shared libraries twice);
 * per MB of log: peak RSS ÷ log size, and the *slope* between two sizes
   (ΔRSS ÷ Δlog): near 0 when memory is bounded by the table, not the game.
 
@@ -82,9 +86,14 @@ start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t0 = time.perf_counter()
 report = verify_log(Path(sys.argv[1]))
 took = time.perf_counter() - t0
+own = resource.getrusage(resource.RUSAGE_SELF)
+helper = resource.getrusage(resource.RUSAGE_CHILDREN)  # the read-ahead process, if any
 print(json.dumps({"verify_s": took, "exit": report.exit_code, "entries": report.entries,
                   "counts": report.counts, "faults": [str(f) for f in report.faults],
-                  "problem": report.problem, "import_mb": start}))
+                  "problem": report.problem, "import_mb": start,
+                  "own_mb": own.ru_maxrss / 1024, "own_cpu_s": own.ru_utime + own.ru_stime,
+                  "helper_mb": helper.ru_maxrss / 1024,
+                  "helper_cpu_s": helper.ru_utime + helper.ru_stime}))
 """
 
 
@@ -137,6 +146,10 @@ def verify(tree: Path, log: str, repeat: int) -> dict[str, Any]:
         "verify_cpu_s": statistics.median(r["cpu_s"] for r, _ in runs),
         "verify_mb": max(mb for _, mb in runs),
         "import_mb": first["import_mb"],
+        # older trees print neither (no read-ahead process)
+        "own_mb": max(r.get("own_mb", mb) for r, mb in runs),
+        "helper_mb": max(r.get("helper_mb", 0.0) for r, _ in runs),
+        "helper_cpu_s": statistics.median(r.get("helper_cpu_s", 0.0) for r, _ in runs),
         "verdict": (first["exit"], first["counts"], first["faults"], first["problem"]),
     }
 
@@ -181,6 +194,9 @@ def main(argv: list[str] | None = None) -> int:
             summary[f"{label}_verify_mb_{r}r"] = round(got["verify_mb"], 1)
             summary[f"{label}_verify_mb_per_log_mb_{r}r"] = round(got["verify_mb"] / mb, 2)
             summary[f"{label}_import_mb"] = round(got["import_mb"], 1)
+            summary[f"{label}_verify_own_mb_{r}r"] = round(got["own_mb"], 1)
+            summary[f"{label}_verify_helper_mb_{r}r"] = round(got["helper_mb"], 1)
+            summary[f"{label}_verify_helper_cpu_s_{r}r"] = round(got["helper_cpu_s"], 2)
         if len({json.dumps(v) for v in verdicts[r].values()}) > 1:
             print(f"  VERDICTS DIFFER at {r} rounds: {verdicts[r]}")
             summary[f"verdicts_differ_{r}r"] = True
@@ -203,6 +219,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"        {summary[k('bots_mb')]:7.1f}  {summary[k('verify_s')]:7.2f}"
                 f" ({summary[k('verify_cpu_s')]:6.2f})  {summary[k('verify_mb')]:7.1f}"
                 f" ({summary[k('verify_mb_per_log_mb')]:5.1f})"
+                f"  [verify process {summary[k('verify_own_mb')]:.1f} MB, read-ahead process"
+                f" {summary[k('verify_helper_mb')]:.1f} MB,"
+                f" {summary[k('verify_helper_cpu_s')]:.2f} CPU s]"
             )
     for r0, r1 in itertools.pairwise(sizes):
         for label in trees:
@@ -219,10 +238,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def floor(path: Path) -> dict[str, Any]:
-    """``verify_log`` in this process against its op floor: the group
-    operations and Ed25519 checks it does × their raw cost, sampled next to
-    each run so that load hits both alike (below 1: the worker threads pay
-    for more than the Python around the operations)."""
+    """``verify_log`` in this process alone (one worker: no read-ahead
+    process, so that every operation is counted here) against its op floor:
+    the group operations and Ed25519 checks it does × their raw cost,
+    sampled next to each run so that load hits both alike."""
     sys.path.insert(0, str(ROOT))
     from collections import Counter
 
@@ -233,6 +252,7 @@ def floor(path: Path) -> dict[str, Any]:
     from p2p.wire import PROTOCOL_VERSION
     from table.verify import verify_log
 
+    group.set_workers(1)  # one process, no read-ahead process: its ops are all counted here
     key = Identity.generate()
     signature = key.sign(bytes(300))
 

@@ -113,7 +113,7 @@ class TableSpec:
 # ---------------------------------------------------------------------- events
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a seat holds every entry of the game
 class Event:
     """An author's signed event: seat, counter, msgpack body."""
 
@@ -131,8 +131,9 @@ class Event:
         sig = identity.sign(cls.signed_bytes(table, author, counter, body))
         return cls(author, counter, body, sig)
 
-    def verify(self, table: TableSpec) -> None:
-        """Raise :class:`EventError` unless the seat's key signed this for ``table``."""
+    def verify(self, table: TableSpec) -> Any:
+        """Raise :class:`EventError` unless the seat's key signed this for
+        ``table``; the decoded body (it was decoded to be checked)."""
         if not 0 <= self.author < table.n:
             raise BadSignature(f"event author seat {self.author} is not at this table")
         data = self.signed_bytes(table, self.author, self.counter, self.body)
@@ -144,7 +145,7 @@ class Event:
         if len(self.body) > MAX_BODY:
             raise BadBody(f"event #{self.counter} of seat {self.author}: {_too_big(self.body)}")
         try:
-            unpack_strict(self.body)
+            return unpack_strict(self.body)
         except WireError as exc:
             raise BadBody(f"event #{self.counter} of seat {self.author}: {exc}") from exc
 
@@ -166,7 +167,7 @@ class Event:
         return f"seat {self.author} event #{self.counter} ({len(self.body)} bytes)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
     """An event placed at ``seq`` of the chain by the sequencer of ``term``."""
 

@@ -211,7 +211,7 @@ def parse_log(records: list[dict[str, Any]]) -> SavedLog:
     Proofs are not verified here (see :func:`verified_proofs`)."""
     if not records:
         raise StoreError("a log starts with its table header")
-    saved = SavedLog(_table_of(records[0]))
+    saved = SavedLog(table_of(records[0]))
     for record in records[1:]:
         kind = record["t"]
         saved.problem = _record_problem(record)
@@ -226,7 +226,7 @@ def parse_log(records: list[dict[str, Any]]) -> SavedLog:
     return saved
 
 
-def _table_of(head: dict[str, Any]) -> TableSpec:
+def table_of(head: dict[str, Any]) -> TableSpec:
     """The table a log's first record names (StoreError if it is no header)."""
     if head.get("t") != "table":
         raise StoreError("a log starts with its table header")
@@ -310,6 +310,9 @@ class VerifiedChain:
         self.index, self.path, self.pool = index, Path(path), pool
         self.good = 0
         self.problem: EventError | None = None
+        self.body: Any = None
+        """the decoded body of the entry last yielded (decoded once: to be
+        checked, then for whoever reads the chain)"""
 
     def __iter__(self) -> Iterator[Entry]:
         table = self.index.table
@@ -319,7 +322,11 @@ class VerifiedChain:
             try:
                 if entry.seq != expected:
                     raise BrokenChain(f"entry {entry.seq} found where seq {expected} belongs")
-                h = checked if isinstance(checked, bytes) else entry.verify(table)
+                if isinstance(checked, bytes):
+                    h, body = checked, entry.event.decoded_body()
+                else:  # Entry.verify, keeping the body its check decoded
+                    h = entry.verify_sequencer(table)
+                    body = entry.event.verify(table)
                 _check_link(entry, prev, hterm, next_counter)
             except EventError as exc:
                 self.problem = exc
@@ -327,6 +334,7 @@ class VerifiedChain:
             prev, hterm = h, entry.term
             next_counter[entry.event.author] += 1
             self.good = expected
+            self.body = body
             yield entry
 
     def _checked(self) -> Iterator[tuple[Entry, bytes | None]]:
@@ -372,7 +380,7 @@ def scan_log(path: Path) -> LogIndex | None:
     index: LogIndex | None = None
     for offset, record in records:
         if index is None:
-            index = LogIndex(_table_of(record))
+            index = LogIndex(table_of(record))
             continue
         if index.problem is not None:
             continue  # read on to find where the whole records end

@@ -18,26 +18,19 @@ reveals are not all in without the others' signed ``overdue`` (v2) or
 from __future__ import annotations
 
 import stat
-from collections import deque
-from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from engines.core import Outcome
-from mental_poker import group
-from mental_poker.batch import Check, LockCheck, Prechecker, ShuffleCheck, checked_elsewhere
-from mental_poker.context import Context
-from mental_poker.deck import Deck
-from mental_poker.errors import MentalPokerError
-from mental_poker.messages import DealSetup, LockPass, ShufflePass, decode_message
+from mental_poker.batch import checked_elsewhere
 from p2p.envelope import EventError, TableSpec
 from p2p.store import MAX_RECORD, RECORD_HEADER, LogIndex, StoreError, scan_log
 
 from .absence import Abandoned, audit_present
 from .machine import TableSetup
-from .replay import Fault, Replay, SetupError, parse_setup
+from .precheck import ProofsAhead
+from .replay import Fault, Replay
 
 EXIT_CLEAN, EXIT_CHEATING, EXIT_BAD_INPUT, EXIT_ABANDONED = 0, 1, 2, 3
 VERDICTS = {EXIT_CLEAN: "clean", EXIT_CHEATING: "cheating", EXIT_ABANDONED: "abandoned"}
@@ -196,9 +189,15 @@ def _counts(replay: Replay, entries: int) -> dict[str, int]:
 def verify_log(path: Path) -> Report:
     """Verify one saved log file offline (see the module docstring). The
     file is read as a stream, twice: once for where its entries lie, then
-    entry by entry through the replay (and a read-ahead of the pass proofs,
-    :class:`_Prechecking`), so memory holds the table, not the log."""
+    entry by entry through the replay (while a second process checks the
+    pass proofs ahead, :class:`~table.precheck.ProofsAhead`), so memory
+    holds the table, not the log."""
     path = Path(path)
+    with ProofsAhead(path) as pre:  # started first: it reads the file itself
+        return _verify(path, pre)
+
+
+def _verify(path: Path, pre: ProofsAhead) -> Report:
     report = Report(path)
     try:
         kind = path.stat().st_mode
@@ -239,15 +238,13 @@ def verify_log(path: Path) -> Report:
             continue
         report.faults.append(Fault(culprit, replay.name(culprit), proof.what(spec), proof.seq))
     try:
-        with (
-            _Prechecking(spec, index, path) as pre,
-            checked_elsewhere(pre),
-            ThreadPoolExecutor(1, "nodealer-verify-signatures") as signatures,
-        ):
-            chain = index.chain(path, signatures if group.workers() > 1 else None)
+        with checked_elsewhere(pre):
+            # the signatures are checked here: a thread for them would wait
+            # for the GIL after every check while the replay runs Python
+            chain = index.chain(path)
             for entry in chain:
                 pre.reached(entry.seq)
-                replay.feed(entry.seq, entry.term, entry.event.author, entry.event.decoded_body())
+                replay.feed(entry.seq, entry.term, entry.event.author, chain.body)
     except (OSError, StoreError) as exc:  # the file changed or went away meanwhile
         report.problem = f"cannot read {path}: {exc}"
         return report
@@ -318,179 +315,6 @@ def verify_log(path: Path) -> Report:
                 Fault(seat, replay.name(seat), f"caught by the game's rules: {report.outcome}")
             )
     return report
-
-
-class PassReader:
-    """The shuffle and lock proofs of a log's bodies that can be stated
-    without replaying it (every pass but the first shuffle of a reshuffle,
-    whose input deck is the faces the game reads), one body at a time in log
-    order: what a :class:`~mental_poker.batch.Prechecker` verifies ahead of
-    the replay. Only a guess at what the replay will check: a pass out of
-    turn or malformed is simply left out (the replay checks whatever it
-    meets itself, and a lookup answers only for the very same statement).
-    Holds the last deck of each deal still in its passes, nothing more."""
-
-    def __init__(self, spec: TableSpec, setup_body: Any) -> None:
-        self.spec = spec
-        self.seats = 0
-        self._first: tuple[bytes, ...] = ()
-        self._deals: dict[int, _Passes] = {}
-        try:
-            setup = parse_setup(spec, setup_body)
-        except SetupError:
-            return
-        if not setup.proven:
-            return
-        self.seats = setup.seats
-        self._group = setup.group
-        cards = (c.index for c in setup.engine().deck(setup.decoded_config()))
-        self._first = Deck.of(cards, self._group).points
-
-    def take(self, body: Any) -> list[Check]:
-        """The proof checks the next body of the log states (most: none)."""
-        if not self.seats or not isinstance(body, dict) or body.get("t") != "deal":
-            return []
-        number, msg = body.get("deal"), body.get("msg")
-        if type(number) is not int or not isinstance(msg, dict) or number < 0:
-            return []
-        if msg.get("type") not in ("shuffle", "lock"):
-            return []
-        points = msg.get("deck") or msg.get("stripped") or ()
-        if not isinstance(points, (list, tuple)) or len(points) < 2:
-            return []  # malformed: the replay meets it and names its author
-        n = len(points)
-        context = Context(self.spec.table_id, number, group=self._group)
-        try:
-            placeholder = DealSetup(context, self.seats, Deck.of(range(n), self._group), True)
-            message = decode_message(msg, placeholder)
-        except (MentalPokerError, ValueError, TypeError):
-            return []
-        passes = self._deals.get(number)
-        if passes is None:
-            passes = self._deals[number] = _Passes(self._first if number == 0 else None)
-        checks = passes.take(message, self.seats, context)
-        if passes.locks == self.seats:
-            passes.deck, passes.gammas = None, {}  # dealt: later passes are out of turn
-        return checks
-
-
-@dataclass
-class _Passes:
-    """One deal's passes as :class:`PassReader` has met them: the deck the
-    next pass takes (None: not known), each seat's Γ, how many of each."""
-
-    deck: tuple[bytes, ...] | None
-    gammas: dict[int, bytes] = field(default_factory=dict)
-    shuffles: int = 0
-    locks: int = 0
-
-    def take(self, message: Any, seats: int, context: Context) -> list[Check]:
-        deck_in, checks = self.deck, []
-        if isinstance(message, ShufflePass) and not self.locks:
-            if message.seat != self.shuffles:
-                return []
-            if message.proof is not None and deck_in is not None:
-                ctx = context.at("shuffle", message.seat)
-                checks.append(
-                    ShuffleCheck(
-                        message.seat, ctx, deck_in, message.deck, message.gamma, message.proof
-                    )
-                )
-            self.shuffles += 1
-            self.gammas[message.seat] = message.gamma
-            self.deck = message.deck
-        elif isinstance(message, LockPass) and self.shuffles == seats:
-            if message.seat != self.locks or self.locks == seats:
-                return []
-            if message.proof is not None and deck_in is not None:
-                ctx, gamma = context.at("lock", message.seat), self.gammas[message.seat]
-                checks.append(
-                    LockCheck(
-                        message.seat,
-                        ctx,
-                        deck_in,
-                        message.locked,
-                        message.stripped,
-                        gamma,
-                        message.proof,
-                    )
-                )
-            self.locks += 1
-            self.deck = message.stripped
-        return checks
-
-
-def pass_checks(spec: TableSpec, bodies: Sequence[Any]) -> list[Check]:
-    """Every check :class:`PassReader` finds in these bodies (the first one
-    the setup), in log order."""
-    if not bodies:
-        return []
-    reader = PassReader(spec, bodies[0])
-    return [check for body in bodies[1:] for check in reader.take(body)]
-
-
-def _may_pass(entry: Any, seq: int) -> bool:
-    """Whether the read-ahead decodes this entry's body: the setup, and a
-    body that may be a pass (msgpack spells a short text as its bytes)."""
-    body = entry.event.body
-    return seq == 1 or b"shuffle" in body or b"lock" in body
-
-
-READ_AHEAD = 32
-"""pass proofs verified ahead of the replay at most (each holds its decks)"""
-
-
-class _Prechecking:
-    """The log's pass proofs verified in background threads ahead of the
-    replay (the replay takes each result when it meets the pass; see
-    :class:`~mental_poker.batch.Prechecker`), read from the file by a
-    second stream a few deals ahead (:data:`READ_AHEAD` proofs); nothing
-    with one worker thread. Used as the lookup of ``checked_elsewhere``."""
-
-    def __init__(self, spec: TableSpec, index: LogIndex, path: Path) -> None:
-        self.spec = spec
-        self.pre: Prechecker | None = None
-        self._ahead: deque[int] = deque()  # seq of each check submitted, not yet met
-        self._bodies: Iterator[tuple[int, Any]] = iter(())
-        self._reader: PassReader | None = None
-        if group.workers() > 1:
-            self._bodies = (
-                (entry.seq, entry.event.decoded_body() if _may_pass(entry, seq) else None)
-                for seq, entry in enumerate(index.entries(path), start=1)
-            )
-            self.pre = Prechecker()
-
-    def reached(self, seq: int) -> None:
-        """The replay is at entry ``seq``: keep the read-ahead full."""
-        if self.pre is None:
-            return
-        ahead = self._ahead
-        while ahead and ahead[0] < seq:
-            ahead.popleft()
-        try:
-            while len(ahead) < READ_AHEAD:
-                item = next(self._bodies, None)
-                if item is None:
-                    break
-                number, body = item
-                if self._reader is None:
-                    self._reader = PassReader(self.spec, body)
-                    continue
-                checks = self._reader.take(body)
-                self.pre.submit(checks)
-                ahead.extend(number for _ in checks)
-        except Exception:  # only a guess ahead: it never decides a verdict
-            self._bodies = iter(())  # (the replay checks every pass itself)
-
-    def __call__(self, check: Check) -> bool:
-        return self.pre is not None and self.pre(check)
-
-    def __enter__(self) -> _Prechecking:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.pre is not None:
-            self.pre.close()
 
 
 def _chain_fault(

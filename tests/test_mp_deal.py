@@ -961,6 +961,7 @@ def test_key_flood_is_refused_before_any_group_operation() -> None:
     with group.count_ops() as ops:
         verdict = game.public.feed(flood)
     assert not verdict.ok and verdict.seat == 1
+    assert "7 keys revealed for 6 layers" in str(verdict)  # seat 1's layers, all counted
     assert ops["var"] == 0
     honest = make_key_reveal(game.secrets[1], [2])
     repeated = KeyReveal(1, honest.keys * 500)

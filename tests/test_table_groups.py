@@ -21,8 +21,8 @@ from p2p.identity import Identity
 from p2p.wire import PROTOCOL_VERSION
 from table.local import LocalTable
 from table.machine import TableSetup
+from table.precheck import pass_checks
 from table.replay import parse_setup, setup_body
-from table.verify import pass_checks
 
 
 def test_the_version_chooses_the_group() -> None:

@@ -4,8 +4,11 @@ earlier body), and a replay that keeps no entries reaches the same table."""
 
 from __future__ import annotations
 
+import functools
+import sys
 import zlib
 from pathlib import Path
+from typing import Any
 
 from engines.bots import sensible_bots
 from p2p.envelope import TableSpec
@@ -60,32 +63,42 @@ VECTOR = Path(__file__).parent / "vectors" / "bluff-2-proven.log"
 
 
 def test_verify_reads_the_pass_proofs_ahead_and_a_failing_read_ahead_decides_nothing(
-    monkeypatch,
+    monkeypatch, tmp_path: Path
 ) -> None:
-    import table.verify as verify_module
-    from mental_poker.batch import Prechecker
+    """The second process checks the pass proofs ahead and the replay takes
+    its word for them; a read-ahead that says nothing, or garbage, decides
+    nothing: the replay verifies every proof itself (same report)."""
+    import table.precheck as precheck
 
-    monkeypatch.setattr(verify_module.group, "workers", lambda: 2)
+    monkeypatch.setattr(precheck.group, "workers", lambda: 2)
+    monkeypatch.setattr(precheck, "MIN_LOG_BYTES", 0)
+    monkeypatch.setattr(precheck, "_cores_taken", lambda: False)
     answers: list[bool] = []
-    ask = Prechecker.__call__
+    ask = precheck.ProofsAhead.__call__
 
-    def counted(self: Prechecker, check: object) -> bool:
+    def counted(self: precheck.ProofsAhead, check: object) -> bool:
         answers.append(ask(self, check))
         return answers[-1]
 
-    monkeypatch.setattr(Prechecker, "__call__", counted)
+    monkeypatch.setattr(precheck.ProofsAhead, "__call__", counted)
     clean = verify_log(VECTOR)
     assert clean.exit_code == 0, clean.lines()
     assert any(answers), "the replay took pass proofs the read-ahead had verified"
+    garbage = "import sys; sys.stdout.buffer.write(bytes([0, 0, 0, 3, 0x92, 7, 0xC0]))"
+    for child in ("import sys; sys.exit(3)", garbage):
+        script = tmp_path / "child.py"
+        script.write_text(child)
+        start = functools.partial(_run_instead, precheck.subprocess.Popen, script)
+        with monkeypatch.context() as m:  # the child run is this script, not table.precheck
+            m.setattr(precheck.subprocess, "Popen", start)
+            answers.clear()
+            report = verify_log(VECTOR)
+        assert report.exit_code == 0 and answers and not any(answers), report.lines()
+        assert report.counts == clean.counts and str(report.outcome) == str(clean.outcome)
 
-    def broken(*_args: object) -> list:
-        raise TypeError("a bug in the read-ahead")
 
-    monkeypatch.setattr(verify_module.PassReader, "take", broken)
-    answers.clear()
-    report = verify_log(VECTOR)
-    assert report.exit_code == 0 and not any(answers), report.lines()
-    assert report.counts == clean.counts and str(report.outcome) == str(clean.outcome)
+def _run_instead(popen: Any, script: Path, _args: object, **kwargs: Any) -> Any:
+    return popen([sys.executable, str(script)], **kwargs)
 
 
 def test_the_streamed_log_index_is_the_parsed_log(tmp_path) -> None:

@@ -329,7 +329,7 @@ def test_the_proofs_read_ahead_survive_any_body(kind, seat, deck, stripped, numb
     2026-12-01: a deck that was an int crashed `nodealer verify` with exit 1
     and hid the cheater the replay would have named)."""
     from p2p.store import parse_log
-    from table.verify import pass_checks
+    from table.precheck import pass_checks
 
     records, _ = read_records(Path(__file__).parent / "vectors" / "bluff-2-proven.log")
     saved = parse_log(records)
@@ -340,16 +340,18 @@ def test_the_proofs_read_ahead_survive_any_body(kind, seat, deck, stripped, numb
     )
 
 
-def test_a_failing_read_ahead_never_decides_a_verdict(monkeypatch, tmp_path: Path) -> None:
-    import table.verify as verify_module
+def test_a_failing_read_ahead_never_decides_a_verdict(monkeypatch, capsys) -> None:
+    """The read-ahead's process (``python -m table.precheck LOG``), however
+    broken, exits quietly having said nothing it did not check; the replay
+    verifies the rest (test_table_memory: a child that says nothing)."""
+    import table.precheck as precheck
 
     def broken(*_args: object) -> list:
         raise TypeError("a bug in the read-ahead")
 
-    monkeypatch.setattr(verify_module, "pass_checks", broken)
-    monkeypatch.setattr(verify_module.group, "workers", lambda: 2)
-    report = verify_log(Path(__file__).parent / "vectors" / "bluff-2-proven.log")
-    assert report.exit_code == 0, report.lines()
+    monkeypatch.setattr(precheck.PassReader, "take", broken)
+    assert precheck.main([str(Path(__file__).parent / "vectors" / "bluff-2-proven.log")]) == 1
+    assert capsys.readouterr().out == ""
 
 
 @pytest.mark.parametrize("change", ["removed", "shortened"])

@@ -886,7 +886,7 @@ def _must_reveal(state: MaoState | MaoWork, rule: SecretRule) -> bool:
 
 
 def _on_reveal_rule(t: MaoWork, e: RevealRule) -> None:
-    if e.slot >= len(t.rules) or t.rules[e.slot].author != e.seat:
+    if not 0 <= e.slot < len(t.rules) or t.rules[e.slot].author != e.seat:
         raise IllegalMove(f"seat {e.seat} is not the author of rule {e.slot}", seat=e.seat)
     rule = t.rules[e.slot]
     if not _must_reveal(t, rule):

@@ -79,9 +79,12 @@ in ``engines.mao_events``, the rule language and judgement in
 ``engines.mao_rules``, phrases in ``engines.phrases``. This module holds the
 game's interface (what is pending, who may do what, views, the outcome);
 ``engines.mao_flow`` holds the rules that move the state, one handler per
-event, on :class:`~engines.mao_flow.MaoWork` — a typed, mutable working copy
-frozen again at the end, so a refused event changes nothing. Phases are
-:class:`~engines.mao_state.Phase` values, as in Bluff and the Bomb game.
+event (calls in ``engines.mao_calls``, the secret rules' verdicts, adding and
+revealing in ``engines.mao_verdicts``), on :class:`~engines.mao_work.MaoWork`
+— a typed, mutable working copy frozen again at the end, so a refused event
+changes nothing; ``engines.mao_work`` also holds the zones and penalties every
+handler shares. Phases are :class:`~engines.mao_state.Phase` values, as in
+Bluff and the Bomb game.
 
 What the engine is bad at: "lying" and "ungentlemanly conduct" (M38) cannot
 be detected from data, so such calls are accepted as the caller says;
@@ -119,17 +122,7 @@ from engines.mao_events import (
     Say,
     Vote,
 )
-from engines.mao_flow import (
-    HANDLERS,
-    MaoWork,
-    _deal_round,
-    _in_game,
-    _must_reveal,
-    _quiet_verdict,
-    _timer,
-    author_verdict,
-    due_context,
-)
+from engines.mao_flow import HANDLERS, _timer
 from engines.mao_rules import (
     HISTORY,
 )
@@ -142,6 +135,8 @@ from engines.mao_state import (
     judged_of,
     turn_of,
 )
+from engines.mao_verdicts import _must_reveal, _quiet_verdict, author_verdict, due_context
+from engines.mao_work import MaoWork, _deal_round, _in_game
 
 
 class MaoGame(Game[MaoState, MaoConfig]):

@@ -194,8 +194,8 @@ class RevealRule(Event):
     rule: Rule
 
     def __post_init__(self) -> None:
-        if self.slot < 0:  # M30: a slot is a rule's place in the book, never negative
-            raise ValueError("slot is 0 or more")
+        if self.slot < 0:
+            raise ValueError("slot must be a rule's number (0 or more)")
         if not _HEX64.fullmatch(self.salt):
             raise ValueError("salt is 32 bytes in lowercase hex")
 

@@ -18,7 +18,10 @@ ALLOWED = {
     "tui": {"table", "p2p", "engines", "mental_poker", "rules"},
     "rules": set(),  # the rulebooks as package data
 }
-GAME_MODULES = {"bluff", "bomb", "mao", "mao_events", "mao_rules", "mao_state", "phrases", "bots"}
+GAME_MODULES = {
+    "bluff", "bomb", "mao", "mao_events", "mao_rules", "mao_state", "phrases", "bots",
+    "mao_flow", "mao_work", "mao_calls", "mao_verdicts",
+}  # fmt: skip
 FORBIDDEN_IN_PURE = {"trio", "socket", "asyncio", "time", "random", "os", "zeroconf"}
 
 

@@ -134,11 +134,13 @@ class AwayWatch:
         if table is None or clock is None or not self.v3 or replay.broken:
             return []
         ended = replay.abandoned
-        news = []
+        news = [Update("waiting", line) for line in clock.notes]
+        clock.notes.clear()
         if ended is not None and not self._told:
             self._told = True
-            self._tell_leavers(ended.seats)
-            news = [Update("abandoned", line) for line in ended.lines()]
+            if self.me not in ended.seats:  # never on an ending that names this seat
+                self._tell_leavers(ended.seats)
+            news += [Update("abandoned", line) for line in ended.lines()]
         elif ended is None and self._leavers is None:
             self._look_ahead(replay)
         now = trio.current_time()
@@ -173,7 +175,8 @@ class AwayWatch:
             return
         self._ahead = key
         ended = ending_ahead(replay.table, items)
-        if ended is not None:
+        if ended is not None and self.me not in ended.seats:
+            # (v3) never on an ending that names this seat: it is here
             self._tell_leavers(ended.seats)
 
     def waiting(self) -> list[Away]:

@@ -143,8 +143,9 @@ class AwayWatch:
     def _acking(self, seat: int, since: int) -> bool:
         """(v3) Whether ``seat``, owing since table body ``since`` (made
         owing by the entry at seq ``since + 1``), acknowledged every entry
-        this peer holds, one sequenced after that entry among them, while
-        this peer cannot show it every acknowledgement: it is there, and
+        this peer holds, one sequenced after that entry among them, is
+        connected to this peer, and this peer cannot show it every
+        acknowledgement: it is there, and
         what may keep it from answering is an acknowledgement it lacks (it
         cannot see its duty final), not its absence. It is neither away nor
         named; the peer that lacks the acknowledgement shows whose it is
@@ -155,8 +156,8 @@ class AwayWatch:
         then holds them too and sees its duty final, so its silence is its
         own (a seat that acks and withholds its keys is still named)."""
         acked = self.node.acked(seat)
-        if acked < self.node.head or acked <= since + 1:
-            return False
+        if acked < self.node.head or acked <= since + 1 or seat not in self.node.connected:
+            return False  # (a lid shut: its link goes silent and is closed)
         missing = getattr(self.node, "waiting_for_acks", None)  # relayed acks (p2p)
         return missing is None or bool(missing())
 

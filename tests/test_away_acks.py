@@ -26,6 +26,7 @@ class _Node:
         self.head, self.final, self.acks = head, final, acks
         self.table = SimpleNamespace(version=3, n=3)
         self.next_own_counter = 0
+        self.connected = {1, 2}
         if relay is not None:
             self.waiting_for_acks = relay
 
@@ -71,6 +72,16 @@ def test_a_seat_that_acks_everything_since_it_owes_is_not_named() -> None:
             assert watch.body(table, False) is None, "a present seat was named"
             await trio.sleep(1.0)
         assert watch.waiting() == []
+        # its link goes silent and is closed (a lid shut): away, named
+        node.connected.discard(1)
+        shut = _watch(node, table)
+        bodies = []
+        for _ in range(6):
+            shut.look(replay)
+            bodies.append(shut.body(table, False))
+            await trio.sleep(1.0)
+        assert [b["away"] for b in bodies if b is not None] == [[1]]
+        node.connected.add(1)
         # it acknowledged only up to the entry that made it owe: away, named
         node.acks[1] = since + 1
         gone = _watch(node, table)

@@ -159,7 +159,20 @@ class AwayWatch:
         if acked < self.node.head or acked <= since + 1 or seat not in self.node.connected:
             return False  # (a lid shut: its link goes silent and is closed)
         missing = getattr(self.node, "waiting_for_acks", None)  # relayed acks (p2p)
-        return missing is None or bool(missing())
+        # relayed: only while an ack has been missing here too for duty_wait
+        # (not the moment every new entry waits for its acks)
+        return missing is None or (bool(missing()) and self._stuck_long(trio.current_time()))
+
+    def _stuck_long(self, now: float) -> bool:
+        """Whether this peer's final point has stood still below its head
+        for ``duty_wait`` or longer."""
+        final, head = self.node.final, self.node.head
+        if final >= head:
+            self._stuck = None
+            return False
+        if self._stuck is None or self._stuck[0] != final:
+            self._stuck = (final, now)
+        return now - self._stuck[1] >= self.duty_wait
 
     def look(self, replay: Any) -> list[Update]:
         """(v3) who the table waits for now; news when that changes (a seat
@@ -206,13 +219,8 @@ class AwayWatch:
         or longer (its final point stands still below its head): the seats,
         not already shown away, whose latest ack does not reach past the
         final point — the table waits for them, not for a seat that owes."""
-        final, head = self.node.final, self.node.head
-        if final >= head:
-            self._stuck = None
-            return ()
-        if self._stuck is None or self._stuck[0] != final:
-            self._stuck = (final, now)
-        if now - self._stuck[1] < self.duty_wait:
+        final = self.node.final
+        if not self._stuck_long(now):
             return ()
         missing = getattr(self.node, "waiting_for_acks", None)  # relayed acks (p2p)
         if missing is not None:

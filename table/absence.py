@@ -384,7 +384,7 @@ def _why_nobody(key: tuple[int, ...], answered: Sequence[int], seats: int) -> st
     """One line: why a person's "stop waiting" was signed for nobody."""
     if answered and not key:
         held = ", ".join(f"seat {s}" for s in answered)
-        return f"not signed: this peer holds an answer of {held} (it is on its way)"
+        return f"not signed: this peer holds an answer of {held}, or its acks show it is there"
     if seats <= 2:
         return "not signed: at two seats one seat's word cannot end the game (it waits)"
     return (

@@ -196,10 +196,14 @@ class AwayWatch:
         # (v3) a seat acking past the final point is there: held up, as this
         # peer is, by a seat that acknowledges nothing (not away itself); so is
         # one that acknowledged all this peer holds since it began to owe
+        # (only once the final point has stood still for duty_wait: every new
+        # entry waits a moment for its acks, and the line would flicker)
+        stuck = self._stuck_long(now)
         away = [
             a
             for a in away
-            if self.node.acked(a.seat) <= self.node.final and not self._acking(a.seat, a.since)
+            if not (stuck and self.node.acked(a.seat) > self.node.final)
+            and not self._acking(a.seat, a.since)
         ]
         self._away = [(a, now - a.seconds) for a in away]
         seats = tuple(a.seat for a in away)

@@ -159,3 +159,29 @@ def test_the_peer_whose_final_point_stands_still_says_whose_ack_it_lacks() -> No
         assert lines and "waiting for seat 1 to acknowledge" in lines[0], lines
 
     _run(main)
+
+
+def test_a_new_entry_waiting_a_moment_for_its_acks_does_not_bring_an_away_seat_back() -> None:
+    """(hostage_held_gap on v3-fixa + v3-acks: 'seat 2 is back' right before
+    the table named it) An away seat that acks a new entry before the
+    others do is past the final point for a moment only: still away."""
+    local = _stalled(3, holdout=1)
+    table = local.table
+    since = table.owing()[1]
+    replay = SimpleNamespace(table=table, broken=False, abandoned=None, fed=since + 1)
+
+    async def main() -> None:
+        missing: list[int] = []
+        node = _Node(since + 1, since + 1, {1: since + 1, 2: since + 1}, relay=lambda: missing)
+        watch = _watch(node, table)
+        for _ in range(3):
+            watch.look(replay)
+            await trio.sleep(1.0)
+        assert [a.seat for a, _ in watch._away] == [1]
+        node.head += 1  # seat 0's new entry: seat 1 acks it first, seat 2 not yet
+        node.acks[1] = node.head
+        missing.append(2)
+        assert [str(u) for u in watch.look(replay)] == []
+        assert [a.seat for a in watch.waiting()] == [1]
+
+    _run(main)

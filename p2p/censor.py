@@ -29,6 +29,7 @@ class HeldEvents:
 
     def __init__(self, n: int) -> None:
         self._by_author: list[dict[int, tuple[Event, float]]] = [{} for _ in range(n)]
+        self._next = [0] * n  # each author's next counter, as the log last said it
 
     def hold(self, event: Event, now: float, next_counter: int) -> bool:
         """Keep a verified ``event`` (its author's next counter is
@@ -36,6 +37,7 @@ class HeldEvents:
         for the same counter. An event already in the chain or too far
         ahead is not kept (True: nothing wrong with it)."""
         held = self._by_author[event.author]
+        self._next[event.author] = next_counter
         if event.counter < next_counter or event.counter - next_counter > HOLD_AHEAD:
             return True
         old = held.get(event.counter)
@@ -56,16 +58,28 @@ class HeldEvents:
     def sequenced(self, author: int, next_counter: int) -> None:
         """The chain now holds ``author``'s events below ``next_counter``."""
         held = self._by_author[author]
+        self._next[author] = next_counter
         for counter in [c for c in held if c < next_counter]:
             del held[counter]
 
     def events(self, author: int) -> list[Event]:
+        """``author``'s held events that can enter the chain now: its next
+        counter and those contiguous from it, in counter order. Only these
+        are evidence that the seat answered (protocol.md §6 *Away*): an
+        event past a gap (a decoy far ahead of the counter it owes) can never
+        be sequenced before the missing one, so it answers nothing."""
         held = self._by_author[author]
-        return [held[c][0] for c in sorted(held)]
+        run, counter = [], self._next[author]
+        while counter in held:
+            run.append(held[counter][0])
+            counter += 1
+        return run
 
     def since(self, author: int) -> float | None:
+        """When this peer first received the oldest of :meth:`events`."""
         held = self._by_author[author]
-        return min((t for _, t in held.values()), default=None)
+        times = [held[e.counter][1] for e in self.events(author)]
+        return min(times, default=None)
 
     def due(self, next_counter: Sequence[int]) -> list[Event]:
         """Every held event that can enter the chain now or right after

@@ -827,7 +827,9 @@ class Node:
 
     def held_events(self, seat: int) -> list[Event]:
         """(v3) The events authored by ``seat`` that this peer holds
-        (received and verified) and its chain does not: in counter order.
+        (received and verified) and its chain does not, and that can enter
+        the chain now: the author's next counter and those contiguous from
+        it, in counter order (an event past a gap answers nothing).
         Empty on v2 tables (there events go to the sequencer only)."""
         return self.log.held_events(seat)
 

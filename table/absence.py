@@ -137,6 +137,13 @@ class Absence:
             return Verdict.cheat(author, "abandon body: 'away' lists other seats, in order, once")
         if not 0 <= at <= table.count:
             return Verdict.cheat(author, f"abandon body: 'at' must be 0…{table.count}")
+        if not named_few(len(away), seats):
+            # (v3) the seats not named must be more than half the table: a
+            # side no larger than the named one cannot show it is the
+            # present one (one seat naming every other, any seat at 2 seats)
+            return table.drop_stale(
+                author, f"abandon naming {len(away)} of {seats} seats: not fewer than half"
+            )
         owing = table.owing()
         for seat in away:
             since = owing.get(seat)
@@ -169,6 +176,13 @@ class Absence:
             if others and voted * 2 > len(others):
                 out.append(key)
         return out
+
+
+def named_few(named: int, seats: int) -> bool:
+    """(v3) Whether an ``abandon`` may name ``named`` of ``seats`` seats: the
+    seats not named must be more than half of the table (so never at two
+    seats; protocol.md §6 *Ending a game someone left*)."""
+    return 0 < named and (seats - named) * 2 > seats
 
 
 def ending_ahead(table: Any, items: Sequence[Any]) -> Abandoned | None:
@@ -274,6 +288,7 @@ class AwayClock:
 
     def __init__(self, me: int, duty_wait: float, patience: float) -> None:
         self.me, self.duty_wait, self.patience = me, duty_wait, patience
+        self.notes: list[str] = []  # why a person's "stop waiting" named nobody (one line each)
         self.first_seen: dict[tuple[int, int], float] = {}  # (seat, since) -> first seen
         self._last: float | None = None  # when this peer last looked
         self.signed: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()  # (set, stretches)
@@ -333,22 +348,29 @@ class AwayClock:
         an answer of that seat not yet in the log (it is never named)."""
         absence = table.absence
         if absence is None or absence.ended is not None or table.refusal is not None:
+            if voted:
+                self.notes.append("not signed: the game is over or stopped")
             return None
-        owing = table.owing()
+        owing, seats = table.owing(), table.setup.seats
         starts = self.look(owing, now)
         asks: list[tuple[tuple[int, ...], str]] = []
         person = tuple(sorted(s for s in set(voted) if s in owing and s != self.me))
+        if voted and not person:
+            self.notes.append(f"not signed: seat {min(voted)} owes nothing now")
         if person:
             asks.append((person, "vote"))
-        for key in absence.vote_majority(range(table.setup.seats)):
+        for key in absence.vote_majority(range(seats)):
             if all(s in owing for s in key) and self.me not in key:
                 asks.append((key, "vote"))
         patient = tuple(s for s, start in sorted(starts.items()) if now - start >= self.patience)
         if patient:
             asks.append((patient, "patience"))
-        for key, why in asks:
-            key = tuple(s for s in key if not holds(s))
-            if not key:
+        for k, (key, why) in enumerate(asks):
+            answered = [s for s in key if holds(s)]
+            key = tuple(s for s in key if s not in answered)
+            if not key or not named_few(len(key), seats):
+                if k == 0 and person:  # the person's own vote: say why it names nobody
+                    self.notes.append(_why_nobody(key, answered, seats))
                 continue
             stretch = tuple(owing[s] for s in key)
             if (key, stretch) in self.signed:
@@ -356,6 +378,19 @@ class AwayClock:
             self.signed.add((key, stretch))
             return {"t": "abandon", "away": list(key), "why": why, "at": table.count}
         return None
+
+
+def _why_nobody(key: tuple[int, ...], answered: Sequence[int], seats: int) -> str:
+    """One line: why a person's "stop waiting" was signed for nobody."""
+    if answered and not key:
+        held = ", ".join(f"seat {s}" for s in answered)
+        return f"not signed: this peer holds an answer of {held}, or its acks show it is there"
+    if seats <= 2:
+        return "not signed: at two seats one seat's word cannot end the game (it waits)"
+    return (
+        f"not signed: the seats not named must be more than half of the {seats} "
+        f"(it would name {len(key)})"
+    )
 
 
 # ---------------------------------------------------------------- the audit

@@ -27,6 +27,7 @@ through its ``_publish``.
 from __future__ import annotations
 
 import time
+from copy import deepcopy
 from typing import Any
 
 import trio
@@ -160,9 +161,12 @@ class TimerClock:
 def _overtaken(table: Table, after: Any, event: Any) -> bool:
     """Would ``event`` (a held signed event) be stale once the timer fired?
     A move: when the engine takes it now and not after the timer. Any
-    crypto body (a relock, handover, claim, commitment, opening the timer
-    may end the need for): always, to be safe (it is in the log within a
-    moment on an honest table)."""
+    other body (a relock, handover, claim, commitment, opening the timer
+    may end the need for): when a copy of the table accepts it now (neither
+    refused nor stale), to be safe (it is in the log within a moment on an
+    honest table); a body the table would refuse or drop holds nothing.
+    ``event`` is one of :meth:`Node.held_events`: it can enter the chain
+    now (a decoy far ahead of its author's next counter never gets here)."""
     try:
         body = event.decoded_body()
     except Exception:  # not ours to judge: the table names a bad body
@@ -170,7 +174,7 @@ def _overtaken(table: Table, after: Any, event: Any) -> bool:
     if not isinstance(body, dict) or body.get("t") in QUIET:
         return False
     if body.get("t") != "move":
-        return True
+        return _accepted_now(table, event.author, body)
     try:
         move = table.game.decode_event(body.get("event"))
         table.game.apply(table.state, move)
@@ -181,6 +185,17 @@ def _overtaken(table: Table, after: Any, event: Any) -> bool:
     except Exception:
         return True
     return False
+
+
+def _accepted_now(table: Table, author: int, body: dict[str, Any]) -> bool:
+    """Would ``table`` take ``body`` by ``author`` now (judged on a copy)?"""
+    ahead = deepcopy(table)
+    stale = len(ahead.stale)
+    try:
+        verdict = ahead.feed(author, body)
+    except Exception:  # an author not at the table, or a body no rule could judge
+        return False
+    return verdict.ok and len(ahead.stale) == stale
 
 
 __all__ = ["TimerClock"]

@@ -51,6 +51,8 @@ class AwayWatch:
         self._ahead: tuple[tuple[int, int, int], ...] = ()  # tentative entries judged last
         self._ahead_table: tuple[tuple[tuple[int, int, int], ...], Any] = ((), None)
         self._away: list[tuple[Away, float]] = []  # (away seat, since when: trio time)
+        self._said_acks: tuple[str, ...] = ()  # the missing-acknowledgement lines last said
+        self._stuck: tuple[int, float] | None = None  # (final point, since when) while below head
 
     def start(self, table: Any) -> None:
         """The table is set up: its patience (seconds, times ``time_scale``;
@@ -69,7 +71,12 @@ class AwayWatch:
         now = trio.current_time()
         if not self.v3:
             return None if stopped and not table.faults else clock.overdue(table, now)
-        body = clock.to_sign(table, now, self._holds, self._asked)
+        owing = table.owing()
+
+        def spared(seat: int) -> bool:
+            return self._holds(seat) or (seat in owing and self._acking(seat, owing[seat]))
+
+        body = clock.to_sign(table, now, spared, self._asked)
         self._asked.clear()
         return body
 
@@ -96,9 +103,13 @@ class AwayWatch:
         if ahead is None:
             return None
 
+        owing = ahead.owing()
+
         def holds(seat: int) -> bool:
             # a seat acking past the final point is there, held up by the acks as we are
-            return self.node.acked(seat) > replay.fed or self._holds(seat)
+            if self.node.acked(seat) > replay.fed or self._holds(seat):
+                return True
+            return seat in owing and self._acking(seat, owing[seat])
 
         body = clock.to_sign(ahead, trio.current_time(), holds, self._asked)
         self._asked.clear()
@@ -125,7 +136,43 @@ class AwayWatch:
         return self._ahead_table[1]
 
     def _holds(self, seat: int) -> bool:
+        # (v3) only events that can enter the chain now (Node.held_events:
+        # the author's next counter and on): a decoy past a gap answers nothing
         return bool(self.node.held_events(seat))
+
+    def _acking(self, seat: int, since: int) -> bool:
+        """(v3) Whether ``seat``, owing since table body ``since`` (made
+        owing by the entry at seq ``since + 1``), acknowledged every entry
+        this peer holds, one sequenced after that entry among them, is
+        connected to this peer, and this peer cannot show it every
+        acknowledgement: it is there, and
+        what may keep it from answering is an acknowledgement it lacks (it
+        cannot see its duty final), not its absence. It is neither away nor
+        named; the peer that lacks the acknowledgement shows whose it is
+        (:meth:`_ack_lines`).
+
+        This peer can show it every acknowledgement when its node relays
+        acks (``Node.waiting_for_acks``) and none is missing here: the seat
+        then holds them too and sees its duty final, so its silence is its
+        own (a seat that acks and withholds its keys is still named)."""
+        acked = self.node.acked(seat)
+        if acked < self.node.head or acked <= since + 1 or seat not in self.node.connected:
+            return False  # (a lid shut: its link goes silent and is closed)
+        missing = getattr(self.node, "waiting_for_acks", None)  # relayed acks (p2p)
+        # relayed: only while an ack has been missing here too for duty_wait
+        # (not the moment every new entry waits for its acks)
+        return missing is None or (bool(missing()) and self._stuck_long(trio.current_time()))
+
+    def _stuck_long(self, now: float) -> bool:
+        """Whether this peer's final point has stood still below its head
+        for ``duty_wait`` or longer."""
+        final, head = self.node.final, self.node.head
+        if final >= head:
+            self._stuck = None
+            return False
+        if self._stuck is None or self._stuck[0] != final:
+            self._stuck = (final, now)
+        return now - self._stuck[1] >= self.duty_wait
 
     def look(self, replay: Any) -> list[Update]:
         """(v3) who the table waits for now; news when that changes (a seat
@@ -134,27 +181,65 @@ class AwayWatch:
         if table is None or clock is None or not self.v3 or replay.broken:
             return []
         ended = replay.abandoned
-        news = []
+        news = [Update("waiting", line) for line in clock.notes]
+        clock.notes.clear()
         if ended is not None and not self._told:
             self._told = True
-            self._tell_leavers(ended.seats)
-            news = [Update("abandoned", line) for line in ended.lines()]
+            if self.me not in ended.seats:  # never on an ending that names this seat
+                self._tell_leavers(ended.seats)
+            news += [Update("abandoned", line) for line in ended.lines()]
         elif ended is None and self._leavers is None:
             self._look_ahead(replay)
         now = trio.current_time()
         ahead = None if ended is not None else self._ahead_of(replay)
         away = [] if ended is not None else clock.away(ahead or table, now)
         # (v3) a seat acking past the final point is there: held up, as this
-        # peer is, by a seat that acknowledges nothing (not away itself)
-        away = [a for a in away if self.node.acked(a.seat) <= self.node.final]
+        # peer is, by a seat that acknowledges nothing (not away itself); so is
+        # one that acknowledged all this peer holds since it began to owe
+        # (only once the final point has stood still for duty_wait: every new
+        # entry waits a moment for its acks, and the line would flicker)
+        stuck = self._stuck_long(now)
+        away = [
+            a
+            for a in away
+            if not (stuck and self.node.acked(a.seat) > self.node.final)
+            and not self._acking(a.seat, a.since)
+        ]
         self._away = [(a, now - a.seconds) for a in away]
         seats = tuple(a.seat for a in away)
+        acks = () if ended is not None else self._ack_lines(now, seats)
+        if acks != self._said_acks:
+            self._said_acks = acks
+            news += [Update("waiting", line) for line in acks]
         if seats == self._said:
             return news
         back = [s for s in self._said if s not in seats and ended is None]
         self._said = seats
         out = [Update("waiting", waiting_text(a)) for a in away]
         return news + out + [Update("waiting", back_text(seat)) for seat in back]
+
+    def _ack_lines(self, now: float, away: tuple[int, ...]) -> tuple[str, ...]:
+        """(v3) Whose acknowledgement this peer has lacked for ``duty_wait``
+        or longer (its final point stands still below its head): the seats,
+        not already shown away, whose latest ack does not reach past the
+        final point — the table waits for them, not for a seat that owes."""
+        final = self.node.final
+        if not self._stuck_long(now):
+            return ()
+        missing = getattr(self.node, "waiting_for_acks", None)  # relayed acks (p2p)
+        if missing is not None:
+            lacking = [s for s in missing() if s != self.me and s not in away]
+        else:
+            lacking = [
+                s
+                for s in range(self.node.table.n)
+                if s != self.me and s not in away and self.node.acked(s) <= final
+            ]
+        return tuple(
+            f"waiting for seat {s} to acknowledge entry {final + 1}: "
+            "the game goes on when it does"
+            for s in lacking
+        )
 
     def _tell_leavers(self, seats: tuple[int, ...]) -> None:
         if self._leavers != frozenset(seats):
@@ -173,7 +258,8 @@ class AwayWatch:
             return
         self._ahead = key
         ended = ending_ahead(replay.table, items)
-        if ended is not None:
+        if ended is not None and self.me not in ended.seats:
+            # (v3) never on an ending that names this seat: it is here
             self._tell_leavers(ended.seats)
 
     def waiting(self) -> list[Away]:

@@ -226,3 +226,85 @@ def test_a_leaver_whose_relock_came_after_the_stop_makes_a_good_final_reveal() -
             verdict = table.feed(seat.seat, body)
             assert verdict.ok, (seat.seat, verdict)
     assert not table.faults
+
+
+def _all_owing(seats: int) -> LocalTable:
+    """Play until every seat owes a body at once (a deal's keys, say)."""
+    setup = TableSetup(b"all-owe", "bluff", seats, proven=False, version=3)
+    local = LocalTable(setup, sensible_bots("bluff", seats, 1), seed=1)
+    for _ in range(2000):
+        if len(local.table.owing()) == seats:
+            return local
+        for seat in local.seats:
+            bodies = seat.duties()
+            if bodies:
+                local.feed(seat.seat, bodies[0])
+                break
+        else:
+            local.step()
+    raise AssertionError("the seats never all owed at once")
+
+
+def test_one_seat_naming_every_other_seat_ends_nothing() -> None:
+    """(v3, review finding 0/0b) one seat's lone ``abandon`` naming every
+    other seat (all owing, all present, answers on the way) was counted as
+    the unanimous word of the seats not named — the author alone — and
+    ended the game naming the honest seats. A set must leave more than half
+    of the table not named: one naming half or more is stale, naming nobody;
+    the game goes on and the named seats' answers count."""
+    for seats in (3, 4, 5):
+        local = _all_owing(seats)
+        table = local.table
+        everyone = list(range(1, seats))
+        half = everyone[: (seats + 1) // 2] if seats > 3 else everyone
+        for away in (everyone, half):
+            assert table.feed(0, _abandon(table, away)).ok
+            assert table.absence.ended is None and not table.stopped, (seats, away)
+            assert not table.faults and table.stale[-1][0] == 0
+            assert "not fewer than half" in table.stale[-1][2]
+        # the named seats answer: the game goes on, nobody was named
+        for seat in everyone:
+            for body in local.seats[seat].duties():
+                assert table.feed(seat, body).ok
+        assert not table.faults and table.absence.ended is None
+    # a set that leaves a majority not named still counts (5 seats, 2 named)
+    local = _all_owing(5)
+    table = local.table
+    for voter in (0, 1, 2):
+        assert table.feed(voter, _abandon(table, [3, 4])).ok
+    assert table.absence.ended is not None and table.absence.ended.seats == (3, 4)
+
+
+def test_at_two_seats_no_word_ends_the_game_abandoned() -> None:
+    """(v3) at two seats the one other seat's word is all there is: it
+    cannot show that it is the present side, so an ``abandon`` is stale,
+    and the session signs none (it says why when a person asks)."""
+    local = _stalled(2, holdout=1)
+    table = local.table
+    assert table.feed(0, _abandon(table, [1], "vote")).ok
+    assert table.absence.ended is None and not table.faults
+    assert "not fewer than half" in table.stale[-1][2]
+    clock = AwayClock(me=0, duty_wait=1.0, patience=2.0)
+    _tick(clock, table, 0.0, 10.0)
+    assert clock.to_sign(table, 10.0, lambda s: False) is None  # patience: nothing
+    assert clock.to_sign(table, 10.0, lambda s: False, voted=[1]) is None
+    assert clock.notes and "two seats" in clock.notes[-1]
+
+
+def test_the_clock_never_signs_a_set_naming_half_the_table() -> None:
+    """Two of three seats past the patience: no ``abandon`` is signed (it
+    could not end the game); one held seat of the two leaves a valid set."""
+    local = _all_owing(3)
+    table = local.table
+    clock = AwayClock(me=0, duty_wait=1.0, patience=2.0)
+    _tick(clock, table, 0.0, 10.0)
+    assert clock.to_sign(table, 10.0, lambda s: False) is None
+    assert clock.to_sign(table, 10.0, lambda s: False, voted=[1, 2]) is None
+    assert "more than half of the 3" in clock.notes[-1]
+    body = clock.to_sign(table, 10.0, lambda s: s == 2)
+    assert body is not None and body["away"] == [1]
+    # a person's vote for a seat whose answer this peer holds: says why
+    other = AwayClock(me=2, duty_wait=1.0, patience=600.0)
+    _tick(other, table, 0.0, 10.0)
+    assert other.to_sign(table, 10.0, lambda s: True, voted=[1]) is None
+    assert "holds an answer of seat 1" in other.notes[-1]

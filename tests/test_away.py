@@ -124,15 +124,26 @@ async def test_a_seat_asleep_40_s_while_owing_is_waited_for_and_the_game_ends_cl
             # own join deadline would then run out while it sleeps)
             await until(lambda: 2 in nodes[0].connected and 2 in nodes[1].connected, "seat 2", 60)
             await until(lambda: host.table is not None and len(host.table.events) > 8, "play", 120)
-            await until(lambda: 2 in host.table.owing(), "seat 2 owing a body", 120)
-            child.proc.send_signal(signal.SIGSTOP)
-            asleep = trio.current_time()
-            await until(
-                lambda: [a.seat for a in sessions[0].waiting()] == [2], "seat 2 away", 30,
-                lambda: f"{host.table.owing()} {host.table.count} {sessions[0].waiting()} "
-                f"{updates[-5:]} {nodes[0].connected}",
-            )  # fmt: skip
-            waiting = [u for u in updates if u.kind == "waiting"]
+            # seat 2 owes by seat 0's final table, but under load its answer
+            # may be on its way already when the lid shuts: then the table
+            # waits only for its acknowledgement (not away: it owes no body);
+            # wake it and try again at its next duty
+            for _attempt in range(6):
+                await until(lambda: 2 in host.table.owing(), "seat 2 owing a body", 120)
+                child.proc.send_signal(signal.SIGSTOP)
+                asleep = trio.current_time()
+                with trio.move_on_after(20):
+                    while [a.seat for a in sessions[0].waiting()] != [2]:
+                        await trio.sleep(0.02)
+                    break
+                child.proc.send_signal(signal.SIGCONT)
+                await until(lambda: 2 not in host.table.owing(), "seat 2's answer", 60)
+            else:
+                pytest.fail(
+                    f"seat 2 never away: {host.table.owing()} {host.table.count} "
+                    f"{updates[-5:]} {nodes[0].connected}"
+                )
+            waiting = [u for u in updates if u.kind == "waiting" and ", away " in u.text]
             assert waiting and waiting[0].text.startswith("waiting for seat 2, away 0:0")
             names = SeatNames(("ann", "bob", "carol"), me=0)
             for lang, said in (
@@ -143,8 +154,10 @@ async def test_a_seat_asleep_40_s_while_owing_is_waited_for_and_the_game_ends_cl
                 assert line.startswith(said), line
             assert line.endswith("carol 回来后游戏继续")
             await trio.sleep(SLEEP - (trio.current_time() - asleep))
-            assert 2 in sessions[0].table.owing(), "the table waited for seat 2"
+            # the table waited for seat 2 (it may owe by the entries past seat
+            # 0's final point only: seat 2 asleep acknowledged none of them)
             (away,) = sessions[0].waiting()
+            assert away.seat == 2, "the table waited for seat 2"
             assert away.seconds >= SLEEP - 4
             assert not sessions[0].faults and sessions[0].replay.abandoned is None
             child.proc.send_signal(signal.SIGCONT)  # it wakes

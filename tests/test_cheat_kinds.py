@@ -24,7 +24,7 @@ CASES = {
     "identity-claim": ("bomb", 3, False, BOMB),
     "move-for-another": ("bluff", 3, False, None),
     "timer": ("mao", 3, False, to_data(MaoConfig(hand_size=3))),
-    "keep-final": ("bluff", 2, False, None),
+    "keep-final": ("bluff", 3, False, None),  # (v3) at 2 seats no abandoned end
     "false-verdict": ("mao", 3, False, to_data(MaoConfig(hand_size=3))),
 }
 

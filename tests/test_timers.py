@@ -152,7 +152,8 @@ def test_a_seat_holding_an_event_the_timer_would_make_stale_signs_no_word() -> N
     show = {"t": "move", "event": {"kind": "show", "seat": seat, "position": position}}
     cases = {
         "show": ([_Held(seat, show)], True),
-        "keys": ([_Held(seat, {"t": "deal", "deal": 0, "msg": {}})], True),
+        # (v3, review 2c) a body the table would refuse now holds nothing
+        "bad keys": ([_Held(seat, {"t": "deal", "deal": 0, "msg": {}})], False),
         "word": ([_Held(seat, {"t": "timer", "purpose": purpose, "at": 0})], False),
         "junk": ([_Held(seat, ValueError("not msgpack")), _Held(seat, [1, 2])], False),
         "illegal": ([_Held(seat, {"t": "move", "event": {"kind": "play", "seat": seat}})], False),
@@ -166,3 +167,27 @@ def test_a_seat_holding_an_event_the_timer_would_make_stale_signs_no_word() -> N
     # a node without held events (v2 peers) holds nothing
     clock = SimpleNamespace(node=SimpleNamespace(), me=0)
     assert TimerClock._holds_overtaken(clock, table, purpose) is False
+
+
+def test_a_held_crypto_body_holds_the_timer_only_if_the_table_takes_it_now() -> None:
+    """(v3, review 2c) table.clock: a held body that is not a move holds the
+    timer words while a copy of the table accepts it now (a seat's owed
+    keys, on their way), not when the table would refuse or drop it."""
+    from table.clock import _overtaken
+
+    local = bluff(3, b"held-keys")
+    for _ in range(500):  # to a point where a seat owes a deal body
+        owed = {s.seat: s.duties() for s in local.seats}
+        seat = next((s for s, bodies in owed.items() if bodies), None)
+        if seat is not None:
+            break
+        local.step()
+    assert seat is not None, "no seat ever owed a deal body"
+    table, body = local.table, owed[seat][0]
+    before = table.count
+    assert _overtaken(table, None, _Held(seat, body)) is True
+    assert table.count == before, "judged on a copy"
+    other = (seat + 1) % 3
+    wrong = dict(body, deal=body.get("deal", 0) + 7) if body["t"] == "deal" else {"t": "deal"}
+    assert _overtaken(table, None, _Held(seat, wrong)) is False
+    assert _overtaken(table, None, _Held(other, {"t": "abandon"})) is False  # QUIET

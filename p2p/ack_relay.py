@@ -158,14 +158,20 @@ class AckRelay:
     def waiting_for_acks(self) -> list[int]:
         """(v3) The seats (not leavers, not ours) whose ack the final point
         waits for: their latest ack does not reach the first entry we hold
-        past it. Empty when everything we hold is final."""
-        if not self.v3 or self.final >= len(self.hashes) - 1:
+        past it (none, behind it, or on another chain). Not a seat whose ack
+        names a head beyond ours: we are the one behind (entries on their
+        way). Empty when everything we hold is final."""
+        head = len(self.hashes) - 1
+        if not self.v3 or self.final >= head:
             return []
-        return [
-            s
-            for s in range(self.table.n)
-            if s != self.me and s not in self.leavers and self.acked(s) <= self.final
-        ]
+        waiting = []
+        for seat in range(self.table.n):
+            if seat == self.me or seat in self.leavers:
+                continue
+            ack = self.latest_ack(seat)
+            if ack is None or (ack.seq <= head and self.acked(seat) <= self.final):
+                waiting.append(seat)
+        return waiting
 
     def _note_stall(self, now: float) -> None:
         """(tick) Since when the first entry past our final point has been so."""

@@ -215,3 +215,32 @@ def test_v2_keeps_no_relay() -> None:
     with pytest.raises(LogError):
         m.receive(0, {"k": "acks", "of": [{"seat": 2, **wire}]}, net.now)
     assert m.waiting_for_acks() == []
+
+
+def test_a_sequencer_whose_ack_is_ahead_of_us_is_not_withholding() -> None:
+    net = SimNet(3, timeout=1.0)
+    for i in range(3):
+        net.submit(i, {"x": i})
+    net.advance(1.0, ticks=10)
+    behind = net.machines[2]
+    assert behind.final == behind.head == 3
+
+    def tamper(src: int, dst: int, msg: dict) -> dict | None:
+        if dst != 2:
+            return msg
+        if msg["k"] == "entry" and msg["e"]["seq"] >= 5:
+            return None  # seat 2 never gets past seq 4
+        if (src == 1 and msg["k"] in ("ack", "acks")) or (src == 0 and msg["k"] == "acks"):
+            return None  # nor seat 1's ack of seq 4, so seq 4 stays non-final there
+        return msg
+
+    net.tamper = tamper
+    net.submit(1, {"y": 1})
+    net.advance(0.5, ticks=5)
+    net.submit(1, {"y": 2})
+    net.advance(6.0, ticks=60)  # three times censor_wait
+    assert (behind.head, behind.final) == (4, 3)
+    assert net.machines[0].head == 5
+    assert behind.waiting_for_acks() == [1]  # seat 0's ack names seq 5: we are behind
+    assert not behind._acks_withheld(net.now)
+    assert behind.voted == 0 and all(m.term == 0 for m in net.machines)

@@ -8,7 +8,7 @@ seeing anything final (by withholding its acks from that seat alone), and
 a link down between two honest seats that both still reach a third would
 stop both for good. So acks travel like events: every peer keeps the
 latest signed ack of every seat and passes it on (an ``acks`` message,
-one item per seat, at most every timeout/4) to each peer that, as far as
+one item per seat, at most every 0.1 s) to each peer that, as far as
 it knows, lacks it. An ack names the seat it is from; the receiver checks
 it against that seat's key before it keeps it, and a bad one is dropped
 without blaming the peer that passed it on (the signature is not the
@@ -35,6 +35,7 @@ from p2p.envelope import EventError, Head
 if TYPE_CHECKING:
     from p2p.envelope import TableSpec
 
+RELAY_PACE = 0.1  # seconds: at most one acks message per peer this often (and per timeout/4)
 SUPERSEDED = 8  # per seat: signatures of acks a newer one replaced (a relay never brings them back)
 
 
@@ -81,12 +82,12 @@ class AckRelay:
         self._peer_has.pop(peer, None)
 
     def _relay_acks(self, now: float) -> None:
-        """Every timeout/4: pass each seat's latest verified ack on to every
+        """Every timeout/4 (at most RELAY_PACE): pass each seat's latest verified ack on to every
         peer (but that seat) that, as far as we know, lacks it. Our own goes
         out as ``ack`` on its own (after each fsync, and on connect)."""
         if now < self._next_relay:
             return
-        self._next_relay = now + self.timeout / 4
+        self._next_relay = now + min(self.timeout / 4, RELAY_PACE)
         latest: dict[int, Head] = {}
         for seat in range(self.table.n):
             ack = self.latest_ack(seat) if seat != self.me else None

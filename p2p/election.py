@@ -42,6 +42,8 @@ class Election:
         beat late, would otherwise keep its term forever)."""
         if now - self._term_entered < self.censor_wait:
             return False
+        if self._acks_withheld(now):  # (v3) it never acks what it sequenced (p2p.ack_relay)
+            return True
         return self.holding.censored(self.next_counter, now - self.censor_wait) is not None
 
     def _would_grant(self, now: float) -> bool:

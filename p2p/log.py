@@ -67,6 +67,7 @@ import bisect
 from collections.abc import Iterable
 from typing import Any
 
+from p2p.ack_relay import AckRelay
 from p2p.censor import HOLD_AHEAD, HeldEvents
 from p2p.chain import (
     MAX_TERM,
@@ -113,7 +114,7 @@ FETCH_BATCH = 64  # entries we ask for at once (the next fetch goes out when the
 FETCH_BYTES = FETCH_BATCH * (MAX_BODY + 1024)
 
 
-class LogMachine(Election):
+class LogMachine(Election, AckRelay):
     """One peer's view of a table's log (sans-I/O; see the module docstring)."""
 
     def __init__(
@@ -166,6 +167,7 @@ class LogMachine(Election):
         self.acks: dict[int, Head] = {}  # latest ack per seat (a hint; see committed)
         self._acks_by_floor: dict[int, dict[int, Head]] = {}  # seat -> vote floor -> ack
         self._verified_acks: set[tuple[int, Head]] = set()  # (seat, ack) checked as seat's
+        self._relay_init(now)  # (v3) relayed acks (p2p.ack_relay)
         self.voted = max(voted, 0)  # highest term we voted in or stood for (durable)
         self.leavers: frozenset[int] = frozenset()  # (v3) seats the table layer abandoned
         # (v3) the highest seq we held final (durable): never cut, whoever asks
@@ -414,6 +416,7 @@ class LogMachine(Election):
 
     def peer_connected(self, seat: int, now: float) -> list[Effect]:
         """A connection to ``seat`` finished its handshake: tell it our head."""
+        self._relay_forget(seat)
         self._emit(Send(seat, self._ack().to_wire()))
         for proof in self.proofs.values():
             self._emit(Send(seat, {"k": proof.kind, **proof.to_wire()}))
@@ -462,6 +465,9 @@ class LogMachine(Election):
             self._time_out(now)
         elif self.v3 and self.role is Role.FOLLOWER and self._censoring(now):
             self._time_out(now, censor=True)
+        if self.v3:  # (v3) pass on acks; note entries that stay non-final (p2p.ack_relay)
+            self._relay_acks(now)
+            self._note_stall(now)
         if self._early_votes and self._would_grant(now):
             term = self._next_election_term()  # (v3) now we have evidence too
             for (src, voted), vote in list(self._early_votes.items()):
@@ -493,6 +499,8 @@ class LogMachine(Election):
             # head would cost more than the entries. Its signature makes it
             # evidence for whoever keeps it (Head.verify).
             self._on_ack(src, Head.from_wire(msg), now)
+        elif kind == "acks" and self.v3:  # (v3) other seats' acks, passed on (p2p.ack_relay)
+            self._on_relayed_acks(src, msg["of"], now)
         elif kind in ("beat", "vote") or (self.v3 and kind in ("prevote", "grant")):
             head = Head.from_wire(msg)
             head.verify(self.table, src)
@@ -778,6 +786,7 @@ class LogMachine(Election):
                     self._emit(Send(seat, {"k": "fetch", "from": seq, "n": 1}))
 
     def _on_ack(self, src: int, head: Head, now: float) -> None:
+        self._relay_heard(src, head)
         self.acks[src] = head
         self._keep_ack(src, head)
         self._update_final()

@@ -825,6 +825,13 @@ class Node:
         :attr:`final` is there: it waits on the others' acks as we do."""
         return self.log.acked(seat)
 
+    def waiting_for_acks(self) -> list[int]:
+        """(v3) The seats whose acknowledgement the final point waits for
+        (their latest ack, direct or passed on by a peer, does not reach the
+        first entry we hold past :attr:`final`), so a screen can say whom the
+        table waits for. Empty when everything we hold is final, and on v2."""
+        return self.log.waiting_for_acks()
+
     def held_events(self, seat: int) -> list[Event]:
         """(v3) The events authored by ``seat`` that this peer holds
         (received and verified) and its chain does not, and that can enter

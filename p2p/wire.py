@@ -294,6 +294,8 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "vote": dict(HEAD),
     "prevote": dict(HEAD),  # (v3) asks for a pre-vote for `term` (protocol.md §3.5)
     "grant": dict(HEAD),  # (v3) grants one
+    # (v3) other seats' latest acks, passed on (protocol.md §3.5 *Relayed acks*)
+    "acks": {"of": list_field(map_field({"seat": SEAT, **HEAD}), 1, MAX_SEATS)},
     "newterm": {**HEAD, "votes": list_field(VOTE, 0, MAX_SEATS)},
     "fetch": {"from": int_field(1, MAX_SEQ), "n": int_field(1, MAX_FETCH)},
     "proof": {"a": ENTRY, "b": ENTRY},  # proofs against a sequencer (protocol.md §3.5)

@@ -63,6 +63,7 @@ class FaultyNet:
     nursery: trio.Nursery
     nodes: list[Node] = field(default_factory=list)
     cut_seats: set[int] = field(default_factory=set)
+    cut_links: set[frozenset[int]] = field(default_factory=set)  # pairs of seats cut apart
     relays: dict[tuple[int, str, int], int] = field(default_factory=dict)
     opened: int = 0  # connections relayed so far
     _changed: trio.Event = field(default_factory=trio.Event)
@@ -114,6 +115,19 @@ class FaultyNet:
         self.cut_seats.add(seat)
         self._wake()
 
+    def cut_link(self, a: int, b: int) -> None:
+        """Black-hole the link between seats ``a`` and ``b`` only (each still
+        reaches the others): a partial partition."""
+        self.cut_links.add(frozenset((a, b)))
+        self._wake()
+
+    def heal_link(self, a: int, b: int) -> None:
+        self.cut_links.discard(frozenset((a, b)))
+        self._wake()
+
+    def _is_cut(self, seats: tuple[int, int]) -> bool:
+        return bool(self.cut_seats.intersection(seats)) or frozenset(seats) in self.cut_links
+
     def heal(self, seat: int) -> None:
         """Let ``seat``'s bytes through again (at TCP's pace, see above)."""
         self.cut_seats.discard(seat)
@@ -127,7 +141,7 @@ class FaultyNet:
         """Return once ``pipe`` may carry bytes."""
         while True:
             now = trio.current_time()
-            if self.cut_seats.intersection(pipe.seats):
+            if self._is_cut(pipe.seats):
                 if pipe.stalled_since is None:
                     pipe.stalled_since = pipe.opened if pipe.syn else now
                 changed = self._changed
@@ -147,7 +161,7 @@ class FaultyNet:
     ) -> None:
         self.opened += 1
         now = trio.current_time()
-        pipe = _Pipe(seats, now, syn=bool(self.cut_seats.intersection(seats)))
+        pipe = _Pipe(seats, now, syn=self._is_cut(seats))
         try:
             await self._passable(pipe)  # a SYN lost in a cut waits for its retransmission
             pipe.syn = False

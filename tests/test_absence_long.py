@@ -123,6 +123,7 @@ async def test_a_seat_cut_off_comes_back_and_the_game_ends_clean(
     spec = TableSpec(secrets.token_bytes(16), tuple(i.public for i in ids))
     results: dict[int, SessionResult] = {}
     bots = sensible_bots("bluff", SEATS, 7, salt_source=secrets.token_bytes)
+    unsaid: list[str] = []  # a present seat not saying it waits for the cut one
 
     async def until(done, what: str, seconds: float = 120) -> None:
         with trio.move_on_after(seconds):
@@ -185,14 +186,15 @@ async def test_a_seat_cut_off_comes_back_and_the_game_ends_clean(
             assert first_body_after(head) is None, "nothing of the cut seat got through"
             assert len(results) == 0, "the game ended while a seat was cut off"
             for s in (0, 1):
-                node, seen = nodes[s], sessions[s].table
-                assert [a.seat for a in sessions[s].waiting()] == [GONE], (
-                    f"seat {s} waits for {sessions[s].waiting()}; its table owes "
-                    f"{seen.owing()} at {seen.count}; final {node.final}, head {node.head}, "
-                    f"acked {[node.acked(t) for t in range(SEATS)]}, tentative "
-                    f"{[(i.seq, i.author) for i in node.tentative()]}"
-                )
                 assert not sessions[s].faults and sessions[s].replay.abandoned is None
+                node, seen = nodes[s], sessions[s].table
+                if [a.seat for a in sessions[s].waiting()] != [GONE]:  # asserted at the end
+                    unsaid.append(
+                        f"seat {s} waits for {sessions[s].waiting()}; its table owes "
+                        f"{seen.owing()} at {seen.count}; final {node.final}, head {node.head}, "
+                        f"acked {[node.acked(t) for t in range(SEATS)]}, tentative "
+                        f"{[(i.seq, i.author) for i in node.tentative()]}"
+                    )
             net.heal(GONE)
             healed = trio.current_time()
             await until(lambda: first_body_after(head) is not None, "its first body", 60)
@@ -211,6 +213,9 @@ async def test_a_seat_cut_off_comes_back_and_the_game_ends_clean(
     logs = [n.store.log_path for n in nodes]
     _same_heads(logs)
     _verified_clean(logs)
+    # the others said they waited for it (fails when the cut fell between its
+    # body and its acknowledgement: the xfail below)
+    assert not unsaid, unsaid
 
 
 @pytest.mark.trio
@@ -225,10 +230,10 @@ async def test_a_seat_cut_off_before_it_acknowledged_its_own_body_is_shown_away(
 ) -> None:
     """The cut of the test above when it falls between the seat's owed
     body being sequenced and its acknowledgement of it (a race the test
-    above hits about one time in three): the table cannot go on (that entry
-    never becomes final), and the others must say they wait for the seat -
-    and, past the patience, end the game abandoned. Here the moment is
-    waited for, the cut made at once."""
+    above hit in 8 of 22 runs here, and in 1 of 2 at 60 s): the table
+    cannot go on (that entry never becomes final), and the others must say
+    they wait for the seat - and, past the patience, end the game
+    abandoned. Here the moment is waited for, the cut made at once."""
     clocks = Clocks(0.02)  # patience 12 s, duty wait 1 s
     ids = [Identity.generate() for _ in range(SEATS)]
     spec = TableSpec(secrets.token_bytes(16), tuple(i.public for i in ids))

@@ -13,7 +13,7 @@ within 5 s of the heal, or of the rejoined command saying it goes back
   it owes the table a body.
 * The quit: three ``python -m tui.cli host/join --headless`` processes; the
   host's log file is read as it grows (the table replayed from it) to quit
-  while the seat owes a body and to time its first body after the rejoin;
+  once the seat owes a body and to time its first body after the rejoin;
   past the commands' duty wait (30 s) the others print that they wait for
   it, then that it is back.
 
@@ -358,6 +358,7 @@ class LogReader:
         self.home = home
         self.authors: list[int] = []
         self.replay: Replay | None = None
+        self.owed = False  # seat GONE owed a body at an entry read, a few moves in
 
     def read(self) -> None:
         found = list(self.home.glob("tables/*/log"))
@@ -377,6 +378,9 @@ class LogReader:
                     entry.seq, entry.term, entry.event.author, entry.event.decoded_body()
                 )
                 self.authors.append(entry.event.author)
+                table = self.replay.table
+                if table is not None and len(table.events) > 4 and GONE in table.owing():
+                    self.owed = True  # at some entry read: the game is short at real speed
         except StoreError:
             return  # the file changed while it was read: next time
 
@@ -408,7 +412,8 @@ def test_a_seat_that_quits_and_joins_again_is_back_and_the_game_ends_clean(
     tmp_path: Path, away: float, clocks: Clocks
 ) -> None:
     """The seat's own process gets SIGTERM (a player's quit: exit 143, log
-    kept) while it owes the table a body; ``away`` seconds later the player
+    kept) as soon as the host's log shows it owing a body a few moves in
+    (a whole game at real speed takes seconds); ``away`` seconds later the player
     types the same ``nodealer join --connect HOST:PORT`` (the host's lobby,
     closed since the game began): it goes back to the table it holds.
 
@@ -447,8 +452,7 @@ def test_a_seat_that_quits_and_joins_again_is_back_and_the_game_ends_clean(
 
         def owing() -> bool:
             watch.read()
-            table = watch.replay.table if watch.replay is not None else None
-            return table is not None and len(table.events) > 8 and GONE in watch.owing()
+            return watch.owed
 
         _poll(owing, f"seat {GONE} owing a body", 120, *procs)
         seat = watch.replay.spec.seat_of(Identity.load_or_create(quitter.home).public)
@@ -457,7 +461,10 @@ def test_a_seat_that_quits_and_joins_again_is_back_and_the_game_ends_clean(
         assert quitter.wait(30) == 128 + signal.SIGTERM, quitter.text()[-2000:]
         assert "stopped by SIGTERM" in quitter.text(), quitter.text()[-2000:]
         quit_at = time.monotonic()
-        time.sleep(max(0.0, away - 2.0))
+        time.sleep(1.0)
+        watch.read()  # what it owes now that its last bodies are in
+        owes_at_quit = GONE in watch.owing()
+        time.sleep(max(0.0, away - 3.0))
         watch.read()
         before, head = watch.count(GONE), len(watch.authors)
         time.sleep(2.0)
@@ -495,11 +502,14 @@ def test_a_seat_that_quits_and_joins_again_is_back_and_the_game_ends_clean(
     assert codes == [0, 0, 0], [out[-2000:] for out in outs]
     assert "going back to" in outs[2] and "cannot reach" not in outs[2], outs[2][-2000:]
     assert all("CHEATING" not in out and "verify: clean" in out for out in outs), outs
-    if away > DUTY_WAIT + 5:  # the commands' duty wait (not scaled): away, then back
-        for out in outs[:2]:
-            assert "[waiting] waiting for p2 (seat 2), away" in out, out[-3000:]
-            assert "[waiting] p2 (seat 2) is back: the game goes on" in out, out[-3000:]
     assert first <= BACK_WITHIN, f"its first body came {first:.2f} s after it went back"
     logs = [host.log(), procs[1].log(), again.log()]
     _same_heads(logs)
     _verified_clean(logs)
+    if away > DUTY_WAIT + 5:  # the commands' duty wait (not scaled): away, then back
+        # (fails when its owed body got into the log before it quit but not its
+        # acknowledgement: the xfail above; owes_at_quit False says so)
+        for out in outs[:2]:
+            said = "[waiting] waiting for p2 (seat 2), away" in out
+            assert said, f"owed a body after it quit: {owes_at_quit}; {out[-3000:]}"
+            assert "[waiting] p2 (seat 2) is back: the game goes on" in out, out[-3000:]

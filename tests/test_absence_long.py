@@ -22,7 +22,7 @@ Two runs of each (:func:`_cases`):
 * marked ``long``: the absences at their real lengths with the table's
   clocks at their real lengths (``time_scale`` 1: patience 600 s, duty
   wait 30 s, node timeout 3 s). Not in the default run (pyproject's
-  ``addopts`` deselect ``long``): ``pytest -m long`` runs them (about ten
+  ``addopts`` deselect ``long``): ``pytest -m long`` runs them (about six
   minutes);
 * marked ``slow`` (run by CI): the same with the table's clocks scaled
   down together with the absence (cut 8 s, quit 6 s and 24 s; x 0.133).

@@ -213,8 +213,8 @@ async def test_a_seat_cut_off_comes_back_and_the_game_ends_clean(
     logs = [n.store.log_path for n in nodes]
     _same_heads(logs)
     _verified_clean(logs)
-    # the others said they waited for it (fails when the cut fell between its
-    # body and its acknowledgement: the xfail below)
+    # the others said they waited for it (fails when it was cut off owing
+    # only acknowledgements: the xfail below)
     assert not unsaid, unsaid
 
 
@@ -222,18 +222,24 @@ async def test_a_seat_cut_off_comes_back_and_the_game_ends_clean(
 @pytest.mark.slow
 @pytest.mark.xfail(
     strict=True,
-    reason="table/waiting.py judges away on the table past the final point, where the "
-    "seat's body is in: a seat that owes only its acknowledgement is never away",
+    reason="table/waiting.py: a seat that owes only acknowledgements (the table "
+    "cannot go on without them) is never away",
 )
 async def test_a_seat_cut_off_before_it_acknowledged_its_own_body_is_shown_away(
     tmp_path: Path,
 ) -> None:
-    """The cut of the test above when it falls between the seat's owed
-    body being sequenced and its acknowledgement of it (a race the test
-    above hit in 8 of 22 runs here, and in 1 of 2 at 60 s): the table
-    cannot go on (that entry never becomes final), and the others must say
-    they wait for the seat - and, past the patience, end the game
-    abandoned. Here the moment is waited for, the cut made at once."""
+    """A seat cut off when it owes the table no body, only its
+    acknowledgement: here its own owed body was just sequenced (it may as
+    well be another seat's). On a v3 table an entry is final once every
+    seat acknowledged it and sessions act on final entries only, so the
+    table cannot go on without the seat; the others must say they wait for
+    it - and, past the patience, end the game abandoned. The away watch
+    (table/waiting.py) counts only seats that owe a body (on the table past
+    the final point, where this one owes none) and leaves out seats that
+    acknowledged past the final point: nobody is away, no patience runs, no
+    vote is possible. The cut and quit tests above hit it in most runs at
+    real clocks (acknowledgements ride on beats) and in 9 of 24 scaled cut
+    runs. Here the moment is waited for, the cut made at once."""
     clocks = Clocks(0.02)  # patience 12 s, duty wait 1 s
     ids = [Identity.generate() for _ in range(SEATS)]
     spec = TableSpec(secrets.token_bytes(16), tuple(i.public for i in ids))
@@ -507,8 +513,8 @@ def test_a_seat_that_quits_and_joins_again_is_back_and_the_game_ends_clean(
     _same_heads(logs)
     _verified_clean(logs)
     if away > DUTY_WAIT + 5:  # the commands' duty wait (not scaled): away, then back
-        # (fails when its owed body got into the log before it quit but not its
-        # acknowledgement: the xfail above; owes_at_quit False says so)
+        # (fails when it quit owing only acknowledgements, owes_at_quit False:
+        # the xfail above)
         for out in outs[:2]:
             said = "[waiting] waiting for p2 (seat 2), away" in out
             assert said, f"owed a body after it quit: {owes_at_quit}; {out[-3000:]}"

@@ -237,9 +237,9 @@ async def test_a_seat_cut_off_before_it_acknowledged_its_own_body_is_shown_away(
     (table/waiting.py) counts only seats that owe a body (on the table past
     the final point, where this one owes none) and leaves out seats that
     acknowledged past the final point: nobody is away, no patience runs, no
-    vote is possible. The cut and quit tests above hit it in 3 of 4 runs
-    each at real clocks and in 9 of 24 scaled cut runs. Here the moment is
-    waited for, the cut made at once."""
+    vote is possible. The tests above hit it at real clocks in 3 of 4 cuts
+    and 3 of 5 quits, and in 9 of 24 scaled cuts. Here the moment is waited
+    for, the cut made at once."""
     clocks = Clocks(0.02)  # patience 12 s, duty wait 1 s
     ids = [Identity.generate() for _ in range(SEATS)]
     spec = TableSpec(secrets.token_bytes(16), tuple(i.public for i in ids))

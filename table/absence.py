@@ -101,6 +101,13 @@ class Absence:
         self.table = table
         self.votes: dict[tuple[int, ...], _Votes] = {}
         self.ended: Abandoned | None = None
+        self.spoke: dict[int, int] = {}  # seat -> the body count after its last body
+
+    def silent_since(self, seat: int) -> int:
+        """The body count since which ``seat`` has sent no body (0: never):
+        the stretch of a seat that owes no body but its acknowledgements
+        (protocol.md §6 *Away*: a seat the final point waits for)."""
+        return self.spoke.get(seat, 0)
 
     # ------------------------------------------------------------ feeding
     def dispatch(self, author: int, body: Mapping[str, Any]) -> Verdict | None:
@@ -108,6 +115,7 @@ class Absence:
         table's other rules do)."""
         table = self.table
         kind = body["t"]
+        self.spoke[author] = table.count + 1
         if kind == "abandon" and self.ended is None and table.refusal is None:
             return self._abandon(author, body)
         if (table.faults or table.refusal is not None or self.ended is not None) and not (
@@ -144,22 +152,21 @@ class Absence:
             return table.drop_stale(
                 author, f"abandon naming {len(away)} of {seats} seats: not fewer than half"
             )
-        owing = table.owing()
-        for seat in away:
-            since = owing.get(seat)
-            if since is None or since > at:
-                # it answered (or owed nothing): the vote raced it — nobody named
+        stretch = tuple(stretch_of(table, s) for s in away)
+        for seat, since in zip(away, stretch, strict=True):
+            if since > at:
+                # it answered (or spoke) after the body the vote cites: the
+                # vote raced it — nobody named
                 return table.drop_stale(
                     author, f"abandon naming seat {seat}, which owes nothing since body {at}"
                 )
         key = tuple(away)
-        stretch = tuple(owing[s] for s in key)
         votes = self.votes.get(key)
         if votes is None or votes.since != stretch:
             votes = self.votes[key] = _Votes(stretch)  # a new stretch: earlier votes lapse
         votes.by[author] = why
         if all(s in votes.by for s in range(seats) if s not in key):
-            owed = tuple("; ".join(str(d) for d in table.duties(s)) or "a body" for s in key)
+            owed = tuple(owed_text(table, s) for s in key)
             self.ended = Abandoned(key, owed, stretch, table.count, why)
             self.votes.clear()
         return Verdict.good()
@@ -183,6 +190,31 @@ def named_few(named: int, seats: int) -> bool:
     seats not named must be more than half of the table (so never at two
     seats; protocol.md §6 *Ending a game someone left*)."""
     return 0 < named and (seats - named) * 2 > seats
+
+
+def _owing(table: Any, acks: Iterable[int]) -> dict[int, int]:
+    """``table.owing()`` and (v3) the seats that owe only their
+    acknowledgements, each with its stretch (:func:`stretch_of`)."""
+    owing = table.owing()
+    for seat in acks:
+        owing.setdefault(seat, stretch_of(table, seat))
+    return owing
+
+
+def stretch_of(table: Any, seat: int) -> int:
+    """(v3) Since which body count ``seat`` has been in the stretch an
+    ``abandon`` cites: owing a body without a break, or else (it owes only
+    its acknowledgements of the log, so the final point waits for it)
+    sending no body at all."""
+    since = table.owing().get(seat)
+    return table.absence.silent_since(seat) if since is None else since
+
+
+def owed_text(table: Any, seat: int) -> str:
+    """What a leaver owed, in words (its duties, or its acknowledgements)."""
+    if seat not in table.owing():
+        return "its acknowledgement of the log (it owed no body)"
+    return "; ".join(str(d) for d in table.duties(seat)) or "a body"
 
 
 def ending_ahead(table: Any, items: Sequence[Any]) -> Abandoned | None:
@@ -308,14 +340,15 @@ class AwayClock:
         self.first_seen = seen
         return {seat: at for (seat, _), at in seen.items()}
 
-    def away(self, table: Any, now: float) -> list[Away]:
-        """The seats owing for ``duty_wait`` or longer (table order)."""
-        owing = table.owing()
+    def away(self, table: Any, now: float, acks: Iterable[int] = ()) -> list[Away]:
+        """The seats owing for ``duty_wait`` or longer (table order).
+        ``acks``: (v3) seats the final point has waited for (their
+        acknowledgement) although they owe no body: they owe that."""
+        owing = _owing(table, acks)
         out = []
         for seat, start in sorted(self.look(owing, now).items()):
             if now - start >= self.duty_wait:
-                owed = "; ".join(str(d) for d in table.duties(seat)) or "a body"
-                out.append(Away(seat, owing[seat], now - start, owed))
+                out.append(Away(seat, owing[seat], now - start, owed_text(table, seat)))
         return out
 
     def overdue(self, table: Any, now: float) -> dict[str, Any] | None:
@@ -329,17 +362,22 @@ class AwayClock:
                 return {"t": "overdue", "seat": seat, "at": table.count}
         return None
 
-    def next_due(self, table: Any, now: float) -> float | None:
+    def next_due(self, table: Any, now: float, acks: Iterable[int] = ()) -> float | None:
         """When the next seat becomes away or runs out of patience."""
         due = []
-        for start in self.look(table.owing(), now).values():
+        for start in self.look(_owing(table, acks), now).values():
             for wait in (self.duty_wait, self.patience):
                 if start + wait > now:
                     due.append(start + wait)
         return min(due, default=None)
 
     def to_sign(
-        self, table: Any, now: float, holds: Callable[[int], bool], voted: Iterable[int] = ()
+        self,
+        table: Any,
+        now: float,
+        holds: Callable[[int], bool],
+        voted: Iterable[int] = (),
+        acks: Iterable[int] = (),
     ) -> dict[str, Any] | None:
         """The ``abandon`` body this peer signs now, if any: the seats past
         the table's patience (why "patience"), a set a majority of the
@@ -351,7 +389,7 @@ class AwayClock:
             if voted:
                 self.notes.append("not signed: the game is over or stopped")
             return None
-        owing, seats = table.owing(), table.setup.seats
+        owing, seats = _owing(table, acks), table.setup.seats
         starts = self.look(owing, now)
         asks: list[tuple[tuple[int, ...], str]] = []
         person = tuple(sorted(s for s in set(voted) if s in owing and s != self.me))

@@ -111,7 +111,8 @@ class AwayWatch:
                 return True
             return seat in owing and self._acking(seat, owing[seat])
 
-        body = clock.to_sign(ahead, trio.current_time(), holds, self._asked)
+        now = trio.current_time()
+        body = clock.to_sign(ahead, now, holds, self._asked, self._owing_acks(ahead, now))
         self._asked.clear()
         return body
 
@@ -192,7 +193,8 @@ class AwayWatch:
             self._look_ahead(replay)
         now = trio.current_time()
         ahead = None if ended is not None else self._ahead_of(replay)
-        away = [] if ended is not None else clock.away(ahead or table, now)
+        acks = () if ended is not None or ahead is None else self._owing_acks(ahead, now)
+        away = [] if ended is not None else clock.away(ahead or table, now, acks)
         # (v3) a seat acking past the final point is there: held up, as this
         # peer is, by a seat that acknowledges nothing (not away itself); so is
         # one that acknowledged all this peer holds since it began to owe
@@ -207,16 +209,33 @@ class AwayWatch:
         ]
         self._away = [(a, now - a.seconds) for a in away]
         seats = tuple(a.seat for a in away)
-        acks = () if ended is not None else self._ack_lines(now, seats)
-        if acks != self._said_acks:
-            self._said_acks = acks
-            news += [Update("waiting", line) for line in acks]
+        lines = () if ended is not None else self._ack_lines(now, seats)
+        if lines != self._said_acks:
+            self._said_acks = lines
+            news += [Update("waiting", line) for line in lines]
         if seats == self._said:
             return news
         back = [s for s in self._said if s not in seats and ended is None]
         self._said = seats
         out = [Update("waiting", waiting_text(a)) for a in away]
         return news + out + [Update("waiting", back_text(seat)) for seat in back]
+
+    def _owing_acks(self, ahead: Any, now: float) -> tuple[int, ...]:
+        """(v3) The seats that owe no body on the table past the final point
+        but whose acknowledgement the final point waits for: a seat gone
+        right after its answer was
+        sequenced (it owes only its acknowledgement). They are away as any
+        seat owing a body (:class:`~table.absence.AwayClock`: missing at
+        every look for ``duty_wait``; a present seat's ack is missing for
+        milliseconds per entry), never while this peer holds an answer of
+        theirs."""
+        missing = getattr(self.node, "waiting_for_acks", None)  # relayed acks (p2p)
+        if missing is None:
+            return ()
+        owing = ahead.owing()
+        return tuple(
+            s for s in missing() if s != self.me and s not in owing and not self._holds(s)
+        )
 
     def _ack_lines(self, now: float, away: tuple[int, ...]) -> tuple[str, ...]:
         """(v3) Whose acknowledgement this peer has lacked for ``duty_wait``

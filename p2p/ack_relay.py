@@ -127,10 +127,12 @@ class AckRelay:
             if seat >= self.table.n or seat == self.me:
                 continue
             ack = Head("ack", item["term"], item["seq"], item["hterm"], item["h"], item["s"])
-            floors = self._acks_by_floor.get(seat, {})
-            if floors.get(ack.term) == ack:
+            kept = self._acks_by_floor.get(seat, {}).get(ack.term)
+            if kept == ack:
                 has[seat] = ack
                 continue
+            if kept is not None and kept.seq >= ack.seq:
+                continue  # no newer than what we keep: not worth a signature check
             if ack.sig in self._superseded.get(seat, ()) or not self._ack_checks(seat, ack):
                 continue
             has[seat] = ack

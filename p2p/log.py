@@ -191,6 +191,7 @@ class LogMachine(Election, AckRelay):
         self._fetch_busy_until = 0.0
         self._fetch_end = 0  # last seq the latest fetch asked for
         self._known_head = 0  # longest chain some peer showed us
+        self._fetch_turn = 0  # (v3) whom _fetch_again asks next
         self._rewind = 1
         self._sync_from: int | None = None
         self._sync_target: tuple[int, int] = (0, 0)
@@ -468,6 +469,7 @@ class LogMachine(Election, AckRelay):
         if self.v3:  # (v3) pass on acks; note entries that stay non-final (p2p.ack_relay)
             self._relay_acks(now)
             self._note_stall(now)
+            self._fetch_again(now)
         if self._early_votes and self._would_grant(now):
             term = self._next_election_term()  # (v3) now we have evidence too
             for (src, voted), vote in list(self._early_votes.items()):
@@ -752,6 +754,23 @@ class LogMachine(Election, AckRelay):
         self._fetch_busy_until = now + min(0.5, self.timeout / 4)
         self._fetch_end = start + FETCH_BATCH - 1
         self._emit(Send(src, {"k": "fetch", "from": start, "n": FETCH_BATCH}))
+
+    def _fetch_again(self, now: float) -> None:
+        """(v3) Behind a head some peer showed us, and no fetch under way:
+        ask again, each time the next peer whose ack (direct or passed on)
+        is past our head. A trigger that came while a fetch was busy is
+        otherwise lost, and a seat one entry behind when the table waits
+        for it would look away (review 2, A4: the link to the sequencer
+        down, the entries only through another seat)."""
+        if self._known_head <= self.head or now < self._fetch_busy_until:
+            return
+        ahead = sorted(s for s, h in self.acks.items() if s != self.me and h.seq > self.head)
+        if self.sequencer != self.me and self.sequencer not in ahead:
+            ahead.append(self.sequencer)
+        if not ahead:
+            return
+        self._fetch_turn += 1
+        self._fetch(ahead[self._fetch_turn % len(ahead)], self.head + 1, now)
 
     def _after_progress(self, now: float) -> None:
         if self.role is Role.CANDIDATE and self._sync_from is not None:

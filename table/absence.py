@@ -101,7 +101,9 @@ class Absence:
         self.table = table
         self.votes: dict[tuple[int, ...], _Votes] = {}
         self.ended: Abandoned | None = None
-        self.spoke: dict[int, int] = {}  # seat -> the body count after its last body
+        # seat -> the body count after its last body the table took (not
+        # stale: a stale body answers nothing; Table.feed keeps it)
+        self.spoke: dict[int, int] = {}
 
     def silent_since(self, seat: int) -> int:
         """The body count since which ``seat`` has sent no body (0: never):
@@ -115,7 +117,6 @@ class Absence:
         table's other rules do)."""
         table = self.table
         kind = body["t"]
-        self.spoke[author] = table.count + 1
         if kind == "abandon" and self.ended is None and table.refusal is None:
             return self._abandon(author, body)
         if (table.faults or table.refusal is not None or self.ended is not None) and not (

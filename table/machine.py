@@ -322,6 +322,8 @@ class Table:
             verdict = Verdict.cheat(author, f"its body could not be judged: {why}")
         if verdict.ok:
             self._acted.add(author)
+            if self.absence is not None and not (self.stale and self.stale[-1][1] == self.count):
+                self.absence.spoke[author] = self.count + 1  # (v3) taken, not stale
             self._settle()
         else:
             self.faults.append(verdict)

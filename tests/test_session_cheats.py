@@ -238,7 +238,7 @@ async def test_a_seat_refusing_its_final_reveal_has_left_the_table(tmp_path) -> 
     with trio.fail_after(60):
         peers = await play_bot_table(
             "bluff",
-            2,
+            3,  # v3: a game of two seats never ends abandoned (protocol.md §6)
             tmp_path,
             proven=False,
             time_scale=0.02,

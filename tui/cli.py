@@ -331,9 +331,11 @@ def _home(parser: argparse.ArgumentParser, run: Any = None, lang: str | None = N
     from p2p.discovery import browse
     from p2p.identity import Identity
     from table.names import default_name
+    from table.seating import held_tables
 
     from .app import SCREENS
     from .games import saved_games
+    from .screens.home import Waiting
     from .table_app import LanHomeApp
 
     identity = Identity.load_or_create()
@@ -342,8 +344,10 @@ def _home(parser: argparse.ArgumentParser, run: Any = None, lang: str | None = N
     if lang is None:
         lang = "zh" if os.environ.get("NODEALER_LANG") == "zh" else "en"
     while True:
-        app = LanHomeApp(who, choices, saved_games(), lan=browse,
-                         hostable=list(registered()), lang=lang)  # fmt: skip
+        # a table this home holds unfinished is offered first (issue 27, item 8)
+        waiting = [Waiting.of(held) for held in held_tables(identity)]
+        app = LanHomeApp(who, choices, saved_games(), lan=browse, hostable=list(registered()),
+                         lang=lang, waiting=waiting)  # fmt: skip
         choice = app.run() if run is None else run(app)
         if not choice:
             return 0
@@ -365,10 +369,14 @@ def choice_argv(choice: str) -> list[str]:
     ['join', '--connect', '10.0.0.2:4000', '--table-id', '1a2b', '--host-fingerprint', 'AAAA-BBBB']
     >>> choice_argv("join:10.0.0.2:4000 4721-walnut")
     ['join', '--connect', '10.0.0.2:4000', '--code', '4721-walnut']
+    >>> choice_argv("back:1a2b3c4d5e6f7a8b")  # a held table: join goes back to it
+    ['join', '--table-id', '1a2b3c4d5e6f7a8b']
     """
     kind, _, value = choice.partition(":")
     if kind == "play":
         return ["play", value]
+    if kind == "back":
+        return ["join", "--table-id", value]
     if kind == "join":  # HOST:PORT, then a private table's code if one was typed
         where, _, code = value.partition(" ")
         return ["join", "--connect", where, *(["--code", code] if code else [])]

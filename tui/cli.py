@@ -228,6 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--players", type=_count, default=None, help="seats at the table (default: per game)"
     )
     play.add_argument("--headless", action="store_true", help="every seat a bot (no screen)")
+    from .lan import bell_option
+
+    bell_option(play)
     play.add_argument("--seed", type=int, default=0, help="bot seed (never the deal)")
     play.add_argument("--log", default=None, help="also write the table's log to this file")
     play.add_argument(
@@ -581,6 +584,7 @@ def _play(args: argparse.Namespace) -> int:
 
     if not args.headless and args.game in SCREENS and cheat is None and sys.stdout.isatty():
         from .app import PlayApp
+        from .lan import with_bell
         from .watch_serve import watch_request
 
         app = PlayApp(
@@ -599,7 +603,7 @@ def _play(args: argparse.Namespace) -> int:
             watch=watch_request(args),  # seat 0 serves spectators (--watch-port, --spectators)
         )
         try:
-            app.run()
+            with_bell(app, args).run()
         finally:
             if not args.keep:
                 shutil.rmtree(bots_home, ignore_errors=True)

@@ -228,6 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--players", type=_count, default=None, help="seats at the table (default: per game)"
     )
     play.add_argument("--headless", action="store_true", help="every seat a bot (no screen)")
+    from .lan import bell_option
+
+    bell_option(play)
     play.add_argument("--seed", type=int, default=0, help="bot seed (never the deal)")
     play.add_argument("--log", default=None, help="also write the table's log to this file")
     play.add_argument(
@@ -331,9 +334,11 @@ def _home(parser: argparse.ArgumentParser, run: Any = None, lang: str | None = N
     from p2p.discovery import browse
     from p2p.identity import Identity
     from table.names import default_name
+    from table.seating import held_tables
 
     from .app import SCREENS
     from .games import saved_games
+    from .screens.home import Waiting
     from .table_app import LanHomeApp
 
     identity = Identity.load_or_create()
@@ -342,8 +347,10 @@ def _home(parser: argparse.ArgumentParser, run: Any = None, lang: str | None = N
     if lang is None:
         lang = "zh" if os.environ.get("NODEALER_LANG") == "zh" else "en"
     while True:
-        app = LanHomeApp(who, choices, saved_games(), lan=browse,
-                         hostable=list(registered()), lang=lang)  # fmt: skip
+        # a table this home holds unfinished is offered first (issue 27, item 8)
+        waiting = [Waiting.of(held) for held in held_tables(identity)]
+        app = LanHomeApp(who, choices, saved_games(), lan=browse, hostable=list(registered()),
+                         lang=lang, waiting=waiting)  # fmt: skip
         choice = app.run() if run is None else run(app)
         if not choice:
             return 0
@@ -365,10 +372,14 @@ def choice_argv(choice: str) -> list[str]:
     ['join', '--connect', '10.0.0.2:4000', '--table-id', '1a2b', '--host-fingerprint', 'AAAA-BBBB']
     >>> choice_argv("join:10.0.0.2:4000 4721-walnut")
     ['join', '--connect', '10.0.0.2:4000', '--code', '4721-walnut']
+    >>> choice_argv("back:1a2b3c4d5e6f7a8b")  # a held table: join goes back to it
+    ['join', '--table-id', '1a2b3c4d5e6f7a8b']
     """
     kind, _, value = choice.partition(":")
     if kind == "play":
         return ["play", value]
+    if kind == "back":
+        return ["join", "--table-id", value]
     if kind == "join":  # HOST:PORT, then a private table's code if one was typed
         where, _, code = value.partition(" ")
         return ["join", "--connect", where, *(["--code", code] if code else [])]
@@ -573,6 +584,7 @@ def _play(args: argparse.Namespace) -> int:
 
     if not args.headless and args.game in SCREENS and cheat is None and sys.stdout.isatty():
         from .app import PlayApp
+        from .lan import with_bell
         from .watch_serve import watch_request
 
         app = PlayApp(
@@ -591,7 +603,7 @@ def _play(args: argparse.Namespace) -> int:
             watch=watch_request(args),  # seat 0 serves spectators (--watch-port, --spectators)
         )
         try:
-            app.run()
+            with_bell(app, args).run()
         finally:
             if not args.keep:
                 shutil.rmtree(bots_home, ignore_errors=True)

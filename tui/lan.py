@@ -193,8 +193,30 @@ def _fingerprint(text: str) -> str:
     return text.strip()
 
 
+def bell_option(parser: argparse.ArgumentParser) -> None:
+    """``--bell/--no-bell``: the terminal bell's starting state at the table
+    (ctrl+g still turns it off or on); neither: on in a terminal, as always."""
+    parser.add_argument(
+        "--bell",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="ring the terminal bell when it is your turn or a window opens (default: on; "
+        "ctrl+g at the table turns it off or on)",
+    )
+
+
+def with_bell(app: Any, args: argparse.Namespace) -> Any:
+    """The app, its bell starting as ``--bell``/``--no-bell`` said (if either)."""
+    from .screens.common import set_bell
+
+    if getattr(args, "bell", None) is not None:
+        set_bell(app, args.bell)
+    return app
+
+
 def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--headless", action="store_true", help="a bot plays (no screen)")
+    bell_option(parser)
     parser.add_argument("--home", default=None, help="data folder (default: NODEALER_HOME)")
     parser.add_argument("--seed", type=int, default=0, help="the bot's seed (never the deal)")
     parser.add_argument(
@@ -378,7 +400,7 @@ def _check_port(interface: str, port: int) -> str | None:
 
 
 def _run_app(args: argparse.Namespace, app: Any, command: str) -> int:
-    app.run()
+    with_bell(app, args).run()
     if app.problem is not None:
         print(f"nodealer {command}: {app.problem}", file=sys.stderr)
         return EXIT_PROBLEM

@@ -650,10 +650,12 @@ class LanHomeApp(NodealerApp):
         lan: Any = None,
         hostable: list[str] | None = None,
         lang: str = "en",
+        waiting: Any = (),
     ) -> None:
         super().__init__(lang)
         self.who, self.games, self.saved = who, games, saved
         self.lan, self.hostable = lan, hostable
+        self.waiting = waiting  # held tables, offered first (tui.screens.home.Waiting)
         self.home_screen: Any = None
 
     async def on_mount(self) -> None:
@@ -661,6 +663,7 @@ class LanHomeApp(NodealerApp):
         from .screens.home import HomeScreen
 
         self.home_screen = HomeScreen(
-            self.who, self.games, self.saved, lan=self.lan, hostable=self.hostable
-        )
+            self.who, self.games, self.saved, lan=self.lan, hostable=self.hostable,
+            waiting=self.waiting,
+        )  # fmt: skip
         await self.push_screen(self.home_screen)

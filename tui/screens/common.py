@@ -189,6 +189,11 @@ def bell_on(app: App[Any]) -> bool:
     return bool(getattr(app, "bell_on", not app.is_headless))
 
 
+def set_bell(app: App[Any], on: bool) -> None:
+    """The bell on or off from now (``--bell``/``--no-bell``; ctrl+g toggles it)."""
+    app.bell_on = on  # type: ignore[attr-defined]
+
+
 def toggle_bell(app: App[Any]) -> bool:
     """Bell on ↔ off; whether it is on now."""
     app.bell_on = not bell_on(app)  # type: ignore[attr-defined]

@@ -14,8 +14,9 @@ is fed by a *browser* given to the screen (:func:`p2p.discovery.browse` in
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
@@ -28,12 +29,17 @@ from textual.widgets.option_list import Option
 from p2p.discovery import BadHostPort, Change, DiscoveryError, TableAd, TableEvent, parse_hostport
 from p2p.watch import DEFAULT_MAX as DEFAULT_SPECTATORS
 from p2p.watch import MAX_SPECTATORS
+from table.names import SeatNames, names_of_log
+from table.seating import HeldTable
 
 from ..story import game_name
 from ..variants import parse_config
 from ..watch_serve import spectators_text
 from ..words import register, t
 from .common import footer, relabel
+
+WAITING_LINE = "your game with {others} is waiting for you (enter: go back)"
+MOST_WAITING = 3  # held tables home offers (most recent first)
 
 Browser = Callable[[], AbstractAsyncContextManager[AsyncIterator[TableEvent]]]
 """Opens a LAN browser: ``async with browser() as events: async for event in events``."""
@@ -108,12 +114,42 @@ register(
         "its table code, as the host reads it (like 4721-walnut)": (
             "它的牌桌口令，照主人念的输入（例如 4721-walnut）"
         ),
+        WAITING_LINE: "你和 {others} 的对局在等你（回车：回去）",
     }
 )
 
 
 def _lang(node: Any) -> str:
     return getattr(node.app, "lang", "en")
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A table this home holds unfinished (:func:`table.seating.held_tables`),
+    as home offers it first: its id and the other seats, by the names the
+    lobby gave them. Chosen, it ends home with ``back:TABLE_ID_HEX``: the
+    command line goes back to it as ``nodealer join --table-id`` does.
+
+    >>> names = SeatNames(("ann", "bob", "carol"), me=0)
+    >>> waiting = Waiting("1a2b3c4d5e6f7a8b", names, 0)
+    >>> waiting.line()
+    'your game with bob and carol is waiting for you (enter: go back)'
+    >>> waiting.line("zh")
+    '你和 bob、carol 的对局在等你（回车：回去）'
+    """
+
+    table: str
+    names: SeatNames
+    seat: int
+
+    @classmethod
+    def of(cls, held: HeldTable) -> Waiting:
+        """The held table with the names its store keeps (read-only)."""
+        return cls(held.spec.table_id.hex(), names_of_log(held.log_path, held.seat), held.seat)
+
+    def line(self, lang: str = "en") -> str:
+        others = [seat for seat in range(len(self.names)) if seat != self.seat]
+        return t(WAITING_LINE, lang, others=self.names.listed(others, lang))
 
 
 def table_row(ad: TableAd, lang: str = "en") -> str:
@@ -193,9 +229,11 @@ class HomeScreen(Screen[None]):
         *,
         lan: Browser | None = None,
         hostable: list[str] | None = None,
+        waiting: Sequence[Waiting] = (),
     ) -> None:
         super().__init__()
         self.who, self.games, self.saved = who, games, saved
+        self.waiting = list(waiting)[:MOST_WAITING]
         self.lan = lan
         self.hostable = hostable if hostable is not None else [name for name, _ in games]
         self.tables = LanTables()
@@ -211,7 +249,8 @@ class HomeScreen(Screen[None]):
             yield OptionList(id="lan", markup=False)
             yield Static(id="lan-note", classes="hint", markup=False)
         play = "play {game} against bots ({seats} players)"
-        options = [
+        options = [Option(w.line(lang), id=f"back:{w.table}") for w in self.waiting]
+        options += [
             Option(t(play, lang, game=game_name(g, lang), seats=n), id=f"play:{g}")
             for g, n in self.games
         ]

@@ -57,16 +57,16 @@ import logging
 import math
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import msgpack
 import trio
 
+from p2p.connection import Connection, PeerError, address_label
 from p2p.disk_pace import DiskPace
 from p2p.envelope import Entry, EquivocationProof, Event, EventError, TableSpec
-from p2p.handshake import Channel, Handshake, HandshakeError
+from p2p.handshake import Handshake, HandshakeError
 from p2p.identity import Identity, PeerKey
 from p2p.items import LogItem, Rewound, item_of
 from p2p.keepalive import keep_alive
@@ -76,7 +76,6 @@ from p2p.warn_rate import WARN_BURST, WARN_WINDOW, WarningRate
 from p2p.wire import (
     MAX_FRAME,
     SEAL_OVERHEAD,
-    FrameDecoder,
     WireError,
     decode_message,
     encode_frame,
@@ -94,8 +93,6 @@ broadcasts its acks: at 50 ms they were most of a 9-seat table's messages,
 and cutting them to this gave bench/latency.py p50 7.45/7.03/6.13/5.01 ms
 against 7.75/7.50/7.05/6.50 ms and 475-712 against 423-486 events/s (side by
 side, alternating); nothing waits for an ack (protocol.md §3.4)."""
-SEND_QUEUE = 100_000  # frames queued to one peer before it counts as stuck
-MAX_QUEUED = 64 << 20  # bytes queued to one peer before it counts as stuck
 PENDING_PER_HOST = 16  # handshakes in progress from one address at once
 PENDING_TOTAL = 64  # handshakes in progress at once, from every address
 HANDSHAKE_FRAME = 1024  # largest frame before the handshake ends (a hello is ~210 bytes)
@@ -111,58 +108,6 @@ PING = encode_payload(message("addrs", peers=[]))  # "still here": changes nothi
 
 class WrongSeat(HandshakeError):
     """The peer at an address we dialled for one seat holds another seat."""
-
-
-@dataclass(frozen=True)
-class PeerError:
-    """Why a connection was closed: who (fingerprint or address) and the error."""
-
-    peer: str
-    error: Exception
-
-    def __str__(self) -> str:
-        return f"{self.peer}: {self.error.__class__.__name__}: {self.error}"
-
-
-class Connection:
-    def __init__(self, stream: trio.SocketStream, dialed: bool, label: str) -> None:
-        self.stream = stream
-        self.dialed = dialed  # did we open it?
-        self.label = label
-        self.seat: int | None = None
-        self.decoder = FrameDecoder(MAX_FRAME + SEAL_OVERHEAD)
-        self.channel: Channel | None = None  # seals frames once the handshake is done
-        self.outbox_send, self.outbox_recv = trio.open_memory_channel[bytes](SEND_QUEUE)
-        self.queued = 0  # bytes in the outbox, not yet handed to the socket
-        self.scope: trio.CancelScope | None = None  # its reader and writer, once running
-        self.closed = False
-        self.heard = self.sent = trio.current_time()  # when it last brought / was given bytes
-
-    def send(self, frame: bytes) -> None:
-        """Queue a message's msgpack bytes (the writer seals and frames them)
-        without waiting: a peer that does not read is dropped (bounded
-        memory) rather than stalling the others."""
-        if self.closed:
-            return
-        if self.queued + len(frame) > MAX_QUEUED:
-            log.warning("%s is not reading; dropping the connection", self.label)
-            self.close()
-            return
-        try:
-            self.outbox_send.send_nowait(frame)
-        except trio.WouldBlock:
-            log.warning("%s is not reading; dropping the connection", self.label)
-            self.close()
-            return
-        self.queued += len(frame)
-        self.sent = trio.current_time()
-
-    def close(self) -> None:
-        """Close for good: the reader and writer end now, even mid-send."""
-        self.closed = True
-        self.outbox_send.close()
-        if self.scope is not None:
-            self.scope.cancel()
 
 
 class Node:
@@ -524,7 +469,7 @@ class Node:
     # ---------------------------------------------------------------- connections
 
     async def _serve_inbound(self, stream: trio.SocketStream) -> None:
-        label = _address_label(stream)
+        label = address_label(stream)
         host = label.rsplit(":", 1)[0]
         if self._pending.get(host, 0) >= PENDING_PER_HOST or self._pending_total >= PENDING_TOTAL:
             # hosts opening connection after connection and never finishing
@@ -650,7 +595,7 @@ class Node:
         conn.seat = shake.peer_seat
         assert conn.seat is not None
         conn.label = self.peer_name(conn.seat)
-        host = _address_label(conn.stream).rsplit(":", 1)[0]
+        host = address_label(conn.stream).rsplit(":", 1)[0]
         if shake.peer_port:
             self.addresses[conn.seat] = (host, shake.peer_port)
             self.store.remember_address(conn.seat, host, shake.peer_port)
@@ -879,14 +824,6 @@ def _give_up_old(waiting: list[tuple[float, trio.CancelScope]]) -> None:
     for began, scope in waiting:
         if now - began >= DIAL_OVERLAP:
             scope.cancel()
-
-
-def _address_label(stream: trio.SocketStream) -> str:
-    try:
-        host, port = stream.socket.getpeername()[:2]
-    except OSError:
-        return "unknown peer"
-    return f"{host}:{port}"
 
 
 @asynccontextmanager

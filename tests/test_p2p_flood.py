@@ -12,6 +12,7 @@ import msgpack
 import pytest
 import trio
 
+import p2p.connection
 import p2p.node
 from p2p.envelope import Entry, Event, EventError, Head, TableSpec
 from p2p.handshake import HandshakeError
@@ -25,7 +26,7 @@ from tests.test_p2p_crash import PARENT_EVENTS, Child
 async def test_a_peer_that_asks_for_everything_and_never_reads_is_dropped(
     tmp_path, monkeypatch
 ) -> None:
-    monkeypatch.setattr(p2p.node, "MAX_QUEUED", 2 << 20)
+    monkeypatch.setattr(p2p.connection, "MAX_QUEUED", 2 << 20)
     ids, table = make_table(3)
     async with mesh(ids, table, tmp_path, seats=[0, 1]) as nodes:
         for k in range(40):

@@ -55,8 +55,18 @@ def in_namespace(inner: str) -> str:
 def start(session: str, command: str, size: tuple[int, int] = (80, 24)) -> None:
     """Run ``command`` (a shell command line) in a new tmux session."""
     width, height = size
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", str(width), "-y",
-                    str(height), command], check=True)  # fmt: skip
+    argv = ["tmux", "new-session", "-d", "-s", session, "-x", str(width), "-y", str(height),
+            command]  # fmt: skip
+    for _ in range(4):
+        # the tmux server exits once a test killed its last session; a new
+        # session asked for meanwhile fails ("server exited unexpectedly"):
+        # ask again once that server is gone
+        run = subprocess.run(argv, capture_output=True, text=True)
+        if run.returncode == 0 or "server exited unexpectedly" not in run.stderr:
+            break
+        time.sleep(0.5)
+    if run.returncode != 0:
+        raise subprocess.CalledProcessError(run.returncode, argv, run.stdout, run.stderr)
 
 
 def capture(session: str) -> str:

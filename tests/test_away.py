@@ -304,7 +304,8 @@ async def test_a_seat_gone_past_patience_ends_it_abandoned_and_its_late_bodies_n
             if entry.event.author == gone and not final:
                 after.append(body.get("t"))
         replay.feed(entry.seq, entry.term, entry.event.author, body)
-    late = [what for author, _, what in replay.table.stale if author == gone]
+    stop = replay.table.absence.ended.at  # the body that ended it abandoned
+    late = [what for author, at, what in replay.table.stale if author == gone and at > stop]
     # what the leaver signed before it saw the stop (when it got to sign its
     # answer before the cut: it acts only on entries final at its side) is
     # sequenced after it: recorded, ignored, naming nobody

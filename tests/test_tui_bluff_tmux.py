@@ -189,7 +189,13 @@ def _challenge(term: Terminal) -> int:
         table = _table(shown)
         told = _result(table)
         if told and told != before and "pile: 0 card" in table:
-            assert any(told in line for line in _story(shown)), shown  # in the story too
+            # in the story too, within a moment (the table and the story are
+            # two widgets: a capture can fall between their redraws)
+            seen = time.monotonic() + 3
+            while not any(told in line for line in _story(shown)):
+                assert time.monotonic() < seen, shown
+                time.sleep(0.2)
+                shown = term.screen()
             return 1
         time.sleep(0.2)
     raise AssertionError(f"no challenge result:\n{term.screen()}")

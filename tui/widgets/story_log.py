@@ -36,6 +36,7 @@ def tell(log: RichLog, told: list[str], line: str) -> None:
         return
     if line.startswith(SEPARATOR):
         log.write(Text(line))
+        _to_end(log)
         return
     if state is not None:
         first, at = state
@@ -52,6 +53,15 @@ def tell(log: RichLog, told: list[str], line: str) -> None:
 def _write_marked(log: RichLog, at: int, line: str) -> None:
     log.__dict__[_STATE] = (len(log.lines), at) if log._size_known else None
     log.write(_marked(line))
+    _to_end(log)
+
+
+def _to_end(log: RichLog) -> None:
+    """Show the newest line once the panel has redrawn: RichLog's own
+    scroll, made before the new lines' height is known, can stop short of
+    them (a CI run saw the story stay at its first lines)."""
+    if log.is_attached:
+        log.call_after_refresh(log.scroll_end, animate=False)
 
 
 def redraw(log: RichLog, told: list[str]) -> None:

@@ -124,3 +124,35 @@ def test_usage_problems_read_in_chinese_too(capsys) -> None:
     assert "不是 12 名" in err and not _english_left(err.replace("nodealer play", ""))
     assert main(["play", "bluff", "--rounds", "2", "--lang", "zh"]) == 2
     assert "只用于毛" in capsys.readouterr().err
+
+
+def test_the_waiting_lines_are_said_with_names_and_in_chinese() -> None:
+    # (v3) every line the absence rules say to a person (table.absence,
+    # table.waiting): the player's name, and no English left in Chinese
+    from table.absence import _why_nobody
+    from table.names import SeatNames
+    from tui.story import update_line
+
+    lines = [
+        "waiting for seat 2, away 1:12: the game goes on when seat 2 is back",
+        "seat 2 is back: the game goes on",
+        "waiting for seat 2 to acknowledge entry 41: the game goes on when it does",
+        "not signed: the game is over or stopped",
+        "not signed: seat 2 owes nothing now",
+        _why_nobody((), [1, 2], 4),
+        _why_nobody((2,), [], 2),
+        _why_nobody((1, 2), [], 4),
+    ]
+    names = SeatNames(("ann", "bob", "carol", "dan"), me=0)
+    words.MISSING.clear()
+    for line in lines:
+        en = update_line("waiting", line, "en", names)
+        assert "seat 2" not in en or "carol (seat 2)" in en, en
+        zh = update_line("waiting", line, "zh", names)
+        assert not _english_left(zh), (line, zh)
+    assert not words.MISSING
+    said = update_line("waiting", lines[2], "en", names)
+    assert said == (
+        "[waiting] waiting for carol (seat 2) to acknowledge entry 41: "
+        "the game goes on when carol does"
+    )

@@ -30,7 +30,7 @@ from collections.abc import Callable
 
 from table.names import SeatNames
 
-from .words import register, t
+from .waiting_words import abandoned_zh, waiting_line
 
 _HIDDEN = (
     re.compile(r"^dealt \[[0-9 ]*\] to seat \d+$"),
@@ -545,68 +545,6 @@ def update_line(kind: str, text: str, lang: str = "en", names: SeatNames | None 
         return ("[等待] " if lang == "zh" else "[waiting] ") + waiting_line(text, lang, names)
     said = _update_line(kind, text, lang, names)
     return _named_zh(said, names) if lang == "zh" else _seats_named(said, names)
-
-
-_WAITING = re.compile(
-    r"^waiting for seat (\d+), away ([\d:]+): the game goes on when seat \d+ is back$"
-)
-_BACK = re.compile(r"^seat (\d+) is back: the game goes on$")
-register(
-    {
-        "waiting for {who}, away {away}: the game goes on when {name} is back": (
-            "正在等 {who}，已离开 {away}：{name} 回来后游戏继续"
-        ),
-        "{who} is back: the game goes on": "{who}回来了：游戏继续",
-    }
-)
-
-
-_LEFT = re.compile(r"^seat (\d+) left the table: it owed (.*) since table body (\d+) \((.*)\)$")
-_LEFT_HOW = {
-    "the table's patience ran out": "牌桌的耐心用完了",
-    "the present seats voted to stop waiting": "在场的座位投票不再等待",
-}
-
-
-def abandoned_zh(text: str) -> str:
-    """(v3) a leaver's line (:meth:`table.absence.Abandoned.lines`) in
-    Chinese; what it owed stays in protocol terms, as a fault's reason does.
-
-    >>> abandoned_zh("seat 2 left the table: it owed its final reveal of deal 0 "
-    ...              "since table body 40 (the table's patience ran out)")
-    '座位2 离开了牌桌：自第 40 条牌桌记录起欠着 its final reveal of deal 0（牌桌的耐心用完了）'
-    """
-    m = _LEFT.match(text)
-    if m is None:
-        return text
-    how = _LEFT_HOW.get(m.group(4), m.group(4))
-    return f"座位{m.group(1)} 离开了牌桌：自第 {m.group(3)} 条牌桌记录起欠着 {m.group(2)}（{how}）"
-
-
-def waiting_line(text: str, lang: str = "en", names: SeatNames | None = None) -> str:
-    """(v3) who the table waits for (a ``waiting`` update, :mod:`table.absence`),
-    with the seat's name: what every other screen shows.
-
-    >>> waiting_line("waiting for seat 2, away 1:12: the game goes on when seat 2 is back",
-    ...              names=SeatNames(("ann", "bob", "carol"), me=0))
-    'waiting for carol (seat 2), away 1:12: the game goes on when carol is back'
-    >>> waiting_line("seat 2 is back: the game goes on", "zh")
-    '座位2回来了：游戏继续'
-    """
-    m, back = _WAITING.match(text), _BACK.match(text)
-    if m is None and back is None:
-        return text
-    seat = int((m or back).group(1))
-    zh = lang == "zh"
-    plain = f"座位{seat}" if zh else f"seat {seat}"
-    name = plain if names is None else names.who(seat, lang)
-    who = plain if names is None else (f"{name}（{plain}）" if zh else f"{name} ({plain})")
-    if back is not None:
-        return t("{who} is back: the game goes on", lang, who=who)
-    return t(
-        "waiting for {who}, away {away}: the game goes on when {name} is back",
-        lang, who=who, name=name, away=m.group(2),
-    )  # fmt: skip
 
 
 def _seats_named(line: str, names: SeatNames | None) -> str:

@@ -33,7 +33,14 @@ player places the bomb in front of any seat (K15); more and the bomb goes in
 front of the player. Then a detonation window opens (``timer`` purpose
 ``detonation``, 10 s by default, K16): any seat may ``detonate`` (K17) or
 ``pass``; if all pass or time runs out, the area goes to the discard pile,
-the bomb stays and the next round starts. The ``time-limit`` timer (K25,
+the bomb stays and the next round starts. (Tables of protocol v3,
+``state.race``, set by :meth:`Bomb.new_for`:) a detonation does not end the game at once: the window
+stays open for the ``race`` timer (:data:`RACE_SECONDS`) and every seat
+that detonates before it closes is a detonator; one detonator is the
+assassin, several draw the assassin by lot (a joint random draw, purpose
+``assassin``), so two shouts that cross are not ordered by whoever
+sequences the log (issue 28). v2 logs keep K17 as written: the first
+detonation in the log. The ``time-limit`` timer (K25,
 default one hour, ``config.time_limit``) ends the game without a winner
 alliance. At the end the identities are revealed (``reveal`` purpose
 ``identities``) and judged (K4, K18–K24).
@@ -204,6 +211,12 @@ def side_of(card: Card, role: Role) -> Alliance | None:
 
 
 # -- config, events, requests ---------------------------------------------------------
+RACE_SECONDS = 1
+"""(v3) how long the window stays open after the first detonation: long
+enough for a shout that crossed it on the wire, short enough that a seat
+seeing it cannot weigh its own for long"""
+
+
 @dataclass(frozen=True, slots=True)
 class BombConfig:
     """K25 ``time_limit`` seconds (0: none), K16 ``detonation_seconds``,
@@ -296,6 +309,7 @@ class Phase(StrEnum):
     PLAYING = "playing"  # a play awaits its reveal (and proof)
     PLACE_BOMB = "place_bomb"  # exactly 7: the player places the bomb
     WINDOW = "window"  # detonation window
+    LOT = "lot"  # (v3) several detonated at once: the assassin is drawn by lot
     JUDGING = "judging"  # identities being revealed
     OVER = "over"
 
@@ -334,6 +348,10 @@ class BombState:
     play: PlayRecord | None = None
     history: tuple[PlayRecord, ...] = ()
     passed: tuple[int, ...] = ()
+    detonators: tuple[int, ...] = ()  # (v3) who detonated in this window, by seat
+    race: bool = False
+    """(v3) detonations that cross draw lots (K17 as a race, see the
+    module's docstring); False (v2 logs): the first in the log is the assassin"""
     assassin: int | None = None
     ended_by: str = ""
     identities: tuple[Card, ...] = ()
@@ -458,8 +476,12 @@ class Bomb(Game[BombState, BombConfig]):
             if play.rule is not Kind.C and not play.proven:
                 allowed = (related_faces if play.rule is Kind.A else unrelated_faces)(play.cards)
                 out.append(Prove(play.seat, play.seat, allowed, f"K12 {play.rule.value}"))
+        elif state.phase is Phase.WINDOW and state.detonators:
+            out.append(Timer("race", RACE_SECONDS))  # (v3) K17: shouts that cross
         elif state.phase is Phase.WINDOW:
             out.append(Timer("detonation", state.config.detonation_seconds))
+        elif state.phase is Phase.LOT:
+            out.append(RandomDraw("assassin", len(state.detonators)))
         if state.phase is not Phase.IDENTITIES and state.config.time_limit:
             out.append(Timer("time-limit", state.config.time_limit))
         return tuple(out)
@@ -469,9 +491,15 @@ class Bomb(Game[BombState, BombConfig]):
             return frozenset({"play"})
         if state.phase is Phase.PLACE_BOMB and seat == state.turn:
             return frozenset({"place_bomb"})
+        if state.phase is Phase.WINDOW and state.detonators:
+            return frozenset() if seat in state.detonators else frozenset({"detonate"})
         if state.phase is Phase.WINDOW:
             return frozenset({"detonate"} if seat in state.passed else {"detonate", "pass"})
         return frozenset()
+
+    def new_for(self, config: BombConfig, seats: int, version: int) -> BombState:
+        """(v3) detonations that cross draw lots; v2 logs: the first counts."""
+        return replace(self.new(config, seats), race=version >= 3)
 
     # -- rules -------------------------------------------------------------------------
     def _apply(self, state: BombState, event: Event) -> BombState:
@@ -480,6 +508,12 @@ class Bomb(Game[BombState, BombConfig]):
         match event:
             case Dealt() | Reshuffled():
                 return self._work_done(state, event)
+            case RandomValue() if event.purpose == "assassin":
+                if RandomDraw("assassin", len(state.detonators)) not in self.pending(state):
+                    raise IllegalMove("no draw of the assassin is pending")
+                if not 0 <= event.value < len(state.detonators):
+                    raise IllegalMove(f"random assassin {event.value} is not a detonator")
+                return _end(state, "detonation", state.detonators[event.value])  # K17
             case RandomValue():
                 if RandomDraw(event.purpose, state.seats) not in self.pending(state):
                     raise IllegalMove(f"no random draw {event.purpose!r} is pending")
@@ -500,6 +534,8 @@ class Bomb(Game[BombState, BombConfig]):
                         f"no seat {event.target} to place the bomb at", seat=event.seat
                     )
                 return replace(state, bomb=event.target, phase=Phase.WINDOW)  # K15
+            case Detonate() if state.race:  # (v3) the window stays open
+                return replace(state, detonators=tuple(sorted((*state.detonators, event.seat))))
             case Detonate():
                 return _end(state, "detonation", event.seat)  # K17
             case Pass():
@@ -523,6 +559,10 @@ class Bomb(Game[BombState, BombConfig]):
             raise IllegalMove(f"no timer {event.purpose!r} is running")
         if event.purpose == "time-limit":
             return _end(state, "time limit")  # K25
+        if event.purpose == "race":  # (v3) K17: the detonators of the window
+            if len(state.detonators) == 1:
+                return _end(state, "detonation", state.detonators[0])
+            return replace(state, phase=Phase.LOT)
         return _start_round(state, (state.last_actor + 1) % state.seats)  # K16: nobody
 
     def _play(self, state: BombState, event: PlayToArea) -> BombState:
@@ -626,6 +666,7 @@ class Bomb(Game[BombState, BombConfig]):
                 for r in state.history
             ],
             "passed": list(state.passed),
+            "detonators": list(state.detonators),
             "may": sorted(self.legal_kinds(state, seat)),
             "assassin": state.assassin,
             "identities": to_data(state.identities),
@@ -679,10 +720,15 @@ def _judge(state: BombState) -> BombState:
 
 
 def _why_not(state: BombState, event: Event) -> str:
-    if state.work or state.phase in (Phase.IDENTITIES, Phase.STARTER, Phase.PLAYING, Phase.JUDGING):
+    waiting = (Phase.IDENTITIES, Phase.STARTER, Phase.PLAYING, Phase.LOT, Phase.JUDGING)
+    if state.work or state.phase in waiting:
         return f"waiting for the table ({state.phase.value}); {event.KIND} is not possible now"
     if event.KIND == "play":
         return f"it is seat {state.turn}'s turn to play"
+    if event.KIND == "detonate" and state.phase is Phase.WINDOW and state.detonators:
+        return "you already detonated"
+    if event.KIND == "pass" and state.phase is Phase.WINDOW and state.detonators:
+        return "the bomb was set off: the window is closing"
     if event.KIND == "pass":
         return "you already passed" if state.phase is Phase.WINDOW else "nothing to pass on"
     return f"{event.KIND} is not possible in phase {state.phase.value}"

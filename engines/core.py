@@ -629,6 +629,13 @@ class Game(ABC, Generic[S, C]):
     def decode_config(self, data: Any) -> C:
         return from_data(self.Config, data)
 
+    def new_for(self, config: C, seats: int, version: int) -> S:
+        """:meth:`new` under the rules of table protocol ``version`` (the
+        table calls this; default: the same rules for every version). A game
+        whose rules changed with a protocol version says so here, so that
+        old logs replay by old rules."""
+        return self.new(config, seats)
+
     def encode(self, state: S) -> bytes:
         """Canonical bytes of the public state (identical on every peer)."""
         return msgpack.packb(to_data(state), use_bin_type=True)

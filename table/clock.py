@@ -129,8 +129,9 @@ class TimerClock:
         return False
 
     def _holds_overtaken(self, table: Table, purpose: str) -> bool:
-        """Whether this peer holds another seat's signed event, not yet in
-        the log it acts on, that timing ``purpose`` out would make stale."""
+        """Whether this peer holds a signed event (another seat's, or its
+        own), not yet in the log it acts on, that timing ``purpose`` out
+        would make stale."""
         held_events = getattr(self.node, "held_events", None)  # v3 nodes (p2p, issue 28)
         if held_events is None:
             return False
@@ -138,10 +139,10 @@ class TimerClock:
             after = table.game.apply(table.state, TimerExpired(purpose))
         except EngineError:
             return False
+        own = list(getattr(self.node.log, "own_pending", ()))  # (v3) ours too: a
+        # Detonate of ours the sequencer sits on is no reason to close the race
         for seat in range(table.setup.seats):
-            if seat == self.me:
-                continue
-            for event in held_events(seat):
+            for event in own if seat == self.me else held_events(seat):
                 if _overtaken(table, after, event):
                     return True
         return False

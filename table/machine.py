@@ -150,7 +150,7 @@ class Table:
         self.setup = setup
         self.game = setup.engine()
         self.config = setup.decoded_config()
-        self.state = self.game.new(self.config, setup.seats)
+        self.state = self.game.new_for(self.config, setup.seats, setup.version)
         self.events: list[Event] = []
         self.auto_moves: set[int] = set()
         """(v3) indices in ``events`` of moves marked ``auto`` (table.turn_timer)"""

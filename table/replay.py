@@ -114,7 +114,7 @@ def parse_setup(spec: TableSpec, body: Any) -> TableSetup:
     if turn_time is not None:
         setup = replace(setup, turn_time=turn_time)
     try:
-        engine.new(setup.decoded_config(), seats)
+        engine.new_for(setup.decoded_config(), seats, setup.version)
     except (EngineError, ValueError, TypeError) as exc:
         raise SetupError(f"bad {name} config: {exc}") from exc
     return setup

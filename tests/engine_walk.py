@@ -43,7 +43,7 @@ def walk_with_strays(
 
 def assert_replays(t: Simulator) -> None:
     """The logged events, decoded from their wire form, give the same bytes."""
-    replay = t.game.new(t.config, t.seats)
+    replay = t.game.new_for(t.config, t.seats, t.version)
     for event in t.events:
         replay = t.game.apply(replay, t.game.decode_event(event.to_data()))
     assert t.game.encode(replay) == t.game.encode(t.state)

@@ -321,6 +321,74 @@ def test_k17_detonation_ends_game_and_reveals_identities() -> None:
     ]
 
 
+def _window(race: bool) -> Simulator:
+    t = table("K♠ 2♥ 7♦ 3♦", draw="3♣ 4♣ 5♣ 6♣ 7♣ 8♣ 8♥ 8♠")
+    t.state = replace(t.state, race=race)
+    play(t, 0, "3♣ 4♣ 5♣ 6♣", Kind.C)
+    play(t, 1, "8♣ 8♥ 8♠", Kind.C)
+    t.submit(PlaceBomb(1, 2))
+    return t
+
+
+def test_k17_v3_one_detonator_is_the_assassin_once_the_race_closes() -> None:
+    # (v3) a detonation leaves the window open for the race timer: a shout
+    # that crossed it on the wire is not ordered by the log
+    t = _window(race=True)
+    t.submit(Pass(3))
+    t.submit(Detonate(0))
+    assert t.state.phase is Phase.WINDOW and t.state.detonators == (0,)
+    assert GAME.pending(t.state) == (
+        Timer("race", bomb_module.RACE_SECONDS),
+        Timer("time-limit", 3600),
+    )
+    assert GAME.legal_kinds(t.state, 0) == frozenset()  # it already detonated
+    assert GAME.legal_kinds(t.state, 3) == frozenset({"detonate"})  # passed: may still shout
+    assert GAME.legal_kinds(t.state, 1) == frozenset({"detonate"})  # no pass any more
+    with pytest.raises(IllegalMove, match="already detonated"):
+        GAME.apply(t.state, Detonate(0))
+    with pytest.raises(IllegalMove, match="window is closing"):
+        GAME.apply(t.state, Pass(1))
+    with pytest.raises(IllegalMove):  # the 10 s timer is no longer what closes it
+        GAME.apply(t.state, TimerExpired("detonation"))
+    t.submit(TimerExpired("race"))
+    assert t.state.phase is Phase.JUDGING and t.state.assassin == 0
+
+
+@pytest.mark.parametrize("drawn", [0, 1, 2])
+def test_k17_v3_detonations_that_cross_draw_the_assassin_by_lot(drawn: int) -> None:
+    t = _window(race=True)
+    for seat in (3, 0, 2):  # the log's order is not the lot's
+        t.submit(Detonate(seat))
+    assert t.state.detonators == (0, 2, 3)
+    t.submit(TimerExpired("race"))
+    assert t.state.phase is Phase.LOT
+    assert GAME.pending(t.state)[0] == RandomDraw("assassin", 3)
+    assert all(GAME.legal_kinds(t.state, s) == frozenset() for s in range(4))
+    with pytest.raises(IllegalMove, match="not a detonator"):
+        GAME.apply(t.state, RandomValue("assassin", 3))
+    with pytest.raises(IllegalMove):
+        GAME.apply(t.state, RandomValue("starter", 1))
+    t.submit(RandomValue("assassin", drawn))
+    assert t.state.phase is Phase.JUDGING and t.state.assassin == (0, 2, 3)[drawn]
+    assert t.state.ended_by == "detonation"
+
+
+def test_k17_v2_logs_keep_the_first_detonation_in_the_log() -> None:
+    t = _window(race=False)
+    t.submit(Detonate(3))
+    assert t.state.phase is Phase.JUDGING and t.state.assassin == 3
+    with pytest.raises(IllegalMove):
+        GAME.apply(t.state, TimerExpired("race"))
+
+
+def test_the_table_plays_v3_tables_by_the_race_and_v2_logs_by_the_first() -> None:
+    from table.machine import Table, TableSetup
+
+    for version, race in ((2, False), (3, True)):
+        setup = TableSetup(b"t" * 16, "bomb", 4, None, proven=False, version=version)
+        assert Table(setup).state.race is race
+
+
 # -- judging (K18–K25) ----------------------------------------------------------------
 def judge(ids: str, assassin: int, target: int) -> object:
     t = table(ids)

@@ -54,7 +54,7 @@ def test_random_event_sequences_keep_cards_hide_faces_and_replay(
 ) -> None:
     rng = random.Random(seed)
     config = BombConfig(time_limit=rng.choice([0, 300, 3600]))
-    t = Simulator(GAME, config, seats, deck_seed=seed)
+    t = Simulator(GAME, config, seats, deck_seed=seed, version=rng.choice([2, 3]))  # v3: a race
     bots = [RandomBombBot(random.Random(f"{seed}/{s}"), 0.01) for s in range(seats)]
     order = random.Random(seed + 1)
     walk_with_strays(t, bots, rng, order, 300, stray_rate, stray_event, check_invariants)
@@ -80,13 +80,15 @@ def test_legal_plays_are_accepted_by_the_engine() -> None:
 @pytest.mark.slow
 def test_1000_bot_games_finish() -> None:
     reasons: Counter[str] = Counter()
-    sensible_won = random_won = 0
+    sensible_won = random_won = lots = 0
     for seed in range(1000):
         seats = 3 + seed % 7
         kinds = [(SensibleBombBot if (s + seed) % 2 else RandomBombBot) for s in range(seats)]
         bots = [k(random.Random(f"{seed}/{s}")) for s, k in enumerate(kinds)]
-        t = Simulator(GAME, BombConfig(time_limit=1800), seats, deck_seed=seed)
+        config = BombConfig(time_limit=1800)
+        t = Simulator(GAME, config, seats, deck_seed=seed, version=2 + seed % 2)  # v3: K17 a race
         outcome = t.play(bots, seed, max_events=20_000)
+        lots += any(getattr(e, "purpose", "") == "assassin" for e in t.events)
         assert outcome.cheaters == () and not set(outcome.winners) & set(outcome.losers)
         assert sorted(outcome.winners + outcome.losers) == list(range(seats))
         reasons[outcome.reason[:3]] += 1
@@ -96,6 +98,7 @@ def test_1000_bot_games_finish() -> None:
     assert reasons["K18"] + reasons["K19"] > 0
     # playing to the identity and detonating only when sure should pay off
     assert sensible_won > random_won, (sensible_won, random_won)
+    assert lots > 0, "no two bots ever detonated in one race"
 
 
 @pytest.mark.slow

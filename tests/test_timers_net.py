@@ -36,16 +36,21 @@ def _version(monkeypatch, version: int, where: str = __name__) -> None:
     monkeypatch.setattr(sys.modules[where], "play_bot_table", play)
 
 
-def _replay_to(log_path, stop) -> tuple[Replay, int]:
+def _replay_to(log_path, stop, whole: bool = False) -> tuple[Replay, int]:
     """Replay a saved log up to the first entry ``stop(seq, author, body)``
-    holds for (included); returns the replay and that entry's seq."""
+    holds for (included); returns the replay and that entry's seq
+    (``whole``: to the end, if no entry stops it)."""
     saved = read_log(log_path)
     replay = Replay(saved.table)
+    seq = 0
     for entry in saved.entries:
         body = entry.event.decoded_body()
         replay.feed(entry.seq, entry.term, entry.event.author, body)
+        seq = entry.seq
         if stop(entry.seq, entry.event.author, body):
             return replay, entry.seq
+    if whole:
+        return replay, seq
     raise AssertionError("no such entry in the log")
 
 
@@ -260,8 +265,76 @@ async def test_the_sequencers_front_run_drops_a_held_detonate_only_on_v2(
             assert table.stale and table.stale[-1][0] == 1 and "too late" in table.stale[-1][2]
             assert table.state.ended_by != "detonation" or table.state.assassin != 1
         else:  # one word of the two: the Detonate stands, seat 1 is the assassin (K17)
-            assert table.state.ended_by == "detonation" and table.state.assassin == 1
+            assert table.state.detonators == (1,)  # (v3) the race is open a moment
             assert not any(a == 1 for a, _, _ in table.stale)
+            ended, _ = _replay_to(peer.log_path, lambda seq, author, body: False, whole=True)
+            assert ended.table.state.ended_by == "detonation"
+            assert ended.table.state.assassin == 1
+        assert verify_log(peer.log_path).exit_code == 0
+
+
+# ------------------------------------------------------------ the race
+class OwnFirst(TableSession):
+    """The sequencer (seat 0) detonates too, and holds seat 1's Detonate
+    back until its own is in the log: on v2 the log's order makes seat 0
+    the assassin; on v3 (issue 28 point 4) the two shouts crossed, both are
+    detonators, and the assassin is drawn by lot (K17 as a race)."""
+
+    def __init__(self, node, **options) -> None:
+        super().__init__(node, **options)
+        self.held: tuple[int, dict] | None = None
+        self.released = False
+        machine = node.log
+        real = machine.receive
+
+        def receive(src: int, msg: dict, now: float):
+            if not self.released and msg.get("k") == "submit" and _detonate(msg):
+                self.held = self.held or (src, msg)
+                return []
+            return real(src, msg, now)
+
+        machine.receive = receive
+        self._deliver = real
+
+    async def _time_out_timer(self, table) -> bool:
+        state = table.state
+        mine_in = 0 in getattr(state, "detonators", ()) or state.assassin == 0
+        if self.held is not None and not self.released and mine_in:
+            self.released = True
+            src, msg = self.held
+            self.node._execute(self._deliver(src, msg, trio.current_time()))
+        return await super()._time_out_timer(table)
+
+
+@pytest.mark.trio
+@pytest.mark.parametrize("version", [2, 3])
+async def test_a_sequencer_that_puts_its_own_detonate_first_does_not_choose_the_assassin(
+    tmp_path, monkeypatch, version: int, deterministic_deals
+) -> None:
+    _version(monkeypatch, version)
+    made: dict[int, TableSession] = {}
+
+    def make(node, **options):
+        player = options["player"]
+        options["player"] = Detonator(player) if node.seat in (0, 1) else Waiter(player)
+        session = (OwnFirst if node.seat == 0 else TableSession)(node, **options)
+        made[session.me] = session
+        node.log.censor_wait = 600.0  # the timer and race rules alone
+        return session
+
+    peers = await _play(tmp_path, "bomb", make, config=BOMB, time_scale=0.3)
+    assert made[0].released, "seat 1's Detonate was never held"
+    for peer in peers:
+        assert not peer.result.faults, peer.result.faults
+        replay, _ = _replay_to(peer.log_path, lambda seq, author, body: False, whole=True)
+        lots = [e for e in replay.table.events if getattr(e, "purpose", "") == "assassin"]
+        state = replay.table.state
+        assert state.ended_by == "detonation"
+        if version == 2:  # the log's order: the sequencer's own shout first
+            assert state.assassin == 0 and not lots
+        else:  # both shouts count; the joint draw, not the sequencer, chose
+            assert state.detonators == (0, 1), state.detonators
+            assert len(lots) == 1 and state.assassin == (0, 1)[lots[0].value]
         assert verify_log(peer.log_path).exit_code == 0
 
 

@@ -306,7 +306,7 @@ def page_data(replayed: Replayed, lang: str = "en", names: Sequence[str] | None 
     if table is None:
         return data
     game = table.game
-    state = game.new(table.config, seats)
+    state = game.new_for(table.config, seats, table.setup.version)
     previous: dict[str, Any] = {}
     by_event: dict[int | None, list[Any]] = {}  # an event may tell several lines, or none
     for step in replayed.steps:

@@ -205,7 +205,7 @@ def replay_log(path: Path, lang: str = "en", me: str | None = None) -> Replayed:
         return Replayed([], lines, report, names=names)
     faces = _faces(table)
     texts, extras = [], []
-    state = table.game.new(table.config, table.setup.seats)
+    state = table.game.new_for(table.config, table.setup.seats, table.setup.version)
     game = table.game.name
     for index, (event, body) in enumerate(zip(table.events, bodies, strict=True)):
         state = table.game.apply(state, event)

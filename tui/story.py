@@ -86,6 +86,7 @@ _PLAIN = (  # the engine's words → a player's (English; chinese() reads these)
     (re.compile(r"^time up: turn [\d.]+ (seat \d+)$"), r"time up: \1 took too long"),
     (re.compile(r"^random starter=(\d+)$"), r"seat \1 starts (drawn at random)"),
     (re.compile(r"^time up: detonation$"), "time up: nobody detonated"),
+    (re.compile(r"^time up: race$"), "the detonation window closes"),  # (v3) K17
     (re.compile(r"^time up: starter$"), "time up: play starts"),
     (re.compile(r"^time up: time-limit$"), "time up: the game's time limit is reached"),
 )
@@ -327,6 +328,7 @@ _ZH: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"^seat (\d+) votes no$"), r"座位\1 投反对票"),
     (re.compile(r"^seat (\d+) starts \(drawn at random\)$"), r"座位\1 先出（随机抽出）"),
     (re.compile(r"^time up: nobody detonated$"), "时间到：没人引爆"),
+    (re.compile(r"^the detonation window closes$"), "引爆窗口关闭"),
     (re.compile(r"^time up: the game's time limit is reached$"), "时间到：游戏时限已到"),
     (re.compile(r"^time up: play starts$"), "时间到：开始出牌"),
     (re.compile(r"^time up: seat (\d+) took too long$"), r"时间到：座位\1 超时"),

@@ -61,6 +61,7 @@ class StoryTeller:
         self._pile = 0  # Bluff: cards on the pile
         self._challenger: int | None = None
         self._bomb_placed = False  # Bomb: the round's bomb is down; the next play starts a round
+        self._detonators: list[int] = []  # Bomb (v3): who detonated in the window
         self.round = 1
 
     def tell(self, event: str, lang: str = "en") -> list[str]:
@@ -86,6 +87,9 @@ class StoryTeller:
         return lines
 
     def _event_lines(self, event: str, lang: str) -> list[str]:
+        race = self._race(event, lang)
+        if race is not None:
+            return race
         line = story(event, lang, self.names)
         if line is None:
             return []
@@ -107,6 +111,9 @@ class StoryTeller:
         if challenged:
             self._challenger = int(challenged.group(1))
         out = [line]
+        detonated = re.match(r"^seat (\d+): detonate!$", english)
+        if detonated:
+            self._detonators.append(int(detonated.group(1)))
         if re.match(r"^seat \d+ places the bomb ", english):
             self._bomb_placed = True
         elif self._bomb_placed and re.match(r"^seat \d+ plays ", english):
@@ -117,6 +124,36 @@ class StoryTeller:
             self.round += 1
             out.append(separator("round", lang, self.round))
         return out
+
+    def _race(self, event: str, lang: str) -> list[str] | None:
+        """(v3) K17 as a race: several detonations crossed, and the lot
+        that made one of them the assassin (None: not such an event).
+
+        >>> teller = StoryTeller(SeatNames(("ann", "bob", "carol"), me=0))
+        >>> _ = teller.tell("seat 2: 炸掉!"), teller.tell("seat 0: 炸掉!")
+        >>> teller.tell("time up: race")
+        ['carol and you detonated at once: the assassin is drawn by lot']
+        >>> teller.tell("random assassin=1")
+        ['the lot falls on carol: the assassin (K17)']
+        >>> teller.retell("zh")[-2:]
+        ['carol、你 同时引爆：抽签决定谁是刺客', '抽签结果：carol 是刺客']
+        """
+        names = self.names or SeatNames.numbered(0)
+        zh = lang == "zh"
+        if event == "time up: race" and len(self._detonators) > 1:
+            who = names.listed(self._detonators, lang)
+            if zh:
+                return [f"{who} 同时引爆：抽签决定谁是刺客"]
+            return [f"{who} detonated at once: the assassin is drawn by lot"]
+        lot = re.match(r"^random assassin=(\d+)$", event)
+        if lot is None:
+            return None
+        drawn = sorted(self._detonators)
+        value = int(lot.group(1))
+        if not 0 <= value < len(drawn):
+            return []  # the table refuses such a draw; nothing to tell
+        who = names.who(drawn[value], lang)
+        return [f"抽签结果：{who} 是刺客" if zh else f"the lot falls on {who}: the assassin (K17)"]
 
     def _verdict(self, shown: list[str], lang: str) -> list[str]:
         """B7/B8: the challenged claim was true (the challenger takes the

@@ -104,6 +104,7 @@ _PHASES: dict[tuple[str, str], tuple[str, str]] = {  # (game, phase): (en, zh)
     ("bomb", "playing"): ("cards are being shown", "正在亮牌"),
     ("bomb", "place_bomb"): ("placing the bomb", "放炸弹"),
     ("bomb", "window"): ("anyone may detonate", "可以引爆"),
+    ("bomb", "lot"): ("the assassin is drawn by lot", "正在抽签决定刺客"),
     ("bomb", "judging"): ("identities are being revealed", "正在亮身份"),
     ("bomb", "over"): ("game over", "游戏结束"),
     ("mao", "deal"): ("the cards are being dealt", "正在发牌"),
@@ -122,8 +123,8 @@ _DOING: dict[tuple[str, str], tuple[str, str]] = {  # (game, phase) → your tas
     ("mao", "play"): ("play a card", "出一张牌"),
 }
 
-_WAITING = {"deal", "identities", "starter", "playing", "challenge", "transfer", "judging",
-            "ending", "over"}  # fmt: skip
+_WAITING = {"deal", "identities", "starter", "playing", "challenge", "transfer", "lot",
+            "judging", "ending", "over"}  # fmt: skip
 """Phases in which nobody's turn is shown: the table, not a player, acts."""
 
 

@@ -67,6 +67,8 @@ class Simulator:
     faces: dict[int, Card] = field(default_factory=dict)
     clock: int = 0
     timers: SimulatedClock = field(default_factory=SimulatedClock)
+    version: int = 2
+    """the table protocol whose rules the game follows (:meth:`Game.new_for`)"""
 
     def __post_init__(self) -> None:
         self._rng = random.Random(f"deck/{self.deck_seed}")
@@ -74,7 +76,7 @@ class Simulator:
         self._rng.shuffle(cards)
         self.faces = dict(enumerate(cards))
         self.known = [{} for _ in range(self.seats)]
-        self.state = self.game.new(self.config, self.seats)
+        self.state = self.game.new_for(self.config, self.seats, self.version)
 
     # -- the session's side --------------------------------------------------------
     def submit(self, event: Event) -> None:

@@ -60,6 +60,10 @@ register(
         "identity: ▒▒ hidden (i shows it)": "身份：▒▒ 已隐藏（按 i 查看）",
         "picked {n}: ": "已选 {n} 张：",
         "no kind allowed yet": "还没有可出的牌型",
+        "💣 {who} detonated! d d: detonate too (at once: drawn by lot)": (
+            "💣 {who} 引爆了！按两次 d 也引爆（同时引爆则抽签）"
+        ),
+        "💣 {who} detonated: the window closes in a moment": "💣 {who} 引爆了：窗口马上关闭",
         "💣 detonate? {left} s left — d detonates, n passes": (
             "💣 引爆？还剩 {left} 秒——d 炸掉，n 不炸"
         ),
@@ -317,9 +321,16 @@ class BombScreen(TableScreen):
         if view is not None and "place_bomb" in view["may"]:
             text = Text(t("bomb before: ▶ {target} (enter places it)", lang,
                           target=self._who(self.target)), style="bold cyan")  # fmt: skip
+        race = [] if view is None else view.get("detonators") or []
         if self.window_since is not None and view is not None:
             left = f"{self.window_left():.0f}"
-            if self.arming and view["bomb"] is not None:
+            if race and not self.arming:  # (v3) K17: shouts that cross draw lots
+                who = self.names.listed(race, lang)
+                said = "💣 {who} detonated! d d: detonate too (at once: drawn by lot)"
+                if self.seat in race:
+                    said = "💣 {who} detonated: the window closes in a moment"
+                text = Text(t(said, lang, who=who), style="bold red")
+            elif self.arming and view["bomb"] is not None:
                 said = t("press d again to blow up {target} — it ends the game (esc: no)", lang,
                          target=self._who(view["bomb"]))  # fmt: skip
                 if view["bomb"] == self.seat:  # K16: the target may detonate too

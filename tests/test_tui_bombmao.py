@@ -449,3 +449,12 @@ async def _bomb_story() -> None:
         told = [line.text.removeprefix("▸ ") for line in screen.query_one("#story").lines]
         assert told[-1] == "time up: nobody detonated, the area is cleared, the bomb stays (K16)"
         assert sum(line.startswith("──") for line in told) == 2, told
+        # the other order, as seen in a game: the screen marks the new round
+        # first, the story's own separator comes with the next play
+        view = dict(view, round=view["round"] + 1)
+        screen.refresh_table(bomb_snap(sim).__class__(sim.state, view), BOMB)
+        screen.story(f"── round {view['round']} ──")
+        screen.story("seat 1 plays 9♠ (kind A: related to the identity)")
+        await pilot.pause()
+        told = [line.text.removeprefix("▸ ") for line in screen.query_one("#story").lines]
+        assert sum(line.startswith("──") for line in told) == 3, told

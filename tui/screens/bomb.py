@@ -155,6 +155,7 @@ class BombScreen(TableScreen):
         self._last_play: list[str] | None = None  # the faces the last play line named
         self._story_round: int | None = None  # the round the story last marked
         self._last_line: str | None = None  # the story's last line (a separator already?)
+        self._marked: str | None = None  # the round separator this screen wrote itself
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -215,7 +216,8 @@ class BombScreen(TableScreen):
         if view["round"] != self._story_round:
             marked = (self._last_line or "").startswith("──")  # the story marked it already
             if self._story_round is not None and not marked:
-                super().story(t("── round {n} ──", lang, n=view["round"]))
+                self._marked = t("── round {n} ──", lang, n=view["round"])
+                super().story(self._marked)
             self._story_round = view["round"]
         may = set(view["may"])
         doing = phase_words(view, self.seat, self._who, lang)
@@ -260,6 +262,9 @@ class BombScreen(TableScreen):
             return
         played = _PLAYED.match(line)
         self._last_play = played.group(1).split() if played else None
+        if line == self._marked:  # the story's own separator for a round this screen marked
+            self._marked = None
+            return
         if line in _WINDOW_CLOSED:  # as the log says it, or as the story retells it
             line = t("time up: nobody detonated, the area is cleared, the bomb stays (K16)", lang)
         self._last_line = line

@@ -173,12 +173,18 @@ class Absence:
         return Verdict.good()
 
     # ------------------------------------------------------------ reading
-    def vote_majority(self, seats: Iterable[int]) -> list[tuple[int, ...]]:
+    def vote_majority(
+        self, seats: Iterable[int], stretches: Mapping[int, int]
+    ) -> list[tuple[int, ...]]:
         """Sets for which more than half of the ``seats`` not in them voted
-        (why "vote"): every honest present seat then signs too."""
+        (why "vote") in the named seats' current ``stretches`` (votes cast
+        for an earlier stretch lapsed when a named seat answered): an honest
+        present seat then signs too, if it sees them away itself."""
         out = []
         seats = list(seats)
         for key, votes in self.votes.items():
+            if votes.since != tuple(stretches.get(s, -1) for s in key):
+                continue  # a named seat answered since (review 3, A4c)
             others = [s for s in seats if s not in key]
             voted = sum(1 for s, why in votes.by.items() if why == "vote" and s in others)
             if others and voted * 2 > len(others):
@@ -398,8 +404,12 @@ class AwayClock:
             self.notes.append(f"not signed: seat {min(voted)} owes nothing now")
         if person:
             asks.append((person, "vote"))
-        for key in absence.vote_majority(range(seats)):
-            if all(s in owing for s in key) and self.me not in key:
+        for key in absence.vote_majority(range(seats), owing):
+            # followed only for seats this peer itself sees away (owing for
+            # duty_wait on its own clock): two seats of four cannot recruit
+            # it against a seat that is busy with its duty (review 3, A4)
+            seen = all(s in starts and now - starts[s] >= self.duty_wait for s in key)
+            if seen and self.me not in key:
                 asks.append((key, "vote"))
         patient = tuple(s for s, start in sorted(starts.items()) if now - start >= self.patience)
         if patient:

@@ -179,19 +179,46 @@ def test_the_present_seats_follow_a_majority_vote() -> None:
     table = local.table
     for voter in (0, 1):
         assert table.feed(voter, _abandon(table, [3], "vote")).ok
-    assert table.absence.vote_majority(range(4)) == [(3,)]
+    owing = table.owing()
+    assert table.absence.vote_majority(range(4), owing) == [(3,)]
     follower = AwayClock(me=2, duty_wait=5.0, patience=600.0)
-    body = follower.to_sign(table, 0.0, lambda s: False)
+    # (review 3, A4) it follows only once it sees seat 3 away itself: a
+    # majority cannot recruit it against a seat busy with its duty
+    assert follower.to_sign(table, 0.0, lambda s: False) is None
+    assert follower.to_sign(table, 4.9, lambda s: False) is None
+    body = follower.to_sign(table, 5.0, lambda s: False)
     assert body is not None and body["away"] == [3] and body["why"] == "vote"
     assert table.feed(2, body).ok and table.absence.ended.why == "vote"
     # one vote of three is no majority
     local = _stalled(4, holdout=3)
     assert local.table.feed(0, _abandon(local.table, [3], "vote")).ok
-    assert local.table.absence.vote_majority(range(4)) == []
+    assert local.table.absence.vote_majority(range(4), local.table.owing()) == []
     assert (
         AwayClock(me=2, duty_wait=5.0, patience=600.0).to_sign(local.table, 0.0, lambda s: False)
         is None
     )
+
+
+def test_votes_for_a_stretch_lapse_when_the_seat_answers() -> None:
+    """(review 3, A4c) two seats of four voted "stop waiting" for seat 3,
+    which then answered: at its next duty an honest seat does not follow
+    those lapsed votes, however long it sees seat 3 owe."""
+    local = _stalled(4, holdout=3)
+    table = local.table
+    for voter in (0, 1):
+        assert table.feed(voter, _abandon(table, [3], "vote")).ok
+    before = table.owing()[3]
+    for _ in range(2000):  # seat 3 answers; play until it owes again
+        if 3 in table.owing() and table.owing()[3] != before:
+            break
+        if not local.step():
+            break
+    assert 3 in table.owing() and table.owing()[3] != before, "seat 3 never owed again"
+    assert table.absence.vote_majority(range(4), table.owing()) == []
+    follower = AwayClock(me=2, duty_wait=5.0, patience=600.0)
+    follower.look(table.owing(), 0.0)
+    assert follower.to_sign(table, 60.0, lambda s: False) is None  # away, but no live votes
+    assert table.absence.ended is None
 
 
 def test_a_leaver_whose_relock_came_after_the_stop_makes_a_good_final_reveal() -> None:

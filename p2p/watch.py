@@ -80,6 +80,12 @@ ASK_ALL_BURST, ASK_ALL_RATE = 32, 16.0
 """and from every address together: a burst of 32, then 16 a second"""
 ASK_ADDRESSES = 256
 """source addresses whose request budget is remembered at most"""
+OPEN_SPARE = 32
+"""connections open at once besides the spectators (count requests, new
+connections that have not yet said what they are); more are closed at once"""
+OPEN_PER_ADDRESS = 8
+"""connections open at once from one source address that are not watching
+(a flood from one address cannot take the spare ones)"""
 REQUEST_SHAPE = 'a count request is one record {t:"count", v} of at most 256 bytes'
 
 
@@ -235,6 +241,8 @@ class WatchServer:
         self.address: tuple[str, int] | None = None
         self._offsets: dict[int, int] = {}  # bytes of the log sent, per spectator
         self._budgets = AskBudgets()
+        self._open = 0  # connections being served that are not (yet) spectators
+        self._open_from: dict[str, int] = {}  # of those, per source address
 
     async def drain(self, timeout: float) -> None:
         """Wait (at most ``timeout`` s) until every spectator has been sent
@@ -258,13 +266,38 @@ class WatchServer:
 
     async def _serve(self, stream: trio.SocketStream) -> None:
         """One spectator; nothing it does (leaving, resetting, stalling,
-        talking) ever reaches the table: every error ends only this task."""
+        talking) ever reaches the table: every error ends only this task.
+        Connections that are not watching are bounded (:data:`OPEN_SPARE`,
+        :data:`OPEN_PER_ADDRESS` from one address): one more is closed at
+        once, so a flood cannot use up the seat's file descriptors (review
+        3, A5: a table started during one failed, "too many open files")."""
+        address = _peer_host(stream)
+        if self._open >= OPEN_SPARE or self._open_from.get(address, 0) >= OPEN_PER_ADDRESS:
+            self.stats.count_refused += 1
+            with contextlib.suppress(Exception):
+                await stream.aclose()
+            return
+        self._open += 1
+        self._open_from[address] = self._open_from.get(address, 0) + 1
+        counted = [True]
+
+        def release() -> None:
+            """Once: the connection ends or becomes a spectator (counted by
+            ``max_spectators`` from then on)."""
+            if counted.pop() if counted else False:
+                self._open -= 1
+                self._open_from[address] -= 1
+                if not self._open_from[address]:
+                    del self._open_from[address]
+
         try:
-            await self._serve_one(stream)
+            await self._serve_one(stream, release)
         except Exception:  # never the seat's problem (groups of errors too)
             pass
+        finally:
+            release()
 
-    async def _serve_one(self, stream: trio.SocketStream) -> None:
+    async def _serve_one(self, stream: trio.SocketStream, release: Any) -> None:
         async with stream:
             with contextlib.suppress(OSError):  # the kernel's share of a spectator, bounded
                 stream.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer)
@@ -280,6 +313,7 @@ class WatchServer:
                 return
             self.stats.watching += 1
             self.stats.served += 1
+            release()  # a spectator: counted by max_spectators now
             try:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(self._hear_nothing, stream, nursery.cancel_scope)
@@ -302,7 +336,7 @@ class WatchServer:
         else:
             self.stats.count_refused += 1
         if await self._send(stream, frame(answer), count=False):
-            await _linger_out(stream)
+            await _linger_out(stream)  # (bounded: OPEN_SPARE connections at most)
 
     async def _hear_nothing(self, stream: trio.SocketStream, scope: trio.CancelScope) -> None:
         """A spectator sends nothing: any byte, or its leaving, ends it."""

@@ -164,3 +164,49 @@ async def test_a_seat_that_cannot_reach_the_port_hears_nothing(tmp_path: Path) -
             await follow_count("127.0.0.1", server.address[1], TABLE, heard.append)
         nursery.cancel_scope.cancel()
     assert heard[1:] and set(heard[1:]) == {0}
+
+
+@pytest.mark.trio
+async def test_a_flood_of_silent_connections_is_bounded(tmp_path: Path) -> None:
+    """(third review, A5) connections that never finish a request hold no
+    more than OPEN_PER_ADDRESS descriptors per address (OPEN_SPARE in all):
+    one more is closed at once, and another address is still answered."""
+    import socket
+
+    from p2p.watch import OPEN_PER_ADDRESS
+
+    server = WatchServer(TABLE, tmp_path / "log", host="127.0.0.1", max_spectators=4)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        assert server.address is not None
+        held = []
+        for _ in range(OPEN_PER_ADDRESS):
+            stream = await trio.open_tcp_stream(*server.address)
+            await stream.send_all(b"\x00")  # the start of a request, never finished
+            held.append(stream)
+        with trio.fail_after(5):
+            while server._open < OPEN_PER_ADDRESS:
+                await trio.sleep(0.01)
+        extra = await trio.open_tcp_stream(*server.address)
+        with trio.fail_after(2):  # closed at once, not after the request's timeout
+            assert await extra.receive_some(10) == b""
+        await extra.aclose()
+        assert server._open == OPEN_PER_ADDRESS
+        # another source address (all of 127/8 is loopback on Linux) is answered
+        sock = trio.socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            await sock.bind(("127.0.0.2", 0))
+        except OSError:
+            pytest.skip("no 127.0.0.2 on this system's loopback")
+        await sock.connect(server.address)
+        other = trio.SocketStream(sock)
+        await other.send_all(frame({"t": "count", "v": PROTOCOL_VERSION}))
+        got = b""
+        with trio.fail_after(10):
+            while data := await other.receive_some(65536):
+                got += data
+        await other.aclose()
+        assert Frames().feed(got)[0]["t"] == "count"
+        for stream in held:
+            await stream.aclose()
+        nursery.cancel_scope.cancel()

@@ -420,7 +420,14 @@ def _poll(done, what: str, seconds: float, *procs: Command) -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="a quit by SIGTERM, exit 143 (POSIX)")
-@pytest.mark.parametrize(("away", "clocks"), [*_cases(45.0), *_cases(180.0)])
+@pytest.mark.parametrize(
+    ("away", "clocks"),
+    # the 3-minute quit scaled (24 s) only under -m long too (CI time)
+    [
+        *_cases(45.0),
+        *(pytest.param(*p.values, marks=pytest.mark.long, id=p.id) for p in _cases(180.0)),
+    ],
+)
 def test_a_seat_that_quits_and_joins_again_is_back_and_the_game_ends_clean(
     tmp_path: Path, away: float, clocks: Clocks
 ) -> None:

@@ -29,6 +29,7 @@ LOCAL, SEATS, SCALE = "127.0.0.1", 3, 0.02
 
 @pytest.mark.trio
 @pytest.mark.slow
+@pytest.mark.long  # a minute (CI time): cut links run in test_session_cut, p2p_schedules
 async def test_both_seats_of_a_cut_link_finish_the_game(tmp_path: Path) -> None:
     ids = [Identity.generate() for _ in range(SEATS)]
     spec = TableSpec(secrets.token_bytes(16), tuple(i.public for i in ids))

@@ -37,7 +37,9 @@ WORDS = {
 
 @pytest.mark.slow
 @pytest.mark.netns
-@pytest.mark.parametrize("lang", ["en", "zh"])
+# zh under ``-m long`` (CI time): the Chinese screens of watching are in the
+# tmux tests (test_watch_seats_tmux, test_watch_tmux) of the default run
+@pytest.mark.parametrize("lang", ["en", pytest.param("zh", marks=pytest.mark.long)])
 def test_spectators_find_a_table_by_mdns_before_and_during_the_game(
     tmp_path: Path, lang: str
 ) -> None:

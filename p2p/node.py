@@ -143,6 +143,8 @@ class Node:
         self._dialing: set[int] = set()
         self._pending: dict[str, int] = {}  # handshakes in progress, per remote host
         self._pending_total = 0
+        self._shaking: dict[int, trio.CancelScope] = {}  # inbound handshakes, oldest first
+        self._shakes = 0  # numbers them
         self._warnings = WarningRate()
         self._nursery: trio.Nursery | None = None
         self._changed = trio.Event()
@@ -471,24 +473,41 @@ class Node:
     async def _serve_inbound(self, stream: trio.SocketStream) -> None:
         label = address_label(stream)
         host = label.rsplit(":", 1)[0]
-        if self._pending.get(host, 0) >= PENDING_PER_HOST or self._pending_total >= PENDING_TOTAL:
+        if self._pending.get(host, 0) >= PENDING_PER_HOST:
             # hosts opening connection after connection and never finishing
             # a handshake must not use up our descriptors or memory
             log.debug("%s: too many handshakes at once; closed", label)
             self._warnings.note("too many handshakes at once")
             await trio.aclose_forcefully(stream)
             return
+        if self._pending_total >= PENDING_TOTAL and self._shaking:
+            # every slot taken (strangers on several addresses): the oldest
+            # handshake goes, not the newcomer — a seat's handshake takes a
+            # round trip, a stranger's that never ends would otherwise keep
+            # a seat that lost its link out for as long as it keeps them
+            # (third review, A5c: 64 held slots, the seat named as a leaver)
+            oldest = next(iter(self._shaking))
+            self._shaking.pop(oldest).cancel()
+            self._warnings.note("too many handshakes at once: the oldest closed")
         self._pending[host] = self._pending.get(host, 0) + 1
         self._pending_total += 1
         keep_alive(stream)
         conn = Connection(stream, dialed=False, label=label)
+        self._shakes += 1
+        number = self._shakes
         try:
-            await self._handshake(conn)
+            with trio.CancelScope() as scope:
+                self._shaking[number] = scope
+                await self._handshake(conn)
+            if scope.cancelled_caught:
+                await trio.aclose_forcefully(stream)
+                return
         except (WireError, OSError, trio.BrokenResourceError) as exc:
             self._record(label, exc)
             await trio.aclose_forcefully(stream)
             return
         finally:
+            self._shaking.pop(number, None)
             self._pending_total -= 1
             self._pending[host] -= 1
             if not self._pending[host]:

@@ -200,6 +200,35 @@ async def test_connections_that_never_say_hello_cannot_pile_up(tmp_path, monkeyp
         await extra.aclose()
 
 
+@pytest.mark.trio
+async def test_a_seat_gets_through_when_strangers_hold_every_handshake_slot(tmp_path) -> None:
+    """(third review, A5c) strangers on several addresses hold every
+    handshake slot (PENDING_TOTAL) and never say hello: a seat that lost its
+    link still gets through at once, the oldest stranger's slot giving way."""
+    ids, table = make_table(2)
+    per_host, total = p2p.node.PENDING_PER_HOST, p2p.node.PENDING_TOTAL
+    async with mesh(ids, table, tmp_path, seats=[0]) as (node,):
+        target = node.listen_address
+        strangers = []
+        for k in range(total):
+            sock = trio.socket.socket()
+            try:
+                await sock.bind((f"127.0.0.{2 + k // per_host}", 0))
+            except OSError:
+                pytest.skip("needs 127.0.0.2… on the loopback (Linux)")
+            await sock.connect(target)
+            strangers.append(trio.SocketStream(sock))
+        await wait_until(lambda: node._pending_total == total, 2.0)
+        honest = await RawPeer.connect(node)
+        with trio.fail_after(3):  # not after a stranger's handshake timeout (5 s)
+            await honest.handshake(ids[1], table)
+            await wait_until(lambda: 1 in node.connected)
+        assert node._pending_total <= total
+        await honest.aclose()
+        for stream in strangers:
+            await stream.aclose()
+
+
 def _peak_rss(pid: int) -> int:
     """Peak resident set of a process, in bytes (VmHWM)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():

@@ -20,22 +20,37 @@ from collections.abc import Collection, Mapping, Sequence
 from p2p.envelope import Head
 
 
-def reach(floors: Mapping[int, Head], hashes: Sequence[bytes]) -> int:
+def reach(
+    floors: Mapping[int, Head], hashes: Sequence[bytes], swap: tuple[int, int] | None = None
+) -> int:
     """How far one seat's latest ack (highest vote floor, then seq) reaches
     on our chain (``hashes[k]`` is the hash of seq k, ``hashes[0]`` the
     genesis); 0 if it is on another chain. Only the latest counts: an older
-    ack may show a chain that seat has cut since."""
+    ack may show a chain that seat has cut since.
+
+    ``swap`` (seq k, term t): we replaced our entries from seq k on while
+    following term t. An ack of an earlier term then reaches at most k − 1:
+    its author may have swapped too since, the other way (two branches of a
+    proven equivocator, each peer given the other's by a lying sequencer of
+    the next term: third review, A3) — it must say so again in term t."""
     if not floors:
         return 0
     ack = max(floors.values(), key=lambda a: (a.term, a.seq))
     head = len(hashes) - 1
-    return ack.seq if ack.seq <= head and hashes[ack.seq] == ack.hash else 0
+    got = ack.seq if ack.seq <= head and hashes[ack.seq] == ack.hash else 0
+    if swap is not None and ack.term < swap[1]:
+        got = min(got, swap[0] - 1)
+    return got
 
 
 def acked_by_all(
     acks: Mapping[int, Mapping[int, Head]],
     hashes: Sequence[bytes],
     seats: Collection[int],
+    swap: tuple[int, int] | None = None,
 ) -> int:
-    """The highest seq that every seat of ``seats`` acknowledged on our chain."""
-    return min((reach(acks.get(seat, {}), hashes) for seat in seats), default=len(hashes) - 1)
+    """The highest seq that every seat of ``seats`` acknowledged on our chain
+    (``swap``: as for :func:`reach`)."""
+    return min(
+        (reach(acks.get(seat, {}), hashes, swap) for seat in seats), default=len(hashes) - 1
+    )

@@ -91,6 +91,7 @@ class Election:
                 )
         self._check_keeps_committed(head)
         self._enter_term(head.term, now, start=head.seq)
+        self.term_start_hash = head.hash
         if head.seq < self.head and self.hashes[head.seq] == head.hash:
             if self.chain[head.seq].term < head.term:
                 self._truncate(head.seq)  # older terms' entries no majority voted for
@@ -196,6 +197,7 @@ class Election:
         """Follow the sequencer of ``term`` (it announced itself or sent entries)."""
         self.term = term
         self.term_start = start
+        self.term_start_hash = None  # (_on_newterm sets it)
         self.role = Role.FOLLOWER
         self.election = None
         self._heard = self._term_entered = self._sequencer_heard = now
@@ -320,6 +322,7 @@ class Election:
         self._prevote = None
         self.led_terms.add(term)
         self.term_start = self.head
+        self.term_start_hash = self.head_hash
         mine = (self.head_term, self.head)
         certificate = [
             {"seat": s, "seq": v.seq, "hterm": v.hterm, "h": v.hash, "s": v.sig}
@@ -335,3 +338,19 @@ class Election:
         if self.v3:
             self._sequence_held()  # (v3) what the last sequencer left out comes first
         self._submit_to_sequencer(self.own_pending, now)
+
+    def _start_contradicted(self) -> bool:
+        """Whether the newterm we follow certified a hash at its start that
+        our chain does not have there (or we do not reach its start yet)."""
+        start, h = self.term_start, self.term_start_hash
+        if start is None or h is None or self.role is not Role.FOLLOWER:
+            return False
+        return start > self.head or self.hashes[start] != h
+
+    def _start_certified(self, seq: int) -> bool:
+        """Whether ``seq`` lies at or below the start of the term we follow
+        and the newterm's hash there is ours (our chain is the one certified)."""
+        start, h = self.term_start, self.term_start_hash
+        if start is None or h is None or seq > start or start > self.head:
+            return False
+        return self.hashes[start] == h

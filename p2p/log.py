@@ -68,6 +68,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from p2p.ack_relay import AckRelay
+from p2p.catch_up import CatchUp
 from p2p.censor import HOLD_AHEAD, HeldEvents
 from p2p.chain import (
     MAX_TERM,
@@ -103,18 +104,13 @@ from p2p.envelope import (
 )
 from p2p.identity import Identity
 from p2p.prevote import PreVoteRound
-from p2p.wire import MAX_BODY, MAX_FETCH, MAX_LINKS
+from p2p.wire import MAX_BODY, MAX_LINKS
 
 ACK_FLOORS = 4  # acks kept per seat: its latest for each of its last vote floors
 MAX_AHEAD = HOLD_AHEAD  # submissions a sequencer buffers per author beyond the next counter
-FETCH_BATCH = 64  # entries we ask for at once (the next fetch goes out when they are in)
-# an answer stops after about this many bytes of bodies: never before a whole
-# batch of ours, however big its bodies, but a peer asking for MAX_FETCH at
-# once (and not reading) fills its outbox in a few requests and is dropped
-FETCH_BYTES = FETCH_BATCH * (MAX_BODY + 1024)
 
 
-class LogMachine(Election, AckRelay):
+class LogMachine(Election, AckRelay, CatchUp):
     """One peer's view of a table's log (sans-I/O; see the module docstring)."""
 
     def __init__(
@@ -178,6 +174,9 @@ class LogMachine(Election, AckRelay):
         fresh = not self.chain and not self.led_terms
         self.term = max([self.head_term, *self.led_terms])
         self.term_start: int | None = None
+        # the hash at term_start the newterm certified: while our chain has
+        # it, nothing at or below the start is ever replaced in this term
+        self.term_start_hash: bytes | None = None
         self.role = Role.FOLLOWER
         self.election: int | None = None  # the term we voted for, still following self.term
         self._heard = now  # last sign of life of the current sequencer / election start
@@ -192,6 +191,7 @@ class LogMachine(Election, AckRelay):
         self._fetch_end = 0  # last seq the latest fetch asked for
         self._known_head = 0  # longest chain some peer showed us
         self._fetch_turn = 0  # (v3) whom _fetch_again asks next
+        self._swap: tuple[int, int] | None = None  # (v3) (seq, term) of our cuts: commitment.reach
         self._rewind = 1
         self._sync_from: int | None = None
         self._sync_target: tuple[int, int] = (0, 0)
@@ -304,7 +304,9 @@ class LogMachine(Election, AckRelay):
             return
         committed = self.committed  # first: it checks the signatures of the acks it counts
         seats = [s for s in range(self.table.n) if s not in self.leavers]
-        reached = min(committed, acked_by_all(self._acks_by_floor, self.hashes, seats))
+        reached = min(
+            committed, acked_by_all(self._acks_by_floor, self.hashes, seats, self._swap)
+        )
         if reached > self.final:
             self.final = reached
             self._emit(Persist("own", {"t": "final", "seq": reached}, lazy=True))
@@ -325,8 +327,19 @@ class LogMachine(Election, AckRelay):
 
     def _ack(self) -> Head:
         """Our ack: the head of what is on our disk (protocol.md §3.4), which
-        may be behind the chain we hold."""
+        may be behind the chain we hold. (v3) Between a vote and the newterm,
+        and while the newterm we follow certified another chain than ours at
+        its start, what we hold past final may be cut: we vouch only for our
+        final entries (third review, A3: an honest seat's ack of its old
+        branch, signed after its vote and before it swapped, made that
+        branch final at the other honest seat)."""
         seq = min(self._durable, self.head)
+        limbo = self.election is not None and self.role is not Role.SEQUENCER
+        if self.v3 and (limbo or self._start_contradicted()):
+            # (v3) between our vote for a term and its newterm (which may cut
+            # what we hold past final), or following a newterm whose start
+            # contradicts our chain: we vouch only for final entries
+            seq = min(seq, self.final)
         ack = Head.create(
             self.table,
             self.identity,
@@ -607,6 +620,13 @@ class LogMachine(Election, AckRelay):
                     self.holding.hold(ev, self._term_entered, self.next_counter[ev.author])
         del self.chain[seq:]
         del self.hashes[seq + 1 :]
+        # (v3) acks of an older term count only below the cut from now on
+        # (p2p.commitment.reach): what replaces these entries must be acked
+        # again in the term that brings it
+        swap = (seq + 1, self.vote_floor)
+        if self._swap is not None:
+            swap = (min(swap[0], self._swap[0]), max(swap[1], self._swap[1]))
+        self._swap = swap
         self._durable = min(self._durable, seq)  # what replaces the rest is not on disk yet
         self.truncations += 1
         self.low_water = min(self.low_water, seq)
@@ -673,6 +693,12 @@ class LogMachine(Election, AckRelay):
             return
         if seq <= self.kept:
             return  # acknowledged (v3: final): no sequencer may replace it
+        if self._start_certified(seq):
+            # the newterm we follow certified our chain up to its start: no
+            # entry at or below it is replaced in this term, whoever sends
+            # one (third review, A3: a lying sequencer of the next term gave
+            # each honest seat the other's branch of a proven equivocator)
+            return
         if self.term_start is None and not self._syncing_from(src):
             return  # we have not seen this term's newterm (restarted): it comes first
         if entry.prev != self.hashes[seq - 1]:
@@ -743,60 +769,12 @@ class LogMachine(Election, AckRelay):
         proof.verify(self.table)
         self._record_proof(proof, now)
 
-    def _rewind_fetch(self, src: int, below: int, now: float) -> None:
-        start = max(1, below - self._rewind + 1)
-        self._rewind = min(self._rewind * 2, MAX_FETCH)
-        self._fetch(src, start, now, force=True)
-
-    def _fetch(self, src: int, start: int, now: float, force: bool = False) -> None:
-        if not force and now < self._fetch_busy_until:
-            return
-        self._fetch_busy_until = now + min(0.5, self.timeout / 4)
-        self._fetch_end = start + FETCH_BATCH - 1
-        self._emit(Send(src, {"k": "fetch", "from": start, "n": FETCH_BATCH}))
-
-    def _fetch_again(self, now: float) -> None:
-        """(v3) Behind a head some peer showed us, and no fetch under way:
-        ask again, each time the next peer whose ack (direct or passed on)
-        is past our head. A trigger that came while a fetch was busy is
-        otherwise lost, and a seat one entry behind when the table waits
-        for it would look away (review 2, A4: the link to the sequencer
-        down, the entries only through another seat)."""
-        if self._known_head <= self.head or now < self._fetch_busy_until:
-            return
-        ahead = sorted(s for s, h in self.acks.items() if s != self.me and h.seq > self.head)
-        if self.sequencer != self.me and self.sequencer not in ahead:
-            ahead.append(self.sequencer)
-        if not ahead:
-            return
-        self._fetch_turn += 1
-        self._fetch(ahead[self._fetch_turn % len(ahead)], self.head + 1, now)
-
     def _after_progress(self, now: float) -> None:
         if self.role is Role.CANDIDATE and self._sync_from is not None:
             self._heard = now
             if (self.head_term, self.head) >= self._sync_target:
                 self._sync_from = None
                 self._count_votes(now)  # votes that came meanwhile may hold more
-
-    def _on_fetch(self, src: int, start: int, n: int) -> None:
-        size = 0  # an answer stops after FETCH_BYTES of bodies (at least one entry)
-        for seq in range(start, min(self.head, start + n - 1) + 1):
-            if size >= FETCH_BYTES:
-                break
-            entry = self.chain[seq - 1]
-            size += len(entry.event.body) + 256
-            self._emit(Send(src, {"k": "entry", "e": entry.to_wire()}))
-
-    def _compare_head(self, src: int, head: Head, now: float) -> None:
-        """Another peer's signed head: catch up, or look for a conflict."""
-        self._known_head = max(self._known_head, head.seq)
-        if head.seq > self.head:
-            self._fetch(src, self.head + 1, now)
-        elif head.seq >= 1 and head.hash != self.hashes[head.seq]:
-            if head.hterm == self.chain[head.seq - 1].term:
-                # same term, different entry: fetch it, it may prove equivocation
-                self._emit(Send(src, {"k": "fetch", "from": head.seq, "n": 1}))
 
     def _check_acks_at(self, seq: int) -> None:
         for seat, ack in self.acks.items():

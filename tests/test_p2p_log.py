@@ -266,9 +266,9 @@ def test_a_premature_timeout_does_not_strand_the_follower(version: int) -> None:
 
 
 def test_a_peer_far_behind_catches_up_in_several_fetches(monkeypatch) -> None:
-    import p2p.log
+    import p2p.catch_up
 
-    monkeypatch.setattr(p2p.log, "FETCH_BATCH", 7)
+    monkeypatch.setattr(p2p.catch_up, "FETCH_BATCH", 7)
     net = SimNet(3)
     net.run()
     net.kill(2)

@@ -206,6 +206,9 @@ class AwayWatch:
             for a in away
             if not (stuck and self.node.acked(a.seat) > self.node.final)
             and not self._acking(a.seat, a.since)
+            # its answer is here, the log lacks it: the seat is there (third
+            # review: a censoring coalition's victim was shown away)
+            and not self._holds(a.seat)
         ]
         self._away = [(a, now - a.seconds) for a in away]
         seats = tuple(a.seat for a in away)

@@ -693,7 +693,7 @@ class LogMachine(Election, AckRelay, CatchUp):
             return
         if seq <= self.kept:
             return  # acknowledged (v3: final): no sequencer may replace it
-        if self._start_certified(seq):
+        if self.v3 and self._start_certified(seq):
             # the newterm we follow certified our chain up to its start: no
             # entry at or below it is replaced in this term, whoever sends
             # one (third review, A3: a lying sequencer of the next term gave

@@ -66,6 +66,9 @@ class Election:
         if self.election is not None and (self._censor_vote or (self.v3 and self._censoring(now))):
             return
         self._heard = now
+        if self._voted_ahead:  # (v3) a restart's limbo: the election we voted in did not
+            self._voted_ahead = False  # happen, the term we follow goes on (its acks count)
+            self._settle_restart_swap(self.term)
         if self.election is not None and self.role is not Role.SEQUENCER:
             self.election = None
             self.votes = {}
@@ -198,6 +201,8 @@ class Election:
         self.term = term
         self.term_start = start
         self.term_start_hash = None  # (_on_newterm sets it)
+        self._voted_ahead = False
+        self._settle_restart_swap(term)
         self.role = Role.FOLLOWER
         self.election = None
         self._heard = self._term_entered = self._sequencer_heard = now
@@ -323,6 +328,7 @@ class Election:
         self.led_terms.add(term)
         self.term_start = self.head
         self.term_start_hash = self.head_hash
+        self._voted_ahead = False
         mine = (self.head_term, self.head)
         certificate = [
             {"seat": s, "seq": v.seq, "hterm": v.hterm, "h": v.hash, "s": v.sig}
@@ -354,3 +360,12 @@ class Election:
         if start is None or h is None or seq > start or start > self.head:
             return False
         return self.hashes[start] == h
+
+    def _settle_restart_swap(self, term: int) -> None:
+        """(v3) After a restart, acks of terms below our vote floor counted
+        only up to final (:attr:`_restart_swap`): once we follow ``term``,
+        only those below ``term`` (a vote whose election never happened
+        leaves the acks of the term that went on counting)."""
+        swap = self._restart_swap
+        if swap is not None and self._swap == swap and term < swap[1]:
+            self._swap = self._restart_swap = (swap[0], term)

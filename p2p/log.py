@@ -191,7 +191,17 @@ class LogMachine(Election, AckRelay, CatchUp):
         self._fetch_end = 0  # last seq the latest fetch asked for
         self._known_head = 0  # longest chain some peer showed us
         self._fetch_turn = 0  # (v3) whom _fetch_again asks next
-        self._swap: tuple[int, int] | None = None  # (v3) (seq, term) of our cuts: commitment.reach
+        # (v3) (seq, term) of our cuts (commitment.reach). Not on disk: a
+        # restarted peer counts acks of older terms than its vote floor only
+        # up to its final point (fourth review, A2a: a restart forgot a cut)
+        self._swap: tuple[int, int] | None = (
+            (self.final + 1, self.vote_floor) if self.v3 else None
+        )
+        # (v3) we voted for a term we have not entered, before a restart:
+        # limbo (see _ack) until we hear the sequencer we follow or enter a
+        # term (fourth review, A2c: the restart ended the limbo)
+        self._voted_ahead = self.v3 and self.voted > self.term
+        self._restart_swap = self._swap  # dropped if that vote's election did not happen
         self._rewind = 1
         self._sync_from: int | None = None
         self._sync_target: tuple[int, int] = (0, 0)
@@ -334,7 +344,9 @@ class LogMachine(Election, AckRelay, CatchUp):
         branch, signed after its vote and before it swapped, made that
         branch final at the other honest seat)."""
         seq = min(self._durable, self.head)
-        limbo = self.election is not None and self.role is not Role.SEQUENCER
+        limbo = self._voted_ahead or (
+            self.election is not None and self.role is not Role.SEQUENCER
+        )
         if self.v3 and (limbo or self._start_contradicted()):
             # (v3) between our vote for a term and its newterm (which may cut
             # what we hold past final), or following a newterm whose start

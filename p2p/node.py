@@ -143,7 +143,8 @@ class Node:
         self._dialing: set[int] = set()
         self._pending: dict[str, int] = {}  # handshakes in progress, per remote host
         self._pending_total = 0
-        self._shaking: dict[int, trio.CancelScope] = {}  # inbound handshakes, oldest first
+        # inbound handshakes in progress, oldest first: number -> (host, scope)
+        self._shaking: dict[int, tuple[str, trio.CancelScope]] = {}
         self._shakes = 0  # numbers them
         self._warnings = WarningRate()
         self._nursery: trio.Nursery | None = None
@@ -475,19 +476,24 @@ class Node:
         host = label.rsplit(":", 1)[0]
         if self._pending.get(host, 0) >= PENDING_PER_HOST:
             # hosts opening connection after connection and never finishing
-            # a handshake must not use up our descriptors or memory
-            log.debug("%s: too many handshakes at once; closed", label)
-            self._warnings.note("too many handshakes at once")
-            await trio.aclose_forcefully(stream)
-            return
-        if self._pending_total >= PENDING_TOTAL and self._shaking:
+            # a handshake must not use up our descriptors or memory: that
+            # host's oldest handshake goes (a seat behind the same address,
+            # a NAT, a shared machine, still gets through: fourth review A4b)
+            oldest = next((n for n, (h, _) in self._shaking.items() if h == host), None)
+            if oldest is None:
+                await trio.aclose_forcefully(stream)
+                return
+            self._shaking.pop(oldest)[1].cancel()
+            log.debug("%s: too many handshakes at once; its oldest closed", label)
+            self._warnings.note("too many handshakes at once from one host: the oldest closed")
+        elif self._pending_total >= PENDING_TOTAL and self._shaking:
             # every slot taken (strangers on several addresses): the oldest
             # handshake goes, not the newcomer — a seat's handshake takes a
             # round trip, a stranger's that never ends would otherwise keep
             # a seat that lost its link out for as long as it keeps them
             # (third review, A5c: 64 held slots, the seat named as a leaver)
             oldest = next(iter(self._shaking))
-            self._shaking.pop(oldest).cancel()
+            self._shaking.pop(oldest)[1].cancel()
             self._warnings.note("too many handshakes at once: the oldest closed")
         self._pending[host] = self._pending.get(host, 0) + 1
         self._pending_total += 1
@@ -497,7 +503,7 @@ class Node:
         number = self._shakes
         try:
             with trio.CancelScope() as scope:
-                self._shaking[number] = scope
+                self._shaking[number] = (host, scope)
                 await self._handshake(conn)
             if scope.cancelled_caught:
                 await trio.aclose_forcefully(stream)

@@ -186,18 +186,21 @@ async def test_connections_that_never_say_hello_cannot_pile_up(tmp_path, monkeyp
     async with mesh(ids, table, tmp_path, seats=[0]) as (node,):
         silent = [await RawPeer.connect(node) for _ in range(p2p.node.PENDING_PER_HOST)]
         await wait_until(lambda: node._pending_total == p2p.node.PENDING_PER_HOST, 1.0)
-        extra = await RawPeer.connect(node)  # one too many from this host: closed at once
-        with trio.fail_after(2):
-            assert await extra.closed_by_peer()
-        for raw in silent:  # the silent ones are cut off by the handshake timeout
+        # one too many from this host: that host's oldest handshake is closed
+        # at once (well before the 1.5 s handshake timeout), not the newcomer
+        extra = await RawPeer.connect(node)
+        with trio.fail_after(1.0):
+            assert await silent[0].closed_by_peer(timeout=1.0)
+        assert node._pending_total <= p2p.node.PENDING_PER_HOST + 1
+        for raw in [*silent[1:], extra]:  # the rest are cut off by the handshake timeout
             with trio.fail_after(p2p.node.HANDSHAKE_TIMEOUT + 2):
                 assert await raw.closed_by_peer(timeout=p2p.node.HANDSHAKE_TIMEOUT + 2)
             await raw.aclose()
+        await silent[0].aclose()
         honest = await RawPeer.connect(node)
         await honest.handshake(ids[1], table)
         await wait_until(lambda: 1 in node.connected)
         await honest.aclose()
-        await extra.aclose()
 
 
 @pytest.mark.trio
@@ -227,6 +230,26 @@ async def test_a_seat_gets_through_when_strangers_hold_every_handshake_slot(tmp_
         await honest.aclose()
         for stream in strangers:
             await stream.aclose()
+
+
+@pytest.mark.trio
+async def test_a_seat_gets_through_when_a_stranger_on_its_address_holds_its_slots(
+    tmp_path,
+) -> None:
+    """(fourth review, A4b) a stranger on the seat's own address (a NAT, a
+    shared machine) holds every handshake slot of that host: the seat's
+    handshake still gets through, that host's oldest giving way."""
+    ids, table = make_table(2)
+    async with mesh(ids, table, tmp_path, seats=[0]) as (node,):
+        strangers = [await RawPeer.connect(node) for _ in range(p2p.node.PENDING_PER_HOST)]
+        await wait_until(lambda: node._pending_total == p2p.node.PENDING_PER_HOST, 2.0)
+        honest = await RawPeer.connect(node)
+        with trio.fail_after(3):
+            await honest.handshake(ids[1], table)
+            await wait_until(lambda: 1 in node.connected)
+        await honest.aclose()
+        for raw in strangers:
+            await raw.aclose()
 
 
 def _peak_rss(pid: int) -> int:

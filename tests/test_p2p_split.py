@@ -80,3 +80,15 @@ def test_a_double_newterm_after_an_equivocation_splits_nobody() -> None:
         held = {s: net.machines[s].hashes[k] for s in (2, 3) if net.machines[s].final >= k}
         assert len(set(held.values())) <= 1, f"split at seq {k}: {held}"
     assert not net.errors
+
+
+def test_the_split_stays_closed_when_the_honest_seats_restart() -> None:
+    """(fourth review, A2a and A2d) the rules above would be in memory only:
+    the same schedule, with both honest seats restarting while their link is
+    down, or while they wait for the newterm after their votes (they acked
+    their own branch again at the new vote floor): no split."""
+    from tests import schedule_split_after_restart, schedule_split_limbo_restart
+
+    for schedule in (schedule_split_after_restart, schedule_split_limbo_restart):
+        held = schedule.main()
+        assert len(set(held.values())) <= 1, (schedule.__name__, held)

@@ -45,6 +45,8 @@ from typing import Any
 
 from mental_poker.errors import Verdict
 
+from .pace import owes_move
+
 PATIENCE = 600
 """(v3) default seconds a table waits for an away seat: a laptop's lid shut
 over a coffee or a Wi-Fi drop of several minutes (protocol.md §6 *Away*)"""
@@ -220,6 +222,9 @@ def stretch_of(table: Any, seat: int) -> int:
 def owed_text(table: Any, seat: int) -> str:
     """What a leaver owed, in words (its duties, or its acknowledgements)."""
     if seat not in table.owing():
+        move = owes_move(table, seat)
+        if move:  # its turn: the table could not go on without its move
+            return f"its move ({', '.join(sorted(move))}: its turn)"
         return "its acknowledgement of the log (it owed no body)"
     return "; ".join(str(d) for d in table.duties(seat)) or "a body"
 

@@ -139,7 +139,8 @@ class TimerClock:
             after = table.game.apply(table.state, TimerExpired(purpose))
         except EngineError:
             return False
-        own = list(getattr(self.node.log, "own_pending", ()))  # (v3) ours too: a
+        log = getattr(self.node, "log", self.node)  # a Node, or its log machine alone
+        own = list(getattr(log, "own_pending", ()))  # (v3) ours too: a
         # Detonate of ours the sequencer sits on is no reason to close the race
         for seat in range(table.setup.seats):
             for event in own if seat == self.me else held_events(seat):

@@ -188,4 +188,36 @@ class Pacer:
         return None if self._held is None else self._held[1]
 
 
-__all__ = ["PACES", "Pace", "Pacer", "own_kinds", "pace_named", "people_kinds", "takes_turn"]
+__all__ = [
+    "AUTHOR_KINDS",
+    "PACES",
+    "Pace",
+    "Pacer",
+    "owes_move",
+    "own_kinds",
+    "pace_named",
+    "people_kinds",
+    "takes_turn",
+]
+
+
+AUTHOR_KINDS = frozenset({"verdict", "add_rule", "reveal_rule"})
+"""Moves a Mao rule author's own peer owes (M27–M30): never a bot's to make."""
+
+
+def owes_move(table: Any, seat: int) -> frozenset[str]:
+    """The kinds of move only ``seat`` may make now (its turn), a rule
+    author's duties left out; empty when it owes none. In a game where
+    every seat may play at any time and a play out of turn is a penalty,
+    not a refusal (Mao, M4/M23), the seat whose turn the state names owes
+    its play."""
+    if table.over:
+        return frozenset()
+    game, state, seats = table.game, table.state, table.setup.seats
+    owed = own_kinds(game, state, seats, seat) - AUTHOR_KINDS
+    if not owed and getattr(state, "turn", None) == seat:
+        mine = game.legal_kinds(state, seat)
+        if "play" in mine and any("play" in game.legal_kinds(state, s) for s in range(seats)
+                                  if s != seat):  # fmt: skip
+            owed = frozenset({"play"})
+    return owed

@@ -41,36 +41,16 @@ import trio
 from engines.core import EngineError, Event, bots_of
 
 from .machine import Table
-from .pace import own_kinds
+from .pace import AUTHOR_KINDS, owes_move
 from .seat import Seat
 
 MAX_TURN_TIME = 3600
 """The longest turn time a setup may say (seconds)."""
 
-AUTHOR_KINDS = frozenset({"verdict", "add_rule", "reveal_rule"})
-"""Moves a Mao rule author's own peer owes (M27–M30): never a bot's to make."""
 
 AUTO = " (auto)"
 """The mark at the end of an event's line (:class:`~table.session.Update`)
 for a move made by a turn timer; screens tell it in their language."""
-
-
-def owes_move(table: Table, seat: int) -> frozenset[str]:
-    """The kinds of move only ``seat`` may make now (its turn), a rule
-    author's duties left out; empty when it owes none. In a game where
-    every seat may play at any time and a play out of turn is a penalty,
-    not a refusal (Mao, M4/M23), the seat whose turn the state names owes
-    its play."""
-    if table.over:
-        return frozenset()
-    game, state, seats = table.game, table.state, table.setup.seats
-    owed = own_kinds(game, state, seats, seat) - AUTHOR_KINDS
-    if not owed and getattr(state, "turn", None) == seat:
-        mine = game.legal_kinds(state, seat)
-        if "play" in mine and any("play" in game.legal_kinds(state, s) for s in range(seats)
-                                  if s != seat):  # fmt: skip
-            owed = frozenset({"play"})
-    return owed
 
 
 def event_text(table: Table, index: int) -> str:

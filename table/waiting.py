@@ -29,6 +29,7 @@ from typing import Any
 import trio
 
 from .absence import Away, AwayClock, back_text, ending_ahead, waiting_text
+from .pace import owes_move
 from .reports import Update
 
 
@@ -232,12 +233,21 @@ class AwayWatch:
         every look for ``duty_wait``; a present seat's ack is missing for
         milliseconds per entry), never while this peer holds an answer of
         theirs."""
-        missing = getattr(self.node, "waiting_for_acks", None)  # relayed acks (p2p)
-        if missing is None:
-            return ()
         owing = ahead.owing()
+        missing = getattr(self.node, "waiting_for_acks", None)  # relayed acks (p2p)
+        lacking = set() if missing is None else set(missing())
+        # and a seat on its turn (it owes a move, no duty) whose link is
+        # gone: a seat gone on its own turn would otherwise leave the table
+        # waiting without a word (a CI run stopped one so); a person thinking
+        # keeps its link (beats), and is never away for taking its time
+        connected = self.node.connected
+        lacking |= {
+            s for s in range(ahead.setup.seats) if owes_move(ahead, s) and s not in connected
+        }
         return tuple(
-            s for s in missing() if s != self.me and s not in owing and not self._holds(s)
+            s
+            for s in sorted(lacking)
+            if s != self.me and s not in owing and not self._holds(s)
         )
 
     def _ack_lines(self, now: float, away: tuple[int, ...]) -> tuple[str, ...]:

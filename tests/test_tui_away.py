@@ -62,7 +62,11 @@ def test_the_table_screen_says_who_it_waits_for_and_ctrl_w_stops_waiting(tmp_pat
             def waiting() -> list[str]:
                 return [text for text, _ in _notes(app) if text.startswith("[waiting] waiting for")]
 
-            await _until(pilot, lambda: bool(waiting()), "the waiting notice", 90)
+            await _until(pilot, lambda: bool(waiting()),
+                         lambda: f"the waiting notice; notes {_notes(app)[-8:]}; owing "
+                         f"{session.table.owing() if session.table else None}; final "
+                         f"{session.node.final} head {session.node.head} connected "
+                         f"{session.node.connected}", 90)
             note = waiting()[0]
             assert note.startswith(f"[waiting] waiting for {who} (seat {seat}), away 0:")
             assert note.endswith(f"the game goes on when {who} is back (ctrl+w: stop waiting)")

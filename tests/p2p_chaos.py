@@ -20,9 +20,8 @@ import random
 
 import msgpack
 
-from p2p.envelope import Entry, Event, Head, proof_from_wire
-from p2p.log import LogMachine
-from tests.p2p_sim import SimNet
+from p2p.envelope import Entry, Event, Head
+from tests.p2p_sim import SimNet, restored
 
 
 class InvariantBroken(AssertionError):
@@ -91,36 +90,7 @@ class Chaos(SimNet):
 
     def restart(self, seat: int) -> None:
         """Bring a killed seat back from what it persisted (as a node does)."""
-        chain: list[Entry] = []
-        own, led, voted, final, proofs = [], [], 0, 0, []
-        for r in self.persisted[seat]:
-            t = r["t"]
-            if t == "entry":
-                chain.append(Entry.from_wire(r["e"]))
-            elif t == "truncate":
-                del chain[r["seq"] :]
-            elif t == "submit":
-                own.append(Event.from_wire(r["ev"]))
-            elif t == "lead":
-                led.append(r["term"])
-            elif t == "vote":
-                voted = max(voted, r["term"])
-            elif t == "final":
-                final = max(final, r["seq"])
-            elif t in ("proof", "forged", "replay"):
-                proofs.append(proof_from_wire(t, r))
-        m = LogMachine(
-            self.table,
-            self.ids[seat],
-            timeout=self.timeout,
-            now=self.now,
-            entries=chain,
-            own_events=own,
-            led_terms=led,
-            proofs=proofs,
-            voted=voted,
-            final=final,
-        )
+        m = restored(self, seat)
         self.machines[seat] = m
         self.down.discard(seat)
         self.apply(seat, m.take_effects())

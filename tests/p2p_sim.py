@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgpack
 
-from p2p.envelope import Entry, Event, TableSpec
+from p2p.envelope import Entry, Event, TableSpec, proof_from_wire
 from p2p.identity import Identity
 from p2p.log import LogMachine, Persist, Send
 from p2p.wire import decode_message, encode_frame
@@ -113,3 +113,39 @@ class SimNet:
 
     def live(self) -> list[int]:
         return [s for s in range(len(self.ids)) if s not in self.down]
+
+
+def restored(net: SimNet, seat: int) -> LogMachine:
+    """A log machine for ``seat`` built from what it persisted, as a node
+    restarting reads its files (the chain, its own events, the terms it
+    led, its highest vote, its final point, the proofs it keeps)."""
+    chain: list[Entry] = []
+    own, led, voted, final, proofs = [], [], 0, 0, []
+    for r in net.persisted[seat]:
+        t = r["t"]
+        if t == "entry":
+            chain.append(Entry.from_wire(r["e"]))
+        elif t == "truncate":
+            del chain[r["seq"] :]
+        elif t == "submit":
+            own.append(Event.from_wire(r["ev"]))
+        elif t == "lead":
+            led.append(r["term"])
+        elif t == "vote":
+            voted = max(voted, r["term"])
+        elif t == "final":
+            final = max(final, r["seq"])
+        elif t in ("proof", "forged", "replay"):
+            proofs.append(proof_from_wire(t, r))
+    return LogMachine(
+        net.table,
+        net.ids[seat],
+        timeout=net.timeout,
+        now=net.now,
+        entries=chain,
+        own_events=own,
+        led_terms=led,
+        proofs=proofs,
+        voted=voted,
+        final=final,
+    )

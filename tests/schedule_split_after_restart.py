@@ -16,35 +16,15 @@ from __future__ import annotations
 
 import msgpack
 
-from p2p.envelope import Entry, Event, Head, proof_from_wire
-from p2p.log import LogMachine
-from tests.p2p_sim import SimNet
+from p2p.envelope import Entry, Head
+from tests.p2p_sim import SimNet, restored
 
 COALITION = {0, 1}
 
 
 def restart(net: SimNet, seat: int) -> None:
     """As tests/p2p_chaos.py: a seat back from what it persisted."""
-    chain: list[Entry] = []
-    own, led, voted, final, proofs = [], [], 0, 0, []
-    for r in net.persisted[seat]:
-        t = r["t"]
-        if t == "entry":
-            chain.append(Entry.from_wire(r["e"]))
-        elif t == "truncate":
-            del chain[r["seq"]:]
-        elif t == "submit":
-            own.append(Event.from_wire(r["ev"]))
-        elif t == "lead":
-            led.append(r["term"])
-        elif t == "vote":
-            voted = max(voted, r["term"])
-        elif t == "final":
-            final = max(final, r["seq"])
-        elif t in ("proof", "forged", "replay"):
-            proofs.append(proof_from_wire(t, r))
-    m = LogMachine(net.table, net.ids[seat], timeout=net.timeout, now=net.now, entries=chain,
-                   own_events=own, led_terms=led, proofs=proofs, voted=voted, final=final)
+    m = restored(net, seat)
     net.machines[seat] = m
     net.down.discard(seat)
     net.apply(seat, m.take_effects())

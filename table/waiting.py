@@ -225,10 +225,11 @@ class AwayWatch:
         return news + out + [Update("waiting", back_text(seat)) for seat in back]
 
     def _owing_acks(self, ahead: Any, now: float) -> tuple[int, ...]:
-        """(v3) The seats that owe no body on the table past the final point
-        but whose acknowledgement the final point waits for: a seat gone
-        right after its answer was
-        sequenced (it owes only its acknowledgement). They are away as any
+        """(v3) The seats that owe no duty on the table past the final point
+        but whose acknowledgement the final point waits for (a seat gone
+        right after its answer was sequenced: it owes only its
+        acknowledgement), or that owe a move and whose link is gone (a seat
+        gone on its own turn). They are away as any
         seat owing a body (:class:`~table.absence.AwayClock`: missing at
         every look for ``duty_wait``; a present seat's ack is missing for
         milliseconds per entry), never while this peer holds an answer of

@@ -458,3 +458,42 @@ async def _bomb_story() -> None:
         await pilot.pause()
         told = [line.text.removeprefix("▸ ") for line in screen.query_one("#story").lines]
         assert sum(line.startswith("──") for line in told) == 3, told
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_detonation_race_is_said_on_the_screen(lang: str) -> None:
+    # (v3) K17 as a race: another seat detonated, this one may still shout
+    # (and knows a shout now draws lots); then it has shouted too
+    asyncio.run(_race(lang))
+
+
+async def _race(lang: str) -> None:
+    from dataclasses import replace as _replace
+
+    sim = bomb_until(my_window)
+    sim.state = _replace(sim.state, race=True)
+    other = next(s for s in range(1, sim.state.seats) if s != sim.state.bomb)
+    sim.submit(Detonate(other))
+    screen = BombScreen(seat=0)
+
+    async def show(app: TableApp) -> None:
+        await app.push_screen(screen)
+        screen.refresh_table(bomb_snap(sim), BOMB)
+
+    app = TableApp(show, names=NAMES, lang=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        claim = screen.query_one("#claim", Static)
+        if lang == "en":
+            said = f"💣 {NAMES[other]} detonated! d d: detonate too (at once: drawn by lot)"
+        else:
+            said = f"💣 {NAMES[other]} 引爆了！按两次 d 也引爆（同时引爆则抽签）"
+        assert said in _text(claim), _text(claim)
+        await pilot.press("d", "d")
+        assert app.submitted == [Detonate(0)]
+        sim.submit(Detonate(0))
+        screen.refresh_table(bomb_snap(sim), BOMB)
+        await pilot.pause()
+        text = _text(claim)
+        mine = "detonated: the window closes in a moment" if lang == "en" else "引爆了：窗口马上关闭"
+        assert mine in text and ("you and" in text or "你" in text), text

@@ -468,10 +468,8 @@ def test_the_detonation_race_is_said_on_the_screen(lang: str) -> None:
 
 
 async def _race(lang: str) -> None:
-    from dataclasses import replace as _replace
-
     sim = bomb_until(my_window)
-    sim.state = _replace(sim.state, race=True)
+    sim.state = replace(sim.state, race=True)
     other = next(s for s in range(1, sim.state.seats) if s != sim.state.bomb)
     sim.submit(Detonate(other))
     screen = BombScreen(seat=0)
@@ -495,5 +493,5 @@ async def _race(lang: str) -> None:
         screen.refresh_table(bomb_snap(sim), BOMB)
         await pilot.pause()
         text = _text(claim)
-        mine = "detonated: the window closes in a moment" if lang == "en" else "引爆了：窗口马上关闭"
+        mine = "引爆了：窗口马上关闭" if lang == "zh" else "detonated: the window closes in a moment"
         assert mine in text and ("you and" in text or "你" in text), text

@@ -493,5 +493,6 @@ async def _race(lang: str) -> None:
         screen.refresh_table(bomb_snap(sim), BOMB)
         await pilot.pause()
         text = _text(claim)
-        mine = "引爆了：窗口马上关闭" if lang == "zh" else "detonated: the window closes in a moment"
+        mine = "detonated: the window closes in a moment"
+        mine = "引爆了：窗口马上关闭" if lang == "zh" else mine
         assert mine in text and ("you and" in text or "你" in text), text

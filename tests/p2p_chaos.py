@@ -21,7 +21,7 @@ import random
 import msgpack
 
 from p2p.envelope import Entry, Event, Head
-from tests.p2p_sim import SimNet, restored
+from tests.p2p_sim import SimNet
 
 
 class InvariantBroken(AssertionError):
@@ -87,17 +87,6 @@ class Chaos(SimNet):
         for seat, m in enumerate(self.machines):
             if m is not None and seat not in self.down:
                 self.apply(seat, m.tick(self.now))
-
-    def restart(self, seat: int) -> None:
-        """Bring a killed seat back from what it persisted (as a node does)."""
-        m = restored(self, seat)
-        self.machines[seat] = m
-        self.down.discard(seat)
-        self.apply(seat, m.take_effects())
-        for other in range(len(self.ids)):
-            if other != seat and other not in self.down:
-                self.apply(seat, m.peer_connected(other, self.now))
-                self.apply(other, self.machines[other].peer_connected(seat, self.now))
 
     def nemesis_step(self) -> None:
         """One nemesis move (SimNet.step and run keep their plain order)."""

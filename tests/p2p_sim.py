@@ -101,6 +101,17 @@ class SimNet:
         self.apply(seat, m.submit_own(event, self.now))
         return event
 
+    def restart(self, seat: int) -> None:
+        """Bring a killed seat back from what it persisted (as a node does)."""
+        m = restored(self, seat)
+        self.machines[seat] = m
+        self.down.discard(seat)
+        self.apply(seat, m.take_effects())
+        for other in range(len(self.ids)):
+            if other != seat and other not in self.down:
+                self.apply(seat, m.peer_connected(other, self.now))
+                self.apply(other, self.machines[other].peer_connected(seat, self.now))
+
     def kill(self, seat: int) -> None:
         self.down.add(seat)
         for key in list(self.queues):

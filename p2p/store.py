@@ -35,6 +35,7 @@ re-verifies the whole chain, so a damaged file cannot feed the log a bad entry.
 from __future__ import annotations
 
 import os
+import stat
 import struct
 import zlib
 from array import array
@@ -242,6 +243,17 @@ def table_of(head: dict[str, Any]) -> TableSpec:
             f"versions {readable}"
         )
     return table
+
+
+def read_table(path: Path) -> TableSpec:
+    """The table a log file's header names, reading that first record only
+    (StoreError if the file holds no record or starts with no header, or is
+    not a regular file: a pipe or a device is never opened)."""
+    if not stat.S_ISREG(Path(path).stat().st_mode):
+        raise StoreError(f"{path} is not a regular file")
+    for _, record in RecordStream(path):
+        return table_of(record)
+    raise StoreError("not a nodealer log (no records)")
 
 
 def _record_problem(record: dict[str, Any]) -> str | None:

@@ -216,44 +216,59 @@ class Table:
     def _duties(
         self, seat: int, stopped: bool, pending: tuple[Request, ...], look: Look
     ) -> list[Duty]:
-        out: list[Duty] = []
+        return self._all_duties(stopped, pending, look)[seat]
+
+    def _all_duties(
+        self, stopped: bool, pending: tuple[Request, ...], look: Look
+    ) -> list[list[Duty]]:
+        """What each seat owes, in one sweep over the pending requests and
+        their positions (not one per seat: this runs after every body)."""
+        n = self.setup.seats
+        out: list[list[Duty]] = [[] for _ in range(n)]
         over = self.over
         if not stopped and not over:
             # once the game is over only final reveals are owed (§6): a
             # reshuffle under way then is never dealt, its passes are void
-            out.extend(Duty("pass", number) for number, nxt in look.passes() if nxt == seat)
+            for number, nxt in look.passes():
+                if 0 <= nxt < n:
+                    out[nxt].append(Duty("pass", number))
         if over or stopped:
-            out.extend(
-                Duty("final", number) for number, missing in look.finals() if seat in missing
-            )
+            for number, missing in look.finals():
+                for seat in sorted(set(missing)):
+                    if 0 <= seat < n:
+                        out[seat].append(Duty("final", number))
             return out
-        keys: dict[int, set[int]] = {}
-        dealt_to_me: set[int] = set()  # positions an earlier pending deal gives us
+        keys: list[dict[int, set[int]]] = [{} for _ in range(n)]
+        dealt_to: list[set[int]] = [set() for _ in range(n)]  # positions an earlier deal gives
         for request in pending:
             if isinstance(request, Deal):
-                if request.seat != seat:
-                    self._keys_owed(seat, request.positions, keys, look)
-                else:
-                    dealt_to_me.update(request.positions)
+                self._keys_owed(request.positions, keys, look, request.seat, None)
+                if 0 <= request.seat < n:
+                    dealt_to[request.seat].update(request.positions)
             elif isinstance(request, Reveal | Reshuffle):
                 # our key for a card still being dealt to us waits for that
                 # deal: out early, the card would be everyone's and the deal
                 # (answered first, in order) could never be answered
-                keep = tuple(p for p in request.positions if p not in dealt_to_me)
-                self._keys_owed(seat, keep, keys, look)
+                self._keys_owed(request.positions, keys, look, None, dealt_to)
             elif isinstance(request, Transfer):
-                out.extend(self._transfer_owed(seat, request, look))
+                self._transfer_owed(request, look, out)
             elif isinstance(request, RandomDraw):
-                owed = self.draws.owed(seat, request)
-                out.extend([] if owed is None else [Duty(owed, request=request)])
-            elif isinstance(request, Prove) and request.seat == seat:
+                for seat in range(n):
+                    owed = self.draws.owed(seat, request)
+                    if owed is not None:
+                        out[seat].append(Duty(owed, request=request))
+            elif isinstance(request, Prove) and 0 <= request.seat < n:
                 key = self.claim_key(request)
                 if key is not None and key not in self.claims:
-                    out.append(Duty("claim", key[1], (key[2],), request))
-        out.extend(Duty("keys", number, tuple(sorted(ps))) for number, ps in sorted(keys.items()))
-        owed = look.owed().get(seat)
-        if owed is not None:
-            out.append(Duty("move", what=owed))
+                    out[request.seat].append(Duty("claim", key[1], (key[2],), request))
+        moves = look.owed()
+        for seat in range(n):
+            out[seat].extend(
+                Duty("keys", number, tuple(sorted(ps))) for number, ps in sorted(keys[seat].items())
+            )
+            owed = moves.get(seat)
+            if owed is not None:
+                out[seat].append(Duty("move", what=owed))
         return out
 
     @property
@@ -274,27 +289,43 @@ class Table:
         return dict(self._owed_since)
 
     def _keys_owed(
-        self, seat: int, positions: tuple[int, ...], keys: dict[int, set[int]], look: Look
+        self,
+        positions: tuple[int, ...],
+        keys: list[dict[int, set[int]]],
+        look: Look,
+        but: int | None,
+        dealt_to: list[set[int]] | None,
     ) -> None:
+        """Each holder of a key over ``positions`` owes it (not ``but``, the
+        seat a deal gives the card to; not a seat that an earlier deal gives
+        that very position, ``dealt_to``)."""
+        n = len(keys)
         for position in positions:
             holders = look.holders(position)  # None: a reshuffle still has to make it
-            if holders is not None and seat in holders:
-                number, local = self.where[position]
-                keys.setdefault(number, set()).add(local)
+            if not holders:
+                continue
+            number, local = self.where[position]
+            for seat in holders:
+                if seat == but or not 0 <= seat < n:
+                    continue
+                if dealt_to is not None and position in dealt_to[seat]:
+                    continue
+                keys[seat].setdefault(number, set()).add(local)
 
-    def _transfer_owed(self, seat: int, request: Transfer, look: Look) -> list[Duty]:
-        out = []
+    def _transfer_owed(self, request: Transfer, look: Look, out: list[list[Duty]]) -> None:
+        n = len(out)
         for position in request.positions:
             holders = look.holders(position)
             if holders is None:
                 continue
             number, local = self.where[position]
-            if seat == request.seat:
-                if seat not in holders:
-                    out.append(Duty("relock", number, (local,)))
-            elif seat in holders and request.seat in holders:
-                out.append(Duty("handover", number, (local,)))
-        return out
+            if request.seat not in holders:
+                if 0 <= request.seat < n:
+                    out[request.seat].append(Duty("relock", number, (local,)))
+                continue
+            for seat in sorted(holders):
+                if seat != request.seat and 0 <= seat < n:
+                    out[seat].append(Duty("handover", number, (local,)))
 
     def audit(self) -> Verdict:
         """After every final reveal: re-check every deal from its keys."""
@@ -400,8 +431,9 @@ class Table:
         stopped, pending, look = self.stopped, self.pending(), Look(self)
         first: dict[tuple[int, Any], int] = {}
         since: dict[int, int] = {}
-        for seat in range(self.setup.seats):
-            for duty in self._duties(seat, stopped, pending, look):
+        everyone = self._all_duties(stopped, pending, look)
+        for seat, duties in enumerate(everyone):
+            for duty in duties:
                 for unit in duty.units():
                     key = (seat, unit)
                     first[key] = self._first_owed.get(key, self.count)

@@ -152,10 +152,10 @@ class SeatNames:
 def names_of_log(path: Path, me: int | None = None) -> SeatNames:
     """The names kept next to a saved log (its seat's store), else numbers.
     Read-only: another process may be playing that table right now."""
-    from p2p.store import read_log, read_secret
+    from p2p.store import read_secret, read_table
 
     try:
-        spec = read_log(path).table
+        spec = read_table(path)  # the header only: the entries are verify's to read
     except Exception:  # a file that is not a log: verify says why
         spec = None
     fingerprints = tuple(k.fingerprint for k in spec.seats) if spec is not None else ()

@@ -43,6 +43,16 @@ def reach(
     return got
 
 
+def merge_swaps(
+    a: tuple[int, int] | None, b: tuple[int, int] | None
+) -> tuple[int, int] | None:
+    """Two cuts as one for :func:`reach`: from the lower seq, below the
+    higher vote floor (the stricter of each)."""
+    if a is None or b is None:
+        return a or b
+    return (min(a[0], b[0]), max(a[1], b[1]))
+
+
 def acked_by_all(
     acks: Mapping[int, Mapping[int, Head]],
     hashes: Sequence[bytes],

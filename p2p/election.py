@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from p2p.chain import MAX_TERM, LogError, Persist, Role, Send
+from p2p.commitment import merge_swaps
 from p2p.envelope import EventError, Head
 from p2p.prevote import PreVoteRound
 
@@ -199,6 +200,9 @@ class Election:
     def _enter_term(self, term: int, now: float, start: int | None) -> None:
         """Follow the sequencer of ``term`` (it announced itself or sent entries)."""
         self.term = term
+        if self.v3 and term > self._term_saved:  # on disk before any ack in it
+            self._term_saved = term
+            self._emit(Persist("own", {"t": "term", "term": term}, sync=True))
         self.term_start = start
         self.term_start_hash = None  # (_on_newterm sets it)
         self._voted_ahead = False
@@ -367,5 +371,9 @@ class Election:
         only those below ``term`` (a vote whose election never happened
         leaves the acks of the term that went on counting)."""
         swap = self._restart_swap
-        if swap is not None and self._swap == swap and term < swap[1]:
-            self._swap = self._restart_swap = (swap[0], term)
+        if swap is None or term >= swap[1]:
+            return
+        if self._swap == merge_swaps(swap, self._cut_saved):  # no cut since the restart
+            self._restart_swap = (swap[0], term)
+            # never below a cut made before the restart (fifth review, #10)
+            self._swap = merge_swaps(self._restart_swap, self._cut_saved)

@@ -86,7 +86,7 @@ from p2p.chain import (
     verify_chain,
     verify_prefix,
 )
-from p2p.commitment import acked_by_all, reach
+from p2p.commitment import acked_by_all, merge_swaps, reach
 from p2p.election import Election
 from p2p.envelope import (
     PROOF_KINDS,
@@ -127,6 +127,8 @@ class LogMachine(Election, AckRelay, CatchUp):
         proofs: Iterable[SequencerProof] = (),
         voted: int = 0,
         final: int = 0,
+        followed: int = 0,
+        cut: tuple[int, int] | None = None,
     ) -> None:
         seat = table.seat_of(identity.public)
         if seat is None:
@@ -172,7 +174,10 @@ class LogMachine(Election, AckRelay, CatchUp):
         self.truncations = 0  # how many times the chain was cut back
         self.low_water = len(self.chain)  # lowest head since the node last looked
         fresh = not self.chain and not self.led_terms
-        self.term = max([self.head_term, *self.led_terms])
+        # (v3) the term we followed is on disk (fifth review, #3: a restart
+        # that forgot it lowered the vote floor of rule 3's restart form)
+        self.term = max([self.head_term, *self.led_terms, followed if self.v3 else 0])
+        self._term_saved = self.term  # the highest term our `own` file says we followed
         self.term_start: int | None = None
         # the hash at term_start the newterm certified: while our chain has
         # it, nothing at or below the start is ever replaced in this term
@@ -191,17 +196,17 @@ class LogMachine(Election, AckRelay, CatchUp):
         self._fetch_end = 0  # last seq the latest fetch asked for
         self._known_head = 0  # longest chain some peer showed us
         self._fetch_turn = 0  # (v3) whom _fetch_again asks next
-        # (v3) (seq, term) of our cuts (commitment.reach). Not on disk: a
+        # (v3) (seq, term) of our cuts (commitment.reach), on disk (`cut`
+        # records: fifth review, #10), and as a restart's guess besides: a
         # restarted peer counts acks of older terms than its vote floor only
-        # up to its final point (fourth review, A2a: a restart forgot a cut)
-        self._swap: tuple[int, int] | None = (
-            (self.final + 1, self.vote_floor) if self.v3 else None
-        )
+        # up to its final point (fourth review, A2a)
+        self._cut_saved = cut if self.v3 else None
+        self._restart_swap = (self.final + 1, self.vote_floor) if self.v3 else None
+        self._swap: tuple[int, int] | None = merge_swaps(self._restart_swap, self._cut_saved)
         # (v3) we voted for a term we have not entered, before a restart:
         # limbo (see _ack) until we hear the sequencer we follow or enter a
         # term (fourth review, A2c: the restart ended the limbo)
         self._voted_ahead = self.v3 and self.voted > self.term
-        self._restart_swap = self._swap  # dropped if that vote's election did not happen
         self._rewind = 1
         self._sync_from: int | None = None
         self._sync_target: tuple[int, int] = (0, 0)
@@ -635,10 +640,9 @@ class LogMachine(Election, AckRelay, CatchUp):
         # (v3) acks of an older term count only below the cut from now on
         # (p2p.commitment.reach): what replaces these entries must be acked
         # again in the term that brings it
-        swap = (seq + 1, self.vote_floor)
-        if self._swap is not None:
-            swap = (min(swap[0], self._swap[0]), max(swap[1], self._swap[1]))
-        self._swap = swap
+        self._swap = merge_swaps((seq + 1, self.vote_floor), self._swap)
+        if self.v3:  # on disk before our next ack (the flusher syncs every file first)
+            self._emit(Persist("own", {"t": "cut", "seq": seq + 1, "floor": self.vote_floor}))
         self._durable = min(self._durable, seq)  # what replaces the rest is not on disk yet
         self.truncations += 1
         self.low_water = min(self.low_water, seq)

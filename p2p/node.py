@@ -234,6 +234,8 @@ class Node:
             led_terms=self.store.led_terms,
             proofs=self.store.proofs,
             voted=self.store.voted,
+            followed=self.store.followed,
+            cut=self.store.cut,
             final=self.store.final,
         )
         self._delivered_hwm = self.machine.head

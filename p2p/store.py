@@ -51,6 +51,7 @@ import msgpack
 
 from p2p import disk
 from p2p.chain import BrokenChain, _check_link, verify_prefix
+from p2p.commitment import merge_swaps
 from p2p.envelope import (
     PROOF_KINDS,
     Entry,
@@ -471,6 +472,8 @@ class Store:
         self.own_events: list[Event] = []
         self.led_terms: set[int] = set()
         self.voted = 0  # the highest term this peer voted in
+        self.followed = 0  # (v3) the highest term this peer followed
+        self.cut: tuple[int, int] | None = None  # (v3) its cuts: lowest seq, highest floor
         self.final = 0  # (v3) the highest seq this peer held final
         self.addresses: dict[int, tuple[str, int]] = {}  # where each seat listened last
         self.listen_port: int | None = None  # where we listened last
@@ -546,6 +549,10 @@ class Store:
                 self.led_terms.add(record["term"])
             elif record["t"] == "vote" and _valid(_TERM, record):
                 self.voted = max(self.voted, record["term"])
+            elif record["t"] == "term" and _valid(_TERM, record):
+                self.followed = max(self.followed, record["term"])
+            elif record["t"] == "cut" and _valid(_CUT, record):
+                self.cut = merge_swaps((record["seq"], record["floor"]), self.cut)
             elif record["t"] == "final" and _valid(_FINAL, record):
                 self.final = max(self.final, record["seq"])
             elif record["t"] == "addr" and _valid(_ADDR, record):
@@ -657,6 +664,9 @@ _ADDR = map_field({"t": text_field(0, 8), "seat": SEAT, "host": text_field(0, 25
 _LISTEN = map_field({"t": text_field(0, 8), "port": _PORT})
 _TERM = map_field({"t": text_field(0, 8), "term": int_field(0, (1 << 32) - 1)})
 _FINAL = map_field({"t": text_field(0, 8), "seq": int_field(0, MAX_SEQ)})
+_CUT = map_field(
+    {"t": text_field(0, 8), "seq": int_field(1, MAX_SEQ), "floor": int_field(0, (1 << 32) - 1)}
+)
 
 
 def _valid(check: Any, value: Any) -> bool:

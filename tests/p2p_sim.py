@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import msgpack
 
+from p2p.commitment import merge_swaps
 from p2p.envelope import Entry, Event, TableSpec, proof_from_wire
 from p2p.identity import Identity
 from p2p.log import LogMachine, Persist, Send
@@ -129,9 +130,11 @@ class SimNet:
 def restored(net: SimNet, seat: int) -> LogMachine:
     """A log machine for ``seat`` built from what it persisted, as a node
     restarting reads its files (the chain, its own events, the terms it
-    led, its highest vote, its final point, the proofs it keeps)."""
+    led, its highest vote and followed term, its cuts, its final point, the
+    proofs it keeps)."""
     chain: list[Entry] = []
     own, led, voted, final, proofs = [], [], 0, 0, []
+    followed, cut = 0, None
     for r in net.persisted[seat]:
         t = r["t"]
         if t == "entry":
@@ -146,6 +149,10 @@ def restored(net: SimNet, seat: int) -> LogMachine:
             voted = max(voted, r["term"])
         elif t == "final":
             final = max(final, r["seq"])
+        elif t == "term":
+            followed = max(followed, r["term"])
+        elif t == "cut":
+            cut = merge_swaps((r["seq"], r["floor"]), cut)
         elif t in ("proof", "forged", "replay"):
             proofs.append(proof_from_wire(t, r))
     return LogMachine(
@@ -159,4 +166,6 @@ def restored(net: SimNet, seat: int) -> LogMachine:
         proofs=proofs,
         voted=voted,
         final=final,
+        followed=followed,
+        cut=cut,
     )

@@ -8,7 +8,7 @@ restart (fourth review)."""
 
 from __future__ import annotations
 
-from tests import split_schedules
+from tests import split_restart_schedules, split_schedules
 
 
 def test_a_double_newterm_after_an_equivocation_splits_nobody() -> None:
@@ -22,3 +22,14 @@ def test_the_split_stays_closed_when_the_honest_seats_restart() -> None:
     for schedule in (split_schedules.after_restart, split_schedules.limbo_restart):
         held = schedule()
         assert len(set(held.values())) <= 1, (schedule.__name__, held)
+
+
+def test_a_restart_keeps_the_term_it_followed_and_the_floor_of_its_cuts() -> None:
+    # fifth review: a seat that followed terms without voting forgot them
+    # on a restart (#3); a restarted seat entered an older newterm and
+    # relaxed its cut's floor to it (#10). Each restarted honest seat made
+    # the other's branch final: two honest seats final on different entries
+    for schedule in (split_restart_schedules.forgotten_term, split_restart_schedules.older_newterm):
+        held = schedule()
+        finals = {h for h in held.values() if h is not None}
+        assert len(finals) <= 1, (schedule.__name__, held)

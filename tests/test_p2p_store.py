@@ -103,3 +103,27 @@ def test_one_process_at_a_time_per_table_store(tmp_path) -> None:
     finally:
         store.close()
     Store.open(table, tmp_path).close()  # free again once closed
+
+
+def test_the_followed_term_and_the_cuts_come_back_after_a_restart(tmp_path) -> None:
+    # (v3, fifth review #3 and #10) what rule 3 of the anti-split rules needs
+    net = _chain(1)
+    store = Store(net.table, tmp_path)
+    for record in (
+        {"t": "term", "term": 3},
+        {"t": "term", "term": 2},  # the highest wins
+        {"t": "cut", "seq": 9, "floor": 1},
+        {"t": "cut", "seq": 12, "floor": 5},  # merged: the lowest seq, the highest floor
+        {"t": "cut", "seq": 0, "floor": 7},  # malformed (no seq 0): ignored
+    ):
+        store.append("own", record)
+    store.sync()
+    store.close()
+    again = Store(net.table, tmp_path)
+    assert again.followed == 3 and again.cut == (9, 5)
+    machine = net.machines[1]
+    restarted = type(machine)(
+        net.table, net.ids[1], entries=machine.chain, followed=again.followed, cut=again.cut
+    )
+    assert restarted.term == 3 and restarted.vote_floor == 3
+    assert restarted._swap == (1, 5)  # final 0: the restart's guess (1, 3) merged with the cut

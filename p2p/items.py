@@ -19,6 +19,9 @@ class LogItem:
     author: int
     counter: int
     body: Any
+    hash: bytes = b""
+    """the entry's chain hash (empty where the node does not say it: a
+    tentative entry)"""
 
     def __str__(self) -> str:
         return f"#{self.seq} seat {self.author} event #{self.counter}: {self.body!r}"
@@ -33,7 +36,7 @@ class Rewound:
     seq: int
 
 
-def item_of(entry: Entry) -> LogItem:
+def item_of(entry: Entry, chain_hash: bytes = b"") -> LogItem:
     """The session's view of an entry (its body decoded)."""
     ev = entry.event
-    return LogItem(entry.seq, entry.term, ev.author, ev.counter, ev.decoded_body())
+    return LogItem(entry.seq, entry.term, ev.author, ev.counter, ev.decoded_body(), chain_hash)

@@ -330,7 +330,7 @@ class Node:
             if seq <= (machine.final if machine.v3 else machine.head):
                 entry = machine.chain[seq - 1]
                 seq += 1
-                yield item_of(entry)
+                yield item_of(entry, machine.hashes[entry.seq])
                 continue
             await self._changed.wait()
 

@@ -156,6 +156,31 @@ def _next_record(f: BinaryIO) -> tuple[dict[str, Any] | None, int]:
     return record, RECORD_HEADER.size + length
 
 
+def damage(path: Path, end: int) -> str | None:
+    """Why the file has bytes after its last good record (``end``), if it
+    does. A *torn* tail (a writer killed mid-append, or a power cut that
+    left the file's new length zero-filled) is none: fewer bytes than a
+    record header, a header whose length fits the limit but runs past the
+    end of the file, or nothing but zero bytes. Anything else is a damaged
+    record (protocol.md §3.6), and what follows it was whole when written."""
+    size = path.stat().st_size
+    if end >= size:
+        return None
+    with path.open("rb") as f:
+        f.seek(end)
+        header = f.read(RECORD_HEADER.size)
+        if len(header) < RECORD_HEADER.size:
+            return None  # torn inside the header
+        length, _ = RECORD_HEADER.unpack(header)
+        if length <= MAX_RECORD and end + RECORD_HEADER.size + length > size:
+            return None  # torn inside the payload
+        f.seek(end)
+        while chunk := f.read(1 << 16):
+            if chunk.strip(b"\0"):
+                return f"damaged record at byte {end} of {size} (length or CRC-32 wrong)"
+    return None  # zeros only: a length the disk grew before the data came
+
+
 def read_record_at(path: Path, offset: int) -> dict[str, Any]:
     """The record that starts at ``offset`` of a file (one of
     :class:`RecordStream`'s offsets); StoreError if there is none."""
@@ -281,6 +306,10 @@ class LogIndex:
     """the record offset of every entry of the chain, in seq order (the
     entries a later ``truncate`` record cut are not in it)"""
     proofs: list[SequencerProof] = field(default_factory=list)
+    """the proofs against a sequencer that verify, one per seat they name
+    (checked as they are read: a file of bogus proofs costs no memory)"""
+    bad_proofs: int = 0  # proof records that do not verify, left out
+    bad_proof: str | None = None  # why the first of them does not
     problem: str | None = None  # why reading stopped early, if it did
     end: int = 0
     """the byte offset where the whole records end"""
@@ -326,6 +355,7 @@ class VerifiedChain:
         self.body: Any = None
         """the decoded body of the entry last yielded (decoded once: to be
         checked, then for whoever reads the chain)"""
+        self.hash = b""  # the chain hash of the entry last yielded
 
     def __iter__(self) -> Iterator[Entry]:
         table = self.index.table
@@ -347,7 +377,7 @@ class VerifiedChain:
             prev, hterm = h, entry.term
             next_counter[entry.event.author] += 1
             self.good = expected
-            self.body = body
+            self.body, self.hash = body, h
             yield entry
 
     def _checked(self) -> Iterator[tuple[Entry, bytes | None]]:
@@ -406,10 +436,22 @@ def scan_log(path: Path) -> LogIndex | None:
         elif kind == "truncate":
             del index.offsets[record["seq"] :]
         elif kind in PROOF_KINDS:
-            index.proofs.append(proof_from_wire(kind, record))
+            _keep_proof(index, proof_from_wire(kind, record))
     if index is not None:
         index.end = records.end
     return index
+
+
+def _keep_proof(index: LogIndex, proof: SequencerProof) -> None:
+    """Keep ``proof`` if it verifies and names a seat no kept one names."""
+    try:
+        culprit = proof.verify(index.table)
+    except EventError as exc:
+        index.bad_proofs += 1
+        index.bad_proof = index.bad_proof or f"{_a(proof.label)} that does not verify: {exc}"
+        return
+    if all(kept.culprit(index.table) != culprit for kept in index.proofs):
+        index.proofs.append(proof)
 
 
 def verified_proofs(
@@ -520,6 +562,13 @@ class Store:
             fd = os.open(path, flags)
         disk.make_private(fd, path, mode)  # even if it was created (or copied) looser
         if os.fstat(fd).st_size != records_end:
+            problem = damage(path, records_end)
+            if problem is not None:  # whole records after it were relied on: cut nothing
+                os.close(fd)
+                raise StoreError(
+                    f"{path}: {problem}; nothing was cut (move the file away to start "
+                    "this table's store afresh)"
+                )
             os.ftruncate(fd, records_end)  # cut a torn tail off
         self._fds[name] = fd
         return fd

@@ -12,9 +12,12 @@ seats owe one and since which body each has owed something without a break
 "patience"|"vote", at}``: "these seats have owed since body ``at`` and I no
 longer wait for them". It counts for that exact set while every named seat's
 stretch lasts (a seat that answers starts a new stretch: the votes lapse).
-One naming a seat that owes nothing now, or whose stretch began after
-``at``, is *stale* — dropped, naming nobody, not even its author (it may
-have raced the answer). The game ends abandoned at the body where every
+One naming a seat whose stretch began after ``at`` is *stale* — dropped,
+naming nobody, not even its author (it may have raced the answer). A seat
+that owes no body is in the stretch of its silence since its last body (it
+owes its acknowledgements of the log: :func:`stretch_of`); the log cannot
+show acks, so more than half of the seats not named can name a present
+seat that owes no body (a majority's power, protocol.md §6). The game ends abandoned at the body where every
 seat not in the set has voted for exactly that set. From then on (and from
 any other stop: a refused body, a refused setup) every body but a final
 reveal is stale: recorded, ignored, never named (issue 28 point 5). An

@@ -100,6 +100,7 @@ from .draws import Draws
 from .duty import Duty
 from .history import StateHistory
 from .owing import Look
+from .seen import SeenHashes, seen_problem, take_seen
 from .timers import TimerBook, feed_timer, seen_at
 
 
@@ -171,6 +172,7 @@ class Table:
         self.stale: list[tuple[int, int, str]] = []
         """(author, body number, what) of every stale body dropped"""
         self.count = 0
+        self.seen = SeenHashes()  # (v3) each count's `seen` (table/seen.py)
         """table bodies fed so far (refused and stale ones included)"""
         self._reshuffles: dict[tuple[int, ...], int] = {}
         self.passing_from = 0
@@ -338,16 +340,26 @@ class Table:
         return self.faults[0] if self.faults else Verdict.good()
 
     # ------------------------------------------------------------ feeding
-    def feed(self, author: int, body: Any, term: int | None = None) -> Verdict:
+    def feed(
+        self, author: int, body: Any, term: int | None = None, chain_hash: bytes = b""
+    ) -> Verdict:
         """Apply one log body by ``author``; a refused body changes nothing
         and its verdict names the seat responsible. ``term``: the term of
-        the log entry carrying the body (enables the timer authority rule)."""
+        the log entry carrying the body (enables the timer authority rule);
+        ``chain_hash``: that entry's hash (what later bodies' ``seen`` name,
+        :mod:`table.seen`; empty: not known)."""
         if not isinstance(author, int) or not 0 <= author < self.setup.seats:
             raise TableError(f"no seat {author!r} at this table")
         if term is not None and (not isinstance(term, int) or term < 0):
             raise TableError(f"bad term {term!r}")
+        seen = None
+        if self.setup.version >= 3:
+            body, seen = take_seen(body)
         try:
-            verdict = self._dispatch(author, body, term)
+            if seen is None:
+                verdict = self._dispatch(author, body, term)
+            else:
+                verdict = self._judge_seen(author, body, term, seen)
         except Exception as exc:  # no body ever crashes a peer or verify (§6)
             why = f"{type(exc).__name__}: {exc}"[:200]
             verdict = Verdict.cheat(author, f"its body could not be judged: {why}")
@@ -359,6 +371,7 @@ class Table:
         else:
             self.faults.append(verdict)
         self.count += 1
+        self.seen.saw(chain_hash)
         self._history.append(self.state)
         self.timers.note(self.pending(), self.count)
         self._note_owed()
@@ -390,14 +403,38 @@ class Table:
             return Verdict.cheat(author, f"unknown table body {body['t']!r:.30}")
         return handler(author, body)
 
-    def _beyond(self, author: int, body: Mapping[str, Any], term: int | None, at: int) -> Verdict:
+    def saw(self, chain_hash: bytes) -> None:
+        """The setup's entry had this chain hash (``seen`` of ``at`` 0)."""
+        self.seen.saw(chain_hash)
+
+    def _judge_seen(self, author: int, body: Any, term: int | None, seen: Any) -> Verdict:
+        """(v3) A body with ``seen`` (:mod:`table.seen`): one signed for
+        another log than this one is judged as a body from beyond the count."""
+        problem = seen_problem(seen)
+        if problem is not None:
+            return Verdict.cheat(author, problem)
+        at = body.get("at") if isinstance(body, Mapping) else None
+        ours = self.seen.at(at)
+        if ours is None or ours == seen or type(at) is not int or at > self.count:
+            return self._dispatch(author, body, term)
+        return self._beyond(author, body, term, at, other_log=True)
+
+    def _beyond(
+        self,
+        author: int,
+        body: Mapping[str, Any],
+        term: int | None,
+        at: int,
+        other_log: bool = False,
+    ) -> Verdict:
         """(v3, protocol.md §6 *Races*) A body signed after ``at`` table
         bodies sits where fewer came before it: its author lied, or the
         entry's sequencer placed it before bodies the author had seen (or a
         failover cut tentative ones). It is judged as if signed now; if that
         refuses it, the log is not the game its author played: the table
         stops there naming nobody (the log cannot tell the two apart),
-        unless the author was that sequencer."""
+        unless the author was that sequencer. ``other_log``: its ``seen``
+        is not this log's (the author saw other bodies, :mod:`table.seen`)."""
         verdict = self._dispatch(author, {**body, "at": self.count}, term)
         if verdict.ok or verdict.seat != author:
             return verdict
@@ -405,9 +442,14 @@ class Table:
             return verdict  # its author sequenced it too: either way, it is named
         by = "its sequencer" if term is None else f"the sequencer of term {term} (seat "
         by += "" if term is None else f"{term % self.setup.seats})"
+        where = (
+            f"for another log (what it saw after {at} table bodies is not this log's)"
+            if other_log
+            else f"after {at} table bodies, placed after {self.count}"
+        )
         return Verdict.cheat(
             None,
-            f"seat {author} signed a body after {at} table bodies, placed after {self.count}: "
+            f"seat {author} signed a body {where}: "
             f"seat {author} or {by} broke the order; refused here ({verdict.reason:.80})",
         )
 

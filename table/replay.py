@@ -126,10 +126,12 @@ class Item:
     value's memory) and decoded again when read; a body that would not come
     back the same (not msgpack data, a tuple for a list) is kept as it is."""
 
-    __slots__ = ("_body", "_packed", "author", "seq", "term")
+    __slots__ = ("_body", "_packed", "author", "hash", "seq", "term")
 
-    def __init__(self, seq: int, term: int, author: int, body: Any) -> None:
-        self.seq, self.term, self.author = seq, term, author
+    def __init__(
+        self, seq: int, term: int, author: int, body: Any, chain_hash: bytes = b""
+    ) -> None:
+        self.seq, self.term, self.author, self.hash = seq, term, author, chain_hash
         self._body: Any = body
         self._packed = False
         try:
@@ -141,10 +143,11 @@ class Item:
             self._body, self._packed = packed, True
 
     @classmethod
-    def unpacked(cls, seq: int, term: int, author: int, body: Any) -> Item:
+    def unpacked(cls, seq: int, term: int, author: int, body: Any, chain_hash: bytes = b"") -> Item:
         """An item that holds its body as it is (one not kept: no packing)."""
         item = cls.__new__(cls)
         item.seq, item.term, item.author, item._body, item._packed = seq, term, author, body, False
+        item.hash = chain_hash
         return item
 
     @property
@@ -214,13 +217,16 @@ class Replay:
         ended abandoned: honest seats play no further."""
         return bool(self.faults) or (self.table is not None and self.table.stopped)
 
-    def feed(self, seq: int, term: int, author: int, body: Any) -> Fault | None:
-        """Apply the entry at ``seq`` (entries come in order from 1)."""
+    def feed(
+        self, seq: int, term: int, author: int, body: Any, chain_hash: bytes = b""
+    ) -> Fault | None:
+        """Apply the entry at ``seq`` (entries come in order from 1);
+        ``chain_hash``: its hash in the chain (what a body's ``seen`` names,
+        protocol.md §6 *Races*; empty: not known here, nothing is checked)."""
         if seq != self.fed + 1:
             raise ValueError(f"entry #{seq} fed where #{self.fed + 1} belongs")
-        item = (
-            Item(seq, term, author, body) if self.keep else Item.unpacked(seq, term, author, body)
-        )
+        make = Item if self.keep else Item.unpacked
+        item = make(seq, term, author, body, chain_hash)
         if self.keep:
             self.items.append(item)
         self.fed = seq
@@ -240,9 +246,10 @@ class Replay:
                 self.faults.append(found)
                 return found
             self.table = Table(self.setup)
+            self.table.saw(item.hash)
             return None
         try:
-            verdict = self.table.feed(item.author, item.body, item.term)
+            verdict = self.table.feed(item.author, item.body, item.term, item.hash)
         except TableError as exc:  # a log entry by a seat not at the table
             verdict = Verdict.cheat(None, str(exc))
         except Exception as exc:  # a body never crashes a peer or verify

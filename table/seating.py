@@ -408,7 +408,8 @@ def held_tables(identity: Identity, home: Path | None = None) -> list[HeldTable]
             continue
         replay = Replay(saved.table)
         for entry in saved.entries:
-            replay.feed(entry.seq, entry.term, entry.event.author, entry.event.decoded_body())
+            body = entry.event.decoded_body()
+            replay.feed(entry.seq, entry.term, entry.event.author, body, entry.hash(saved.table))
         if replay.table is not None and (replay.table.over or replay.stopped):
             if not replay.finals_missing():
                 continue  # finished

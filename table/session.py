@@ -281,7 +281,7 @@ class TableSession(TimerClock, TurnClock):
         seat = self.seat
         if seat is None:
             raise MoveRefused("the game has not been set up yet")
-        await self.node.submit(seat.move_body(event, at=snap.count))
+        await self.node.submit(self._stamped(seat.move_body(event, at=snap.count)))
 
     # ---------------------------------------------------------------- running
 
@@ -398,13 +398,13 @@ class TableSession(TimerClock, TurnClock):
     def _feed_item(self, item: LogItem) -> None:
         replay = self.replay
         if self._shared is None or len(replay.items) < item.seq:
-            replay.feed(item.seq, item.term, item.author, item.body)
+            replay.feed(item.seq, item.term, item.author, item.body, item.hash)
             return
         fed = replay.items[item.seq - 1]  # another seat of this process fed it
         if (fed.term, fed.author, fed.body) != (item.term, item.author, item.body):
             # our log differs (it is about to be cut back): go on alone
             self._leave_shared(item.seq - 1)
-            self.replay.feed(item.seq, item.term, item.author, item.body)
+            self.replay.feed(item.seq, item.term, item.author, item.body, item.hash)
 
     def _leave_shared(self, keep: int | None = None) -> None:
         """Go on with a replay of our own (the first ``keep`` entries of the
@@ -626,7 +626,16 @@ class TableSession(TimerClock, TurnClock):
 
     async def _publish(self, body: dict[str, Any]) -> None:
         """Sign one body into the log (a hook: tests make cheating peers here)."""
-        await self.node.submit(body)
+        await self.node.submit(self._stamped(body))
+
+    def _stamped(self, body: dict[str, Any]) -> dict[str, Any]:
+        """(v3) ``body`` with ``seen``, what this seat had seen at its
+        ``at`` (:mod:`table.seen`), where this peer knows it (final entries)."""
+        table = self.replay.table
+        if table is None or self.node.table.version < 3 or "seen" in body:
+            return body
+        seen = table.seen.at(body.get("at"))
+        return body if seen is None else {**body, "seen": seen}
 
     # ---------------------------------------------------------------- away (table/waiting.py)
 

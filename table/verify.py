@@ -25,7 +25,8 @@ from typing import Any
 from engines.core import Outcome
 from mental_poker.batch import checked_elsewhere
 from p2p.envelope import EventError, TableSpec
-from p2p.store import MAX_RECORD, RECORD_HEADER, LogIndex, StoreError, scan_log
+from p2p.store import LogIndex, StoreError, scan_log
+from p2p.store import damage as damage_in
 
 from .absence import Abandoned, audit_present
 from .machine import TableSetup
@@ -150,26 +151,6 @@ class Report:
         return out
 
 
-def _damage(path: Path, end: int) -> str | None:
-    """Why the file has bytes after its last good record, if it does. A
-    *torn* tail (a writer killed mid-append) is ignored: fewer bytes than a
-    record header, or a header whose length fits the limit but runs past
-    the end of the file. Anything else is a damaged record (protocol.md
-    §3.6)."""
-    size = path.stat().st_size
-    if end >= size:
-        return None
-    with path.open("rb") as f:
-        f.seek(end)
-        header = f.read(RECORD_HEADER.size)
-    if len(header) < RECORD_HEADER.size:
-        return None  # torn inside the header
-    length, _ = RECORD_HEADER.unpack(header)
-    if length <= MAX_RECORD and end + RECORD_HEADER.size + length > size:
-        return None  # torn inside the payload
-    return f"damaged record at byte {end} of {size} (length or CRC-32 wrong)"
-
-
 def _counts(replay: Replay, entries: int) -> dict[str, int]:
     table = replay.table
     counts = {"entries": entries, "deals": 0, "proofs": 0, "keys": 0, "moves": 0}
@@ -206,7 +187,7 @@ def _verify(path: Path, pre: ProofsAhead) -> Report:
             report.problem = f"{path} is {what} (a saved log is a file)"
             return report
         index = scan_log(path)
-        damage = None if index is None else _damage(path, index.end)
+        damage = None if index is None else damage_in(path, index.end)
     except OSError as exc:
         report.problem = f"cannot read {path}: {exc.strerror or exc}"
         return report
@@ -229,13 +210,16 @@ def _verify(path: Path, pre: ProofsAhead) -> Report:
         report.notes.append("a torn last record (writer killed mid-append) was ignored")
     replay = Replay(spec, keep=False)
     report.entries = len(index.offsets)
+    if index.bad_proofs:
+        if index.bad_proofs == 1:
+            report.notes.append(f"ignored {index.bad_proof}")
+        else:
+            report.notes.append(
+                f"ignored {index.bad_proofs} proof records that do not verify; the first: "
+                f"{index.bad_proof}"
+            )
     for proof in index.proofs:  # against a sequencer: equivocation, forged or replayed event
-        try:
-            culprit = proof.verify(spec)
-        except EventError as exc:
-            article = "an" if proof.label[0] in "aeiou" else "a"
-            report.notes.append(f"ignored {article} {proof.label} that does not verify: {exc}")
-            continue
+        culprit = proof.culprit(spec)  # verified as it was read (scan_log)
         report.faults.append(Fault(culprit, replay.name(culprit), proof.what(spec), proof.seq))
     try:
         with checked_elsewhere(pre):
@@ -244,7 +228,7 @@ def _verify(path: Path, pre: ProofsAhead) -> Report:
             chain = index.chain(path)
             for entry in chain:
                 pre.reached(entry.seq)
-                replay.feed(entry.seq, entry.term, entry.event.author, chain.body)
+                replay.feed(entry.seq, entry.term, entry.event.author, chain.body, chain.hash)
     except (OSError, StoreError) as exc:  # the file changed or went away meanwhile
         report.problem = f"cannot read {path}: {exc}"
         return report

@@ -159,3 +159,26 @@ def test_signatures_checked_ahead_stop_the_chain_where_checking_in_turn_does(
     assert results[0][1] == 9 and results[0][0] == list(range(1, 10)), results[0]
     assert "not signed" in results[0][2] or "signature" in results[0][2], results[0]
     assert all(r == results[0] for r in results)
+
+
+def test_proof_records_that_do_not_verify_cost_no_memory(tmp_path) -> None:
+    """(v3 review 5, #7) anyone can append well-framed proof records to a
+    log; scan_log checks each as it reads it and keeps only those that
+    verify (one per seat named), so verify holds none of the bogus ones."""
+    import msgpack
+
+    from p2p.store import RECORD_HEADER, read_records, scan_log
+
+    records, _ = read_records(VECTOR)
+    entry = records[1]["e"]
+    bogus = {**entry, "ev": {**entry["ev"], "b": b"\0" * 1000}}  # same seq, another body
+    path = tmp_path / "log"
+    with path.open("wb") as f:
+        for record in [*records, *({"t": "proof", "a": entry, "b": bogus} for _ in range(200))]:
+            payload = msgpack.packb(record, use_bin_type=True)
+            f.write(RECORD_HEADER.pack(len(payload), zlib.crc32(payload)) + payload)
+    index = scan_log(path)
+    assert index is not None and index.proofs == [] and index.bad_proofs == 200
+    report = verify_log(path)
+    assert report.exit_code == 0 and not report.faults
+    assert any("ignored 200 proof records that do not verify" in n for n in report.notes)

@@ -194,6 +194,45 @@ def test_an_at_beyond_the_count_that_fits_now_is_judged_now(bluff: list[PeerResu
     assert replay.feed(k + 1, 0, events[k].author, body) is None and not replay.faults
 
 
+@pytest.mark.parametrize("forger", [0, 1])
+def test_a_body_re_signed_as_another_legal_one_names_no_honest_seat(
+    bluff: list[PeerResult], tmp_path: Path, forger: int
+) -> None:
+    """(v3 review 5, #1) The forger re-signs one of its own plays, one that
+    followed another seat's play, as a challenge (legal there, same
+    counter) and re-chains the log in the term it leads (seat 0: term 0;
+    seat 1: term 1 from seq 1, a file holds no certificates). The next
+    honest body was signed for the real game: its ``seen`` is not this
+    log's, so it is judged as signed now, and where that refuses it the
+    table stops naming nobody (protocol.md §6 *Races*). Before ``seen``,
+    verify named that honest seat."""
+    spec, events, _ = genuine(bluff)
+    key = identity(bluff[forger])
+    bodies = [e.decoded_body() for e in events]
+    assert all("seen" in b for b in bodies[1:] if "at" in b)  # a v3 session says what it saw
+    def plays(i: int) -> bool:
+        return bodies[i].get("t") == "move" and bodies[i]["event"]["kind"] == "play"
+
+    j = next(
+        i
+        for i in range(2, len(events) - 1)
+        if events[i].author == forger and plays(i) and plays(i - 1)
+        and events[i - 1].author != forger
+    )  # fmt: skip
+    challenge = {"t": "move", "event": {"kind": "challenge", "seat": forger}, "at": bodies[j]["at"]}
+    forged = list(events)
+    forged[j] = Event.create(spec, key, forger, events[j].counter, msgpack.packb(challenge))
+    entries, prev = [], spec.genesis
+    for seq, event in enumerate(forged, start=1):
+        entries.append(Entry.create(spec, key, seq, forger, prev, event))
+        prev = entries[-1].hash(spec)
+    report = verify_json(write_log(tmp_path / "log", spec, entries))
+    named = {f["seat"] for f in report["faults"]} - {None, forger}
+    assert not named, report["faults"]
+    stops = [f for f in report["faults"] if f["seat"] is None]
+    assert all("another log" in f["reason"] for f in stops), stops
+
+
 # --------------------- finding 4: final reveals after a stop by a forged body
 
 

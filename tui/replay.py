@@ -196,7 +196,8 @@ def replay_log(path: Path, lang: str = "en", me: str | None = None) -> Replayed:
     replay = Replay(saved.table)
     bodies: list[int] = []  # the table body each event came of
     for entry in saved.entries:
-        replay.feed(entry.seq, entry.term, entry.event.author, entry.event.decoded_body())
+        body = entry.event.decoded_body()
+        replay.feed(entry.seq, entry.term, entry.event.author, body, entry.hash(saved.table))
         if replay.table is not None:
             new = len(replay.table.events) - len(bodies)
             bodies.extend([replay.table.count - 1] * new)

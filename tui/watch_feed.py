@@ -123,7 +123,8 @@ class WatchFeed:
         self.terms.append(entry.term)
         self.authors.append(entry.event.author)
         self.counters[entry.event.author] += 1
-        self.replay.feed(entry.seq, entry.term, entry.event.author, entry.event.decoded_body())
+        body = entry.event.decoded_body()
+        self.replay.feed(entry.seq, entry.term, entry.event.author, body, digest)
 
     def _truncate(self, seq: int) -> None:
         assert self.replay is not None and self.spec is not None

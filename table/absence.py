@@ -17,8 +17,9 @@ naming nobody, not even its author (it may have raced the answer). A seat
 that owes no body is in the stretch of its silence since its last body (it
 owes its acknowledgements of the log: :func:`stretch_of`); the log cannot
 show acks, so more than half of the seats not named can name a present
-seat that owes no body (a majority's power, protocol.md §6). The game ends abandoned at the body where every
-seat not in the set has voted for exactly that set. From then on (and from
+seat that owes no body (a majority's power, protocol.md §6). The game
+ends abandoned at the body where every seat not in the set has voted for
+exactly that set. From then on (and from
 any other stop: a refused body, a refused setup) every body but a final
 reveal is stale: recorded, ignored, never named (issue 28 point 5). An
 ``abandon`` still counts after a stop by a refused body (only final reveals

@@ -142,7 +142,7 @@ def test_a_damaged_record_with_whole_records_after_it_cuts_nothing(tmp_path) -> 
     data = bytearray(own.read_bytes())
     data[10] ^= 0x01  # inside the first record's payload
     own.write_bytes(bytes(data))
-    with pytest.raises(StoreError, match="damaged record at byte 0 .* nothing was cut"):
+    with pytest.raises(StoreError, match=r"damaged record at byte 0 .* nothing was cut"):
         Store(net.table, tmp_path)
     assert own.read_bytes() == bytes(data)
 

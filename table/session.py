@@ -140,8 +140,8 @@ class SharedFeed:
     def audit(self) -> Verdict:
         """The audit of the shared table, run once per log length."""
         assert self.replay is not None
-        if self._audit is None or self._audit[0] != len(self.replay.items):
-            self._audit = (len(self.replay.items), self.replay.audit())
+        if self._audit is None or self._audit[0] != self.replay.fed:
+            self._audit = (self.replay.fed, self.replay.audit())
         return self._audit[1]
 
 
@@ -194,7 +194,11 @@ class TableSession(TimerClock, TurnClock):
         self.duty_wait = duty_wait
         self.patience = patience  # (v3) the host writes it into the setup (seconds)
         self._away = AwayWatch(node, me, duty_wait, time_scale)  # table/waiting.py
-        self.replay = Replay(node.table)
+        # (v3) a session gets final entries only, never cut: nothing to
+        # rewind, so its replay keeps no entries (issue 24: memory bounded
+        # by the table) unless seats of this process share it
+        rewinds = node.table.version < 3 or shared is not None
+        self.replay = Replay(node.table, keep=rewinds)
         self._pacer = None if pace is None else Pacer(pace)
         self._shared = shared
         if shared is not None:
@@ -548,7 +552,7 @@ class TableSession(TimerClock, TurnClock):
     # ---------------------------------------------------------------- acting
 
     def _caught_up(self) -> bool:
-        return len(self.replay.items) >= self.node.head and (
+        return self.replay.fed >= self.node.head and (
             self.node.next_own_counter <= self._own_fed
         )
 
@@ -792,7 +796,7 @@ class TableSession(TimerClock, TurnClock):
             outcome=replay.outcome(),
             faults=[*replay.faults, *self._proven_sequencers()],
             audit=audit,
-            entries=len(replay.items),
+            entries=replay.fed,
             stale=len(table.stale) if table is not None else 0,
             missing_finals=missing,
             abandoned=ended,

@@ -251,17 +251,18 @@ SPEC2 = TableSpec(b"fuzz", tuple(Identity.generate().public for _ in range(2)))
 
 
 def test_session_rebuilds_its_table_when_the_log_is_cut_back(tmp_path, deterministic_deals) -> None:
-    """A failover may cut entries the session already played (Rewound): it
-    replays the kept ones, keeps its secrets, and reads the new branch. (The
-    cut points follow the game's length, whatever the deal.)"""
+    """A failover may cut entries the session already played (Rewound, v2
+    tables: a v3 session gets final entries only, never cut): it replays
+    the kept ones, keeps its secrets, and reads the new branch. (The cut
+    points follow the game's length, whatever the deal.)"""
     from p2p.node import LogItem, Node, Rewound
     from table.session import TableSession
 
-    local = bluff(2, b"cut-back")
+    local = bluff(2, b"cut-back", version=2)
     while local.step():
         pass
     ids = [Identity.generate() for _ in range(2)]
-    spec = TableSpec(b"cut-back", tuple(i.public for i in ids))
+    spec = TableSpec(b"cut-back", tuple(i.public for i in ids), 2)
     node = Node(ids[1], spec, home=tmp_path)
     try:
         session = TableSession(node, proven=False, time_scale=1.0)

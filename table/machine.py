@@ -99,7 +99,7 @@ from .absence import PATIENCE, Absence, feed_overdue
 from .draws import Draws
 from .duty import Duty
 from .history import StateHistory
-from .owing import Look
+from .owing import Look, all_duties
 from .seen import SeenHashes, seen_problem, take_seen
 from .timers import TimerBook, feed_timer, seen_at
 
@@ -218,60 +218,7 @@ class Table:
     def _duties(
         self, seat: int, stopped: bool, pending: tuple[Request, ...], look: Look
     ) -> list[Duty]:
-        return self._all_duties(stopped, pending, look)[seat]
-
-    def _all_duties(
-        self, stopped: bool, pending: tuple[Request, ...], look: Look
-    ) -> list[list[Duty]]:
-        """What each seat owes, in one sweep over the pending requests and
-        their positions (not one per seat: this runs after every body)."""
-        n = self.setup.seats
-        out: list[list[Duty]] = [[] for _ in range(n)]
-        over = self.over
-        if not stopped and not over:
-            # once the game is over only final reveals are owed (§6): a
-            # reshuffle under way then is never dealt, its passes are void
-            for number, nxt in look.passes():
-                if 0 <= nxt < n:
-                    out[nxt].append(Duty("pass", number))
-        if over or stopped:
-            for number, missing in look.finals():
-                for seat in sorted(set(missing)):
-                    if 0 <= seat < n:
-                        out[seat].append(Duty("final", number))
-            return out
-        keys: list[dict[int, set[int]]] = [{} for _ in range(n)]
-        dealt_to: list[set[int]] = [set() for _ in range(n)]  # positions an earlier deal gives
-        for request in pending:
-            if isinstance(request, Deal):
-                self._keys_owed(request.positions, keys, look, request.seat, None)
-                if 0 <= request.seat < n:
-                    dealt_to[request.seat].update(request.positions)
-            elif isinstance(request, Reveal | Reshuffle):
-                # our key for a card still being dealt to us waits for that
-                # deal: out early, the card would be everyone's and the deal
-                # (answered first, in order) could never be answered
-                self._keys_owed(request.positions, keys, look, None, dealt_to)
-            elif isinstance(request, Transfer):
-                self._transfer_owed(request, look, out)
-            elif isinstance(request, RandomDraw):
-                for seat in range(n):
-                    owed = self.draws.owed(seat, request)
-                    if owed is not None:
-                        out[seat].append(Duty(owed, request=request))
-            elif isinstance(request, Prove) and 0 <= request.seat < n:
-                key = self.claim_key(request)
-                if key is not None and key not in self.claims:
-                    out[request.seat].append(Duty("claim", key[1], (key[2],), request))
-        moves = look.owed()
-        for seat in range(n):
-            out[seat].extend(
-                Duty("keys", number, tuple(sorted(ps))) for number, ps in sorted(keys[seat].items())
-            )
-            owed = moves.get(seat)
-            if owed is not None:
-                out[seat].append(Duty("move", what=owed))
-        return out
+        return all_duties(self, stopped, pending, look)[seat]
 
     @property
     def stopped(self) -> bool:
@@ -289,45 +236,6 @@ class Table:
         """Seats that owe a body now -> the body count since which they have
         owed something without a break (what ``overdue`` complaints cite)."""
         return dict(self._owed_since)
-
-    def _keys_owed(
-        self,
-        positions: tuple[int, ...],
-        keys: list[dict[int, set[int]]],
-        look: Look,
-        but: int | None,
-        dealt_to: list[set[int]] | None,
-    ) -> None:
-        """Each holder of a key over ``positions`` owes it (not ``but``, the
-        seat a deal gives the card to; not a seat that an earlier deal gives
-        that very position, ``dealt_to``)."""
-        n = len(keys)
-        for position in positions:
-            holders = look.holders(position)  # None: a reshuffle still has to make it
-            if not holders:
-                continue
-            number, local = self.where[position]
-            for seat in holders:
-                if seat == but or not 0 <= seat < n:
-                    continue
-                if dealt_to is not None and position in dealt_to[seat]:
-                    continue
-                keys[seat].setdefault(number, set()).add(local)
-
-    def _transfer_owed(self, request: Transfer, look: Look, out: list[list[Duty]]) -> None:
-        n = len(out)
-        for position in request.positions:
-            holders = look.holders(position)
-            if holders is None:
-                continue
-            number, local = self.where[position]
-            if request.seat not in holders:
-                if 0 <= request.seat < n:
-                    out[request.seat].append(Duty("relock", number, (local,)))
-                continue
-            for seat in sorted(holders):
-                if seat != request.seat and 0 <= seat < n:
-                    out[seat].append(Duty("handover", number, (local,)))
 
     def audit(self) -> Verdict:
         """After every final reveal: re-check every deal from its keys."""
@@ -393,8 +301,9 @@ class Table:
             return feed_overdue(self, self._overdue_votes, author, body)
         if body["t"] == "refuse":
             return self._feed_refuse(author, body)
+        if body["t"] == "deal":
+            return self._feed_deal(author, body, term)
         handler = {
-            "deal": self._feed_deal,
             "move": self._feed_move,
             "commit": self._feed_draw,
             "open": self._feed_draw,
@@ -436,22 +345,38 @@ class Table:
         unless the author was that sequencer. ``other_log``: its ``seen``
         is not this log's (the author saw other bodies, :mod:`table.seen`)."""
         verdict = self._dispatch(author, {**body, "at": self.count}, term)
+        where = (
+            f"a body for another log (what it saw after {at} table bodies is not this log's)"
+            if other_log
+            else f"a body after {at} table bodies, placed after {self.count}"
+        )
+        return self._order_broken(author, term, where, verdict)
+
+    def _order_broken(
+        self, author: int, term: int | None, what: str, verdict: Verdict
+    ) -> Verdict:
+        """(v3) ``verdict`` on a body of ``author`` that the log may show
+        out of the order it was signed in: if it refuses the body, the table
+        stops naming nobody ("seat A or the sequencer of term T broke the
+        order"), unless the author sequenced that entry too."""
         if verdict.ok or verdict.seat != author:
             return verdict
         if term is not None and term % self.setup.seats == author:
             return verdict  # its author sequenced it too: either way, it is named
         by = "its sequencer" if term is None else f"the sequencer of term {term} (seat "
         by += "" if term is None else f"{term % self.setup.seats})"
-        where = (
-            f"for another log (what it saw after {at} table bodies is not this log's)"
-            if other_log
-            else f"after {at} table bodies, placed after {self.count}"
-        )
         return Verdict.cheat(
             None,
-            f"seat {author} signed a body {where}: "
+            f"seat {author} signed {what}: "
             f"seat {author} or {by} broke the order; refused here ({verdict.reason:.80})",
         )
+
+    def _out_of_turn(self, deal: DealTable, message: ShufflePass | LockPass) -> bool:
+        """(v3) A pass a deal in its passes takes from another seat or phase now."""
+        if self.setup.version < 3 or deal.phase not in ("shuffle", "lock"):
+            return False
+        phase = "shuffle" if isinstance(message, ShufflePass) else "lock"
+        return deal.phase != phase or message.seat != deal.next_seat
 
     def _seen(self, body: Mapping[str, Any]) -> int | None:
         """The body's ``at`` (default: now), None if it names no point of
@@ -473,7 +398,7 @@ class Table:
         stopped, pending, look = self.stopped, self.pending(), Look(self)
         first: dict[tuple[int, Any], int] = {}
         since: dict[int, int] = {}
-        everyone = self._all_duties(stopped, pending, look)
+        everyone = all_duties(self, stopped, pending, look)
         for seat, duties in enumerate(everyone):
             for duty in duties:
                 for unit in duty.units():
@@ -512,7 +437,7 @@ class Table:
         self.stale.append((author, self.count, what))
         return Verdict.good()
 
-    def _feed_deal(self, author: int, body: Mapping[str, Any]) -> Verdict:
+    def _feed_deal(self, author: int, body: Mapping[str, Any], term: int | None = None) -> Verdict:
         number = body.get("deal")
         if set(body) - {"at"} != {"t", "deal", "msg"} or type(number) is not int:
             return Verdict.cheat(author, "deal body: expected t, deal, msg (and at)")
@@ -569,6 +494,12 @@ class Table:
                 return Verdict.cheat(
                     author, f"reveals keys of position {shown[0]}, a card being handed over"
                 )
+        if isinstance(message, ShufflePass | LockPass) and self._out_of_turn(deal, message):
+            # (v3) no honest seat signs a pass before the one it follows is
+            # final: out of turn, the log is not the order it was signed in
+            # (passes carry no `at`: sixth review, #10, a forger swapping two)
+            what = f"a pass out of turn (expected {deal.phase} of seat {deal.next_seat})"
+            return self._order_broken(author, term, what, Verdict.cheat(author, what))
         verdict = deal.feed(message)
         if isinstance(message, FinalReveal) and self._unfit_final(author, verdict):
             # (v3, §6 After a stop) signed for the game its author saw end,

@@ -12,6 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from engines.core import Deal, Prove, RandomDraw, Request, Reshuffle, Reveal, Transfer
+
+from .duty import Duty
+
 PASSES = ("shuffle", "lock")
 
 
@@ -75,4 +79,99 @@ class Look:
         return self._finals
 
 
-__all__ = ["Look"]
+def all_duties(
+    table: Any, stopped: bool, pending: tuple[Request, ...], look: Look
+) -> list[list[Duty]]:
+    """What each seat owes, in one sweep over the pending requests and
+    their positions (not one per seat: this runs after every body)."""
+    n = table.setup.seats
+    out: list[list[Duty]] = [[] for _ in range(n)]
+    over = table.over
+    if not stopped and not over:
+        # once the game is over only final reveals are owed (§6): a
+        # reshuffle under way then is never dealt, its passes are void
+        for number, nxt in look.passes():
+            if 0 <= nxt < n:
+                out[nxt].append(Duty("pass", number))
+    if over or stopped:
+        for number, missing in look.finals():
+            for seat in sorted(set(missing)):
+                if 0 <= seat < n:
+                    out[seat].append(Duty("final", number))
+        return out
+    keys: list[dict[int, set[int]]] = [{} for _ in range(n)]
+    dealt_to: list[set[int]] = [set() for _ in range(n)]  # positions an earlier deal gives
+    for request in pending:
+        if isinstance(request, Deal):
+            _keys_owed(table, request.positions, keys, look, request.seat, None)
+            if 0 <= request.seat < n:
+                dealt_to[request.seat].update(request.positions)
+        elif isinstance(request, Reveal | Reshuffle):
+            # our key for a card still being dealt to us waits for that
+            # deal: out early, the card would be everyone's and the deal
+            # (answered first, in order) could never be answered
+            _keys_owed(table, request.positions, keys, look, None, dealt_to)
+        elif isinstance(request, Transfer):
+            _transfer_owed(table, request, look, out)
+        elif isinstance(request, RandomDraw):
+            for seat in range(n):
+                owed = table.draws.owed(seat, request)
+                if owed is not None:
+                    out[seat].append(Duty(owed, request=request))
+        elif isinstance(request, Prove) and 0 <= request.seat < n:
+            key = table.claim_key(request)
+            if key is not None and key not in table.claims:
+                out[request.seat].append(Duty("claim", key[1], (key[2],), request))
+    moves = look.owed()
+    for seat in range(n):
+        out[seat].extend(
+            Duty("keys", number, tuple(sorted(ps))) for number, ps in sorted(keys[seat].items())
+        )
+        owed = moves.get(seat)
+        if owed is not None:
+            out[seat].append(Duty("move", what=owed))
+    return out
+
+
+def _keys_owed(
+    table: Any,
+    positions: tuple[int, ...],
+    keys: list[dict[int, set[int]]],
+    look: Look,
+    but: int | None,
+    dealt_to: list[set[int]] | None,
+) -> None:
+    """Each holder of a key over ``positions`` owes it (not ``but``, the
+    seat a deal gives the card to; not a seat that an earlier deal gives
+    that very position, ``dealt_to``)."""
+    n = len(keys)
+    for position in positions:
+        holders = look.holders(position)  # None: a reshuffle still has to make it
+        if not holders:
+            continue
+        number, local = table.where[position]
+        for seat in holders:
+            if seat == but or not 0 <= seat < n:
+                continue
+            if dealt_to is not None and position in dealt_to[seat]:
+                continue
+            keys[seat].setdefault(number, set()).add(local)
+
+
+def _transfer_owed(table: Any, request: Transfer, look: Look, out: list[list[Duty]]) -> None:
+    n = len(out)
+    for position in request.positions:
+        holders = look.holders(position)
+        if holders is None:
+            continue
+        number, local = table.where[position]
+        if request.seat not in holders:
+            if 0 <= request.seat < n:
+                out[request.seat].append(Duty("relock", number, (local,)))
+            continue
+        for seat in sorted(holders):
+            if seat != request.seat and 0 <= seat < n:
+                out[seat].append(Duty("handover", number, (local,)))
+
+
+__all__ = ["Look", "all_duties"]

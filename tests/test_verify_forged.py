@@ -194,6 +194,28 @@ def test_an_at_beyond_the_count_that_fits_now_is_judged_now(bluff: list[PeerResu
     assert replay.feed(k + 1, 0, events[k].author, body) is None and not replay.faults
 
 
+def test_two_passes_swapped_name_no_honest_seat(bluff: list[PeerResult], tmp_path: Path) -> None:
+    """(v3 review 6, #10) Passes carry no ``at``: seat 0 (one key) swaps
+    seat 1's shuffle pass with seat 2's (signed on seat 1's output) and
+    re-chains. No honest seat signs a pass before the one it follows is
+    final, so a pass out of turn shows a log out of the order it was signed
+    in: the table stops there naming nobody (before: seat 2, "shuffle pass
+    out of turn")."""
+    spec, events, seat0 = genuine(bluff)
+
+    def shuffle_of(seat: int) -> int:
+        return next(i for i, e in enumerate(events)
+                    if e.author == seat and e.decoded_body().get("t") == "deal"
+                    and e.decoded_body()["msg"].get("type") == "shuffle")  # fmt: skip
+
+    one, two = shuffle_of(1), shuffle_of(2)
+    assert two == one + 1
+    forged = [*events[:one], events[two], events[one], *events[two + 1 :]]
+    report = verify_json(write_log(tmp_path / "log", spec, rechain(spec, seat0, forged)))
+    assert [f["seat"] for f in report["faults"]] == [None], report["faults"]
+    assert "broke the order" in report["faults"][0]["reason"]
+
+
 @pytest.mark.parametrize("forger", [0, 1])
 def test_a_body_re_signed_as_another_legal_one_names_no_honest_seat(
     bluff: list[PeerResult], tmp_path: Path, forger: int

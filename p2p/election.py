@@ -64,8 +64,11 @@ class Election:
         """The sequencer we follow is alive: any election we started was premature
         (v3: unless we voted it out for censoring: its beats change nothing)."""
         self._sequencer_heard = now
-        if self.election is not None and (self._censor_vote or (self.v3 and self._censoring(now))):
-            return
+        if self.election is not None and self.v3 and self._censoring(now):
+            return  # (v3) voted out for censoring: its beats change nothing while it does
+        # (a censor vote whose event has been sequenced since is over: left
+        # standing, its limbo held every seat's final point back for good)
+        self._censor_vote = False
         self._heard = now
         if self._voted_ahead:  # (v3) a restart's limbo: the election we voted in did not
             self._voted_ahead = False  # happen, the term we follow goes on (its acks count)
@@ -82,8 +85,13 @@ class Election:
         if head.term < self.term or src in self.banned:
             return  # stale (it comes again on every connect): no signatures to check
         if head.term == self.term and self.term_start is not None:
-            self._hear_from_sequencer(now)  # from its sealed connection: it is alive
-            return
+            if (head.seq, head.hash) != (self.term_start, self.term_start_hash):
+                return  # (v3) a second start for the term we follow: not entered (review 6, #9)
+            if not self._start_restored:
+                self._hear_from_sequencer(now)  # from its sealed connection: it is alive
+                return
+            # the start came from our disk after a restart: take the newterm
+            # again (its fetch brings the certified entries we may lack)
         head.verify(self.table, src)
         self._check_certificate(head, votes)
         if head.seq <= self.head and head.hash == self.hashes[head.seq]:
@@ -94,8 +102,12 @@ class Election:
                     f"that entry is of term {true_term}"
                 )
         self._check_keeps_committed(head)
+        restored, self._start_restored = self._start_restored, False
         self._enter_term(head.term, now, start=head.seq)
         self.term_start_hash = head.hash
+        if self.v3 and not restored:  # a restart keeps rules 1 and 2 (review 6, #4 and #9)
+            record = {"t": "term", "term": head.term, "start": head.seq, "h": head.hash}
+            self._emit(Persist("own", record, sync=True))
         if head.seq < self.head and self.hashes[head.seq] == head.hash:
             if self.chain[head.seq].term < head.term:
                 self._truncate(head.seq)  # older terms' entries no majority voted for

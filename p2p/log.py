@@ -129,6 +129,7 @@ class LogMachine(Election, AckRelay, CatchUp):
         final: int = 0,
         followed: int = 0,
         cut: tuple[int, int] | None = None,
+        followed_start: tuple[int, int, bytes] | None = None,
     ) -> None:
         seat = table.seat_of(identity.public)
         if seat is None:
@@ -182,6 +183,12 @@ class LogMachine(Election, AckRelay, CatchUp):
         # the hash at term_start the newterm certified: while our chain has
         # it, nothing at or below the start is ever replaced in this term
         self.term_start_hash: bytes | None = None
+        if self.v3 and followed_start is not None and followed_start[0] == self.term:
+            # (on disk with the term: a restarted peer stays in rule 1's limbo
+            # while its chain contradicts it, and a second newterm of this
+            # term, with another start, is not entered: sixth review, #4, #9)
+            self.term_start, self.term_start_hash = followed_start[1], followed_start[2]
+        self._start_restored = self.term_start is not None  # not yet taken again this run
         self.role = Role.FOLLOWER
         self.election: int | None = None  # the term we voted for, still following self.term
         self._heard = now  # last sign of life of the current sequencer / election start

@@ -236,6 +236,7 @@ class Node:
             voted=self.store.voted,
             followed=self.store.followed,
             cut=self.store.cut,
+            followed_start=self.store.followed_start,
             final=self.store.final,
         )
         self._delivered_hwm = self.machine.head
@@ -362,10 +363,19 @@ class Node:
                     if conn is not None:
                         conn.send(frame)
             elif isinstance(effect, Persist):
-                self.store.append(effect.file, effect.record, lazy=effect.lazy)
-                if effect.sync:
-                    self.store.sync()  # rare (a led term, a proof): worth blocking for
-                elif not effect.lazy:
+                try:
+                    self.store.append(effect.file, effect.record, lazy=effect.lazy)
+                    if effect.sync:
+                        self.store.sync()  # rare (a led term, a proof): worth blocking for
+                except OSError as exc:
+                    # (a full disk) nothing after it may act as if it were
+                    # written: no later effect (a vote's Send) goes out, and
+                    # the flusher stops the node, as after a failed fsync
+                    # (sixth review, #5: it was taken for a lost peer)
+                    self._disk_error = self._disk_error or exc
+                    self._dirty.set()
+                    break
+                if not effect.sync and not effect.lazy:
                     self._dirty.set()
                 changed = True
         if changed:

@@ -34,13 +34,14 @@ re-verifies the whole chain, so a damaged file cannot feed the log a bad entry.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import struct
 import zlib
 from array import array
 from collections import deque
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from itertools import islice
@@ -158,27 +159,48 @@ def _next_record(f: BinaryIO) -> tuple[dict[str, Any] | None, int]:
 
 def damage(path: Path, end: int) -> str | None:
     """Why the file has bytes after its last good record (``end``), if it
-    does. A *torn* tail (a writer killed mid-append, or a power cut that
-    left the file's new length zero-filled) is none: fewer bytes than a
-    record header, a header whose length fits the limit but runs past the
-    end of the file, or nothing but zero bytes. Anything else is a damaged
-    record (protocol.md §3.6), and what follows it was whole when written."""
+    does: a *damaged* record, one followed by a whole, sound record (that
+    one was written, synced and perhaps relied on after it). Bytes after
+    ``end`` with no sound record anywhere in them are a *torn* tail (a
+    writer killed mid-append; a power cut that left the last append's
+    blocks zero-filled or stale), which the store cuts off."""
     size = path.stat().st_size
     if end >= size:
         return None
     with path.open("rb") as f:
         f.seek(end)
-        header = f.read(RECORD_HEADER.size)
-        if len(header) < RECORD_HEADER.size:
-            return None  # torn inside the header
-        length, _ = RECORD_HEADER.unpack(header)
-        if length <= MAX_RECORD and end + RECORD_HEADER.size + length > size:
-            return None  # torn inside the payload
-        f.seek(end)
-        while chunk := f.read(1 << 16):
-            if chunk.strip(b"\0"):
-                return f"damaged record at byte {end} of {size} (length or CRC-32 wrong)"
-    return None  # zeros only: a length the disk grew before the data came
+        # a damaged record is at most a record long: the next one starts
+        # within that, and is at most a record long itself
+        rest = f.read(2 * (RECORD_HEADER.size + MAX_RECORD))
+    found = _next_sound(rest, 1)
+    if found is None:
+        return None
+    return (
+        f"damaged record at byte {end} of {size} (length or CRC-32 wrong; "
+        f"a whole record follows at byte {end + found})"
+    )
+
+
+def _next_sound(data: bytes, start: int) -> int | None:
+    """The first offset at or after ``start`` where a whole, sound record
+    begins in ``data`` (None: none). A record's payload is a msgpack map
+    (first byte 0x80-0x8f or 0xde), which most offsets fail at once."""
+    for at in range(start, len(data) - RECORD_HEADER.size):
+        length, crc = RECORD_HEADER.unpack_from(data, at)
+        body = at + RECORD_HEADER.size
+        if not 0 < length <= min(MAX_RECORD, len(data) - body):
+            continue
+        if not (0x80 <= data[body] <= 0x8F or data[body] == 0xDE):
+            continue
+        if zlib.crc32(data[body : body + length]) != crc:
+            continue
+        try:
+            record = unpack_strict(data[body : body + length])
+        except WireError:
+            continue
+        if type(record) is dict and type(record.get("t")) is str:
+            return at
+    return None
 
 
 def read_record_at(path: Path, offset: int) -> dict[str, Any]:
@@ -200,6 +222,7 @@ class SavedLog:
     entries: list[Entry] = field(default_factory=list)
     proofs: list[SequencerProof] = field(default_factory=list)
     problem: str | None = None  # why loading stopped early, if it did
+    bad_proof: str | None = None  # why the first proof left out was (check_proofs)
 
 
 def _header(table: TableSpec) -> dict[str, Any]:
@@ -232,14 +255,20 @@ _LOG_RECORDS = {
 }
 
 
-def parse_log(records: list[dict[str, Any]]) -> SavedLog:
+def parse_log(records: Iterable[dict[str, Any]], *, check_proofs: bool = False) -> SavedLog:
     """Replay log records (header, entries, truncations, proofs); pure. Every
     record is schema-checked; the first bad one stops the replay (``problem``).
-    Proofs are not verified here (see :func:`verified_proofs`)."""
-    if not records:
+    Proofs are not verified here (see :func:`verified_proofs`) unless
+    ``check_proofs``: then each is checked as it comes and only those that
+    verify are kept, one per seat named (a file of bogus proof records
+    costs no memory; ``problem`` says why the first bad one was left out)."""
+    records = iter(records)
+    head = next(records, None)
+    if head is None:
         raise StoreError("a log starts with its table header")
-    saved = SavedLog(table_of(records[0]))
-    for record in records[1:]:
+    saved = SavedLog(table_of(head))
+    named: set[int] = set()
+    for record in records:
         kind = record["t"]
         saved.problem = _record_problem(record)
         if saved.problem is not None:
@@ -248,8 +277,19 @@ def parse_log(records: list[dict[str, Any]]) -> SavedLog:
             saved.entries.append(Entry.from_wire(record["e"]))
         elif kind == "truncate":
             del saved.entries[record["seq"] :]
-        elif kind in PROOF_KINDS:
+        elif kind in PROOF_KINDS and not check_proofs:
             saved.proofs.append(proof_from_wire(kind, record))
+        elif kind in PROOF_KINDS:
+            proof = proof_from_wire(kind, record)
+            try:
+                culprit = proof.verify(saved.table)
+            except EventError as exc:
+                why = f"left out {_a(proof.label)} that does not verify: {exc}"
+                saved.bad_proof = saved.bad_proof or why
+                continue
+            if culprit not in named:
+                named.add(culprit)
+                saved.proofs.append(proof)
     return saved
 
 
@@ -490,14 +530,12 @@ def read_log(path: Path) -> SavedLog:
     """Load a saved log file and keep its longest verified prefix (pure
     except for reading the file; for ``nodealer verify``). ``problem`` says
     why anything was left out."""
-    records, _ = read_records(Path(path))
-    saved = parse_log(records)
+    saved = parse_log((r for _, r in RecordStream(Path(path))), check_proofs=True)
     hashes, problem = verify_prefix(saved.table, saved.entries)
     if problem is not None:
         saved.problem = str(problem)
         saved.entries = saved.entries[: len(hashes) - 1]
-    saved.proofs, bad_proof = verified_proofs(saved.table, saved.proofs)
-    saved.problem = saved.problem or bad_proof
+    saved.problem = saved.problem or saved.bad_proof
     return saved
 
 
@@ -515,6 +553,8 @@ class Store:
         self.led_terms: set[int] = set()
         self.voted = 0  # the highest term this peer voted in
         self.followed = 0  # (v3) the highest term this peer followed
+        # (v3) (term, start, hash) of the latest newterm it followed
+        self.followed_start: tuple[int, int, bytes] | None = None
         self.cut: tuple[int, int] | None = None  # (v3) its cuts: lowest seq, highest floor
         self.final = 0  # (v3) the highest seq this peer held final
         self.addresses: dict[int, tuple[str, int]] = {}  # where each seat listened last
@@ -598,6 +638,13 @@ class Store:
                 self.led_terms.add(record["term"])
             elif record["t"] == "vote" and _valid(_TERM, record):
                 self.voted = max(self.voted, record["term"])
+            elif record["t"] == "term" and _valid(_TERM_START, record):
+                self.followed = max(self.followed, record["term"])
+                self.followed_start = max(
+                    self.followed_start or (-1, 0, b""),
+                    (record["term"], record["start"], record["h"]),
+                    key=lambda start: start[0],
+                )
             elif record["t"] == "term" and _valid(_TERM, record):
                 self.followed = max(self.followed, record["term"])
             elif record["t"] == "cut" and _valid(_CUT, record):
@@ -630,9 +677,17 @@ class Store:
         synced for this record (it is with the next record that is)."""
         data = _encode(record)
         fd = self._fds[file]
-        written = os.write(fd, data)
-        while written < len(data):  # pragma: no cover - regular files write whole
-            written += os.write(fd, data[written:])
+        start = os.fstat(fd).st_size
+        try:
+            written = os.write(fd, data)
+            while written < len(data):  # a full disk may take part of it
+                written += os.write(fd, data[written:])
+        except OSError:
+            # no fragment may stay for the next record to follow (sixth
+            # review, #5): on the next open it would read as a damaged record
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, start)
+            raise
         if not lazy:
             self._dirty.add(file)
 
@@ -712,6 +767,14 @@ _PORT = int_field(1, 0xFFFF)
 _ADDR = map_field({"t": text_field(0, 8), "seat": SEAT, "host": text_field(0, 255), "port": _PORT})
 _LISTEN = map_field({"t": text_field(0, 8), "port": _PORT})
 _TERM = map_field({"t": text_field(0, 8), "term": int_field(0, (1 << 32) - 1)})
+_TERM_START = map_field(
+    {
+        "t": text_field(0, 8),
+        "term": int_field(0, (1 << 32) - 1),
+        "start": int_field(0, MAX_SEQ),
+        "h": bin_field(32, 32),
+    }
+)
 _FINAL = map_field({"t": text_field(0, 8), "seq": int_field(0, MAX_SEQ)})
 _CUT = map_field(
     {"t": text_field(0, 8), "seq": int_field(1, MAX_SEQ), "floor": int_field(0, (1 << 32) - 1)}

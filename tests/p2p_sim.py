@@ -134,7 +134,7 @@ def restored(net: SimNet, seat: int) -> LogMachine:
     proofs it keeps)."""
     chain: list[Entry] = []
     own, led, voted, final, proofs = [], [], 0, 0, []
-    followed, cut = 0, None
+    followed, cut, followed_start = 0, None, None
     for r in net.persisted[seat]:
         t = r["t"]
         if t == "entry":
@@ -150,6 +150,8 @@ def restored(net: SimNet, seat: int) -> LogMachine:
         elif t == "final":
             final = max(final, r["seq"])
         elif t == "term":
+            if "start" in r and (followed_start is None or r["term"] >= followed_start[0]):
+                followed_start = (r["term"], r["start"], r["h"])
             followed = max(followed, r["term"])
         elif t == "cut":
             cut = merge_swaps((r["seq"], r["floor"]), cut)
@@ -168,4 +170,5 @@ def restored(net: SimNet, seat: int) -> LogMachine:
         final=final,
         followed=followed,
         cut=cut,
+        followed_start=followed_start,
     )

@@ -29,7 +29,14 @@ def test_a_restart_keeps_the_term_it_followed_and_the_floor_of_its_cuts() -> Non
     # on a restart (#3); a restarted seat entered an older newterm and
     # relaxed its cut's floor to it (#10). Each restarted honest seat made
     # the other's branch final: two honest seats final on different entries
-    for schedule in (split_restart_schedules.forgotten_term, split_restart_schedules.older_newterm):
+    # (sixth review, #4 and #9) and the start its newterm certified
+    schedules = split_restart_schedules
+    for schedule in (
+        schedules.forgotten_term,
+        schedules.older_newterm,
+        schedules.start_forgotten,
+        schedules.second_newterm,
+    ):
         held = schedule()
         finals = {h for h in held.values() if h is not None}
         assert len(finals) <= 1, (schedule.__name__, held)

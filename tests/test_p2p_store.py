@@ -129,7 +129,8 @@ def test_the_followed_term_and_the_cuts_come_back_after_a_restart(tmp_path) -> N
     assert restarted._swap == (1, 5)  # final 0: the restart's guess (1, 3) merged with the cut
 
 
-def test_a_damaged_record_with_whole_records_after_it_cuts_nothing(tmp_path) -> None:
+@pytest.mark.parametrize("byte", [10, 1], ids=["payload", "length"])
+def test_a_damaged_record_with_whole_records_after_it_cuts_nothing(tmp_path, byte) -> None:
     # (v3 review 5, #13) a flipped bit in the own file's first record cut
     # the file to nothing on the next open: votes, led terms, sent events
     net = _chain(1)
@@ -140,7 +141,7 @@ def test_a_damaged_record_with_whole_records_after_it_cuts_nothing(tmp_path) -> 
     store.close()
     own = tmp_path / "own"
     data = bytearray(own.read_bytes())
-    data[10] ^= 0x01  # inside the first record's payload
+    data[byte] ^= 0x01  # the first record's payload, or its length (review 6, #1)
     own.write_bytes(bytes(data))
     with pytest.raises(StoreError, match=r"damaged record at byte 0 .* nothing was cut"):
         Store(net.table, tmp_path)
@@ -159,3 +160,33 @@ def test_a_zero_filled_tail_is_a_torn_tail(tmp_path) -> None:
     own.write_bytes(whole + bytes(300))
     again = Store(net.table, tmp_path)
     assert again.voted == 4 and own.read_bytes() == whole
+
+
+def test_a_failed_append_leaves_no_fragment(tmp_path, monkeypatch) -> None:
+    # (v3 review 6, #5) a full disk took part of a record: the next records
+    # followed the fragment, and the next open cut or refused synced ones
+    import errno
+
+    from p2p import store as store_module
+
+    net = _chain(1)
+    store = Store(net.table, tmp_path)
+    store.append("own", {"t": "vote", "term": 3})
+    store.sync()
+    size = (tmp_path / "own").stat().st_size
+    real_write = os.write
+
+    def full_disk(fd: int, data: bytes) -> int:
+        real_write(fd, data[: len(data) // 2])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(store_module.os, "write", full_disk)
+    with pytest.raises(OSError):
+        store.append("own", {"t": "vote", "term": 4})
+    monkeypatch.setattr(store_module.os, "write", real_write)
+    assert (tmp_path / "own").stat().st_size == size
+    store.append("own", {"t": "term", "term": 5})
+    store.sync()
+    store.close()
+    again = Store(net.table, tmp_path)
+    assert again.voted == 3 and again.followed == 5

@@ -346,3 +346,27 @@ async def test_killed_sequencer_fails_over_and_the_log_continues(tmp_path) -> No
         assert same_chain(rest)
         assert rest[0].is_sequencer and all(x.log.term == 1 for x in rest)
         assert rest[0].chain[:20] == first.chain[:20]
+
+
+@pytest.mark.trio
+async def test_a_failed_append_sends_nothing_after_it_and_stops_the_flusher(
+    tmp_path, monkeypatch
+) -> None:
+    # (v3 review 6, #5) a full disk during an append was taken for a lost
+    # peer: the node went on, and a vote could go out after its record failed
+    from p2p.log import Persist
+
+    ids, table = make_table(3)
+    async with mesh(ids, table, tmp_path, timeout=1.0) as nodes:
+        node = nodes[1]
+        queued = {seat: conn.queued for seat, conn in node._conns.items()}
+
+        def full(*args, **kwargs):
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(node.store, "append", full)
+        node._execute([Persist("own", {"t": "vote", "term": 7}), Send(None, {"k": "x"})])
+        assert isinstance(node._disk_error, OSError)  # the flusher raises it: the node stops
+        assert {seat: conn.queued for seat, conn in node._conns.items()} == queued
+        monkeypatch.undo()
+        node._disk_error = None  # (before any await: let this mesh close cleanly)

@@ -127,20 +127,15 @@ class AwayWatch:
         if not items or items[0].seq != replay.fed + 1:
             return None
         key = tuple((it.seq, it.term, it.author) for it in items)
-        known, ahead = self._ahead_table
-        if known == key:
-            return ahead
-        if ahead is not None and known and key[: len(known)] == known:
-            fresh = items[len(known) :]  # more entries after the same ones: feed just those
-        else:
-            ahead, fresh = deepcopy(table), items  # (a whole table: only when its base moved)
-        for item in fresh:
-            try:
-                ahead.feed(item.author, item.body, item.term)
-            except ValueError:  # TableError: an author not at the table
-                continue
-        self._ahead_table = (key, ahead)
-        return ahead
+        if self._ahead_table[0] != key:
+            ahead = deepcopy(table)
+            for item in items:
+                try:
+                    ahead.feed(item.author, item.body, item.term)
+                except ValueError:  # TableError: an author not at the table
+                    continue
+            self._ahead_table = (key, ahead)
+        return self._ahead_table[1]
 
     def _holds(self, seat: int) -> bool:
         # (v3) only events that can enter the chain now (Node.held_events:

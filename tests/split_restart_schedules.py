@@ -345,142 +345,20 @@ def start_forgotten() -> dict[int, bytes | None]:
     """Sixth review #4: a restarted seat followed the term on disk but had lost the start its
     newterm certified, so rule 1's limbo was gone and it acked its old branch at the new floor.
     """
-    COAL = {0, 1}
-    net = SimNet(4, timeout=1.0)
-    for seat in range(4):
-        for i in range(2):
-            net.submit(seat, {"t": "warmup", "s": seat, "i": i})
-            net.run()
-    net.advance(0.5)
-    ids, table = (net.ids, net.table)
-    k = net.machines[2].head + 1
-    assert net.machines[2].final == net.machines[3].final == k - 1
-    prefix = list(net.machines[2].chain)
-    captured = []
-
-    def tamper(src, dst, msg):
-        if src in COAL:
-            return None
-        if dst in COAL:
-            captured.append((src, dst, msg))
-            return None
-        if {src, dst} == {2, 3}:
-            return None
-        return msg
-
-    net.tamper = tamper
-
-    def inject(src, dst, msg):
-        net.queues.setdefault((src, dst), []).append(msg)
-
-    def grab(src, kind, **match):
-        out = [
-            m
-            for s, d, m in captured
-            if s == src and m["k"] == kind and all((m.get(f) == v for f, v in match.items()))
-        ]
-        return out[-1] if out else None
-
-    def signed(kind, seat, term, seq, hterm, h):
-        return Head.create(table, ids[seat], kind, term, seq, hterm, h)
-
-    def fields(a):
-        return {f: a[f] for f in ("term", "seq", "hterm", "h", "s")}
-
-    prev = net.machines[2].hashes[k - 1]
-    x = Entry.create(table, ids[0], k, 0, prev, net.machines[0].author(msgpack.packb({"t": "X"})))
-    y = Entry.create(table, ids[0], k, 0, prev, net.machines[1].author(msgpack.packb({"t": "Y"})))
-    hx, hy = (x.hash(table), y.hash(table))
-    branch = {hx: x, hy: y}
-    inject(0, 2, {"k": "entry", "e": y.to_wire()})
-    inject(0, 3, {"k": "entry", "e": x.to_wire()})
-    net.run()
-    ack = {(2, 0): grab(2, "ack", seq=k, term=0), (3, 0): grab(3, "ack", seq=k, term=0)}
-    assert ack[2, 0]["h"] == hy and ack[3, 0]["h"] == hx
-    granted = set()
-    for _ in range(40):
-        net.advance(0.5)
-        for s, _d, m in list(captured):
-            if s in (2, 3) and m["k"] == "prevote" and ((s, m["term"]) not in granted):
-                granted.add((s, m["term"]))
-                for c in COAL:
-                    inject(c, s, signed("grant", c, m["term"], k, 0, hx).to_wire())
-        net.run()
-        if grab(2, "vote", term=1) and grab(3, "vote", term=1):
-            break
-    assert grab(2, "vote", term=1) and grab(3, "vote", term=1)
-
-    def newterm(term, start_h, voter):
-        v = grab(voter, "vote", term=term)
-        cert = [
-            {
-                "seat": s,
-                "seq": k,
-                "hterm": 0,
-                "h": start_h,
-                "s": signed("vote", s, term, k, 0, start_h).sig,
-            }
-            for s in (0, 1)
-        ]
-        cert.append({"seat": voter, "seq": v["seq"], "hterm": v["hterm"], "h": v["h"], "s": v["s"]})
-        return {**signed("newterm", 1, term, k, 0, start_h).to_wire(), "votes": cert}
-
-    nt1 = {2: newterm(1, hx, 2), 3: newterm(1, hy, 3)}
-    for s in (2, 3):
-        inject(1, s, nt1[s])
-    net.run()
-    m2, m3 = (net.machines[2], net.machines[3])
-    assert m2.term == 1 and m3.term == 1 and (m2.hashes[k] == hy) and (m3.hashes[k] == hx)
-    for s in (2, 3):
-        net.kill(s)
-    for s in (2, 3):
-        net.restart(s)
-    net.run()
-    m2, m3 = (net.machines[2], net.machines[3])
-    ack[2, 1] = grab(2, "ack", seq=k, term=1)
-    ack[3, 1] = grab(3, "ack", seq=k, term=1)
-    if ack[2, 1] is None or ack[3, 1] is None:
-        return {2: None, 3: None}
-    answered = set()
-
-    def answer_fetches():
-        for s, _d, m in list(captured):
-            if (
-                s in (2, 3)
-                and m["k"] == "fetch"
-                and ((s, m["from"], len(captured)) not in answered)
-            ):
-                answered.add((s, m["from"], len(captured)))
-                want = net.machines[s].term_start_hash
-                if want not in branch:
-                    continue
-                for seq in range(m["from"], k + 1):
-                    e = branch[want] if seq == k else prefix[seq - 1]
-                    inject(1, s, {"k": "entry", "e": e.to_wire()})
-        net.run()
-
-    for s in (2, 3):
-        inject(1, s, nt1[s])
-    net.run()
-    answer_fetches()
-    answer_fetches()
-    m2, m3 = (net.machines[2], net.machines[3])
-    for dst, other, h in ((2, 3, hx), (3, 2, hy)):
-        for f in (0, 1):
-            inject(0, dst, {"k": "acks", "of": [{"seat": other, **fields(ack[other, f])}]})
-        for c in COAL:
-            for f in (0, 1):
-                inject(c, dst, signed("ack", c, f, k, 0, h).to_wire())
-    net.run()
-    net.advance(0.2)
-    m2, m3 = (net.machines[2], net.machines[3])
-    return {m.me: m.hashes[k] if m.final >= k else None for m in (m2, m3)}
+    return _restart_split(own_first=False)
 
 
 def second_newterm() -> dict[int, bytes | None]:
     """Sixth review #9: each honest seat followed term 1 from a newterm certifying its own branch,
     restarted, then entered a second newterm of term 1 certifying the other branch.
     """
+    return _restart_split(own_first=True)
+
+
+def _restart_split(own_first: bool) -> dict[int, bytes | None]:
+    """Both honest seats restart in term 1; ``own_first``: each first followed
+    term 1 from a newterm certifying its own branch and acked it (#9), else
+    only from one certifying the other branch (#4)."""
     COAL = {0, 1}
     net = SimNet(4, timeout=1.0)
     for seat in range(4):
@@ -564,21 +442,28 @@ def second_newterm() -> dict[int, bytes | None]:
     own = {2: newterm(1, hy, 2), 3: newterm(1, hx, 3)}
     nt1 = {2: newterm(1, hx, 2), 3: newterm(1, hy, 3)}
     for s in (2, 3):
-        inject(1, s, own[s])
+        inject(1, s, own[s] if own_first else nt1[s])
     net.run()
-    for s in (2, 3):
-        net.apply(s, net.machines[s].peer_connected(1, net.now))
-    net.run()
+    if own_first:
+        for s in (2, 3):
+            net.apply(s, net.machines[s].peer_connected(1, net.now))
+        net.run()
     m2, m3 = (net.machines[2], net.machines[3])
     assert m2.term == 1 and m3.term == 1 and (m2.hashes[k] == hy) and (m3.hashes[k] == hx)
-    ack[2, 1] = grab(2, "ack", seq=k, term=1)
-    ack[3, 1] = grab(3, "ack", seq=k, term=1)
+    if own_first:
+        ack[2, 1] = grab(2, "ack", seq=k, term=1)
+        ack[3, 1] = grab(3, "ack", seq=k, term=1)
     for s in (2, 3):
         net.kill(s)
     for s in (2, 3):
         net.restart(s)
     net.run()
     m2, m3 = (net.machines[2], net.machines[3])
+    if not own_first:
+        ack[2, 1] = grab(2, "ack", seq=k, term=1)
+        ack[3, 1] = grab(3, "ack", seq=k, term=1)
+        if ack[2, 1] is None or ack[3, 1] is None:
+            return {2: None, 3: None}
     answered = set()
 
     def answer_fetches():

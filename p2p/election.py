@@ -103,11 +103,15 @@ class Election:
                 )
         self._check_keeps_committed(head)
         restored, self._start_restored = self._start_restored, False
-        self._enter_term(head.term, now, start=head.seq)
-        self.term_start_hash = head.hash
         if self.v3 and not restored:  # a restart keeps rules 1 and 2 (review 6, #4 and #9)
+            # one record, synced before anything else of the term: the term
+            # and its start together (review 7, #5: two records, a power cut
+            # between them left the term without its start)
             record = {"t": "term", "term": head.term, "start": head.seq, "h": head.hash}
             self._emit(Persist("own", record, sync=True))
+            self._term_saved = max(self._term_saved, head.term)
+        self._enter_term(head.term, now, start=head.seq)
+        self.term_start_hash = head.hash
         if head.seq < self.head and self.hashes[head.seq] == head.hash:
             if self.chain[head.seq].term < head.term:
                 self._truncate(head.seq)  # older terms' entries no majority voted for

@@ -173,12 +173,27 @@ def damage(path: Path, end: int) -> str | None:
         # within that, and is at most a record long itself
         rest = f.read(2 * (RECORD_HEADER.size + MAX_RECORD))
     found = _next_sound(rest, 1)
-    if found is None:
-        return None
+    if found is None or not _whole_to_the_end(path, end + found, size):
+        return None  # (a record inside a torn append's bytes: review 7, #4)
     return (
         f"damaged record at byte {end} of {size} (length or CRC-32 wrong; "
         f"a whole record follows at byte {end + found})"
     )
+
+
+def _whole_to_the_end(path: Path, offset: int, size: int) -> bool:
+    """Whether whole, sound records follow one another from ``offset`` to
+    the very end of the file (what an append-only writer leaves after a
+    damaged record; a record a seat put inside its move's bytes, cut by a
+    crash mid-append, is followed by the rest of those bytes instead)."""
+    with path.open("rb") as f:
+        f.seek(offset)
+        while offset < size:
+            record, length = _next_record(f)
+            if record is None:
+                return False
+            offset += length
+    return offset == size
 
 
 def _next_sound(data: bytes, start: int) -> int | None:

@@ -190,3 +190,30 @@ def test_a_failed_append_leaves_no_fragment(tmp_path, monkeypatch) -> None:
     store.close()
     again = Store(net.table, tmp_path)
     assert again.voted == 3 and again.followed == 5
+
+
+def test_a_record_inside_a_torn_append_is_still_a_torn_tail(tmp_path) -> None:
+    # (v3 review 7, #4) a seat can put a whole record inside its move's
+    # bytes; cut by a crash mid-append, that record must not make the torn
+    # tail look like damage (the store refused to open)
+    import zlib
+
+    import msgpack
+
+    from p2p.store import RECORD_HEADER
+
+    net = _chain(1)
+    store = Store(net.table, tmp_path)
+    store.append("own", {"t": "vote", "term": 2})
+    store.sync()
+    store.close()
+    inner = msgpack.packb({"t": "vote", "term": 9}, use_bin_type=True)
+    embedded = RECORD_HEADER.pack(len(inner), zlib.crc32(inner)) + inner
+    payload = msgpack.packb({"t": "submit", "pad": b"x" * 40 + embedded + b"y" * 200})
+    outer = RECORD_HEADER.pack(len(payload), zlib.crc32(payload)) + payload
+    cut = outer.index(embedded) + len(embedded) + 10  # the crash: mid-append, after it
+    own = tmp_path / "own"
+    whole = own.read_bytes()
+    own.write_bytes(whole + outer[:cut])
+    again = Store(net.table, tmp_path)
+    assert again.voted == 2 and own.read_bytes() == whole

@@ -185,6 +185,17 @@ class AckRelay:
         if self._stall is None or self._stall[:2] != (seq, self.hashes[seq]):
             self._stall = (seq, self.hashes[seq], now)
 
+    def stalled_since(self) -> float | None:
+        """(v3) Since when (the ``now`` of a tick) the first entry past our
+        final point has been so; None when everything we hold is final, or
+        when the final point moved since the last tick (the stall just
+        began)."""
+        stall, head = self._stall, len(self.hashes) - 1
+        if stall is None or self.final >= head:
+            return None
+        seq = self.final + 1
+        return stall[2] if stall[:2] == (seq, self.hashes[seq]) else None
+
     def _acks_withheld(self, now: float) -> bool:
         """(v3) Evidence against the sequencer we follow: an entry we hold
         has stayed non-final for ``censor_wait`` (counted from our current

@@ -20,8 +20,7 @@ class LogItem:
     counter: int
     body: Any
     hash: bytes = b""
-    """the entry's chain hash (empty where the node does not say it: a
-    tentative entry)"""
+    """the entry's chain hash (empty where the node does not say it)"""
 
     def __str__(self) -> str:
         return f"#{self.seq} seat {self.author} event #{self.counter}: {self.body!r}"

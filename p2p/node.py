@@ -782,9 +782,10 @@ class Node:
         what a majority acknowledged."""
         return self.log.final if self.log.v3 else self.log.committed
 
-    def tentative(self) -> list[LogItem]:
-        """(v3) The entries this peer holds past :attr:`final`: sequenced, not
-        yet acknowledged by every seat, so they may still be cut. For the
+    def tentative(self, after: int = 0) -> list[LogItem]:
+        """(v3) The entries this peer holds past :attr:`final` (and past seq
+        ``after``), with their chain hashes: sequenced, not yet acknowledged
+        by every seat, so they may still be cut. For the
         ending rule only (V3.md): a seat that is away acknowledges nothing,
         so the ``abandon`` bodies that end the game wait here until the
         table layer, having seen them, calls :meth:`set_leavers`. A session
@@ -792,7 +793,26 @@ class Node:
         machine = self.log
         if not machine.v3:
             return []
-        return [item_of(entry) for entry in machine.chain[machine.final :]]
+        return self.items_after(max(machine.final, after))
+
+    def items_after(self, seq: int) -> list[LogItem]:
+        """The entries this peer holds past ``seq``, final or not, with their
+        chain hashes (those past :attr:`final` may still be cut)."""
+        machine = self.log
+        return [item_of(entry, machine.hashes[entry.seq]) for entry in machine.chain[seq:]]
+
+    def stalled_since(self) -> float | None:
+        """(v3) The trio time since which the first entry past :attr:`final`
+        has stayed non-final (noted at each tick, every 50 ms or less);
+        None when everything held is final or the stall just began."""
+        return self.log.stalled_since()
+
+    def chain_hash(self, seq: int) -> bytes | None:
+        """The chain hash of this peer's entry at ``seq`` (0: the table's
+        genesis; None: past the head). Equal hashes at one seq mean the
+        same chain up to it."""
+        hashes = self.log.hashes
+        return hashes[seq] if 0 <= seq < len(hashes) else None
 
     def set_leavers(self, seats: Collection[int]) -> None:
         """(v3) The table layer abandoned ``seats`` (they left the game): from

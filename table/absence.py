@@ -247,7 +247,7 @@ def ending_ahead(table: Any, items: Sequence[Any]) -> Abandoned | None:
     ahead = deepcopy(table)
     for item in items[: last + 1]:
         try:
-            ahead.feed(item.author, item.body, item.term)
+            ahead.feed(item.author, item.body, item.term, getattr(item, "hash", b""))
         except ValueError:  # TableError: an author not at the table (a fault, as in a replay)
             continue
         if ahead.absence.ended is not None:
@@ -355,6 +355,11 @@ class AwayClock:
                 seen[(seat, since)] = self.first_seen.get((seat, since), now)
         self.first_seen = seen
         return {seat: at for (seat, _), at in seen.items()}
+
+    def oldest(self) -> float | None:
+        """When the longest stretch seen at the last look was first seen
+        (None: nobody owed)."""
+        return min(self.first_seen.values(), default=None)
 
     def away(self, table: Any, now: float, acks: Iterable[int] = ()) -> list[Away]:
         """The seats owing for ``duty_wait`` or longer (table order).

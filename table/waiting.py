@@ -32,6 +32,11 @@ from .absence import Away, AwayClock, back_text, ending_ahead, waiting_text
 from .pace import owes_move
 from .reports import Update
 
+CATCH_UP = 8
+"""Entries the kept table past the final point may have fallen behind the
+replay and still be fed them rather than copied afresh (a 9-seat entry
+costs about a millisecond to feed, a copy of the table ten)."""
+
 
 class NotWaiting(ValueError):
     """The table is not waiting for that seat (nothing was signed)."""
@@ -49,8 +54,8 @@ class AwayWatch:
         self._said: tuple[int, ...] = ()  # the away seats last reported
         self._told = False  # the game's abandoned end was reported
         self._leavers: frozenset[int] | None = None  # told to the node
-        self._ahead: tuple[tuple[int, int, int], ...] = ()  # tentative entries judged last
-        self._ahead_table: tuple[tuple[tuple[int, int, int], ...], Any] = ((), None)
+        self._ahead: tuple[int, int, bytes | None] | None = None  # ending judged: fed, head, hash
+        self._ahead_table: tuple[Any, int, bytes | None] | None = None  # (table, fed to seq, hash)
         self._away: list[tuple[Away, float]] = []  # (away seat, since when: trio time)
         self._said_acks: tuple[str, ...] = ()  # the missing-acknowledgement lines last said
         self._stuck: tuple[int, float] | None = None  # (final point, since when) while below head
@@ -96,7 +101,7 @@ class AwayWatch:
             return None
         if not self._away and not self._asked:
             return None
-        items = [it for it in self.node.tentative() if it.seq > replay.fed]
+        items = self.node.tentative(after=replay.fed)
         mine = sum(1 for it in items if it.author == self.me)
         if self.node.next_own_counter > own_fed + mine:
             return None  # a body of ours is not sequenced yet
@@ -118,24 +123,45 @@ class AwayWatch:
         return body
 
     def _ahead_of(self, replay: Any) -> Any:
-        """(v3) A copy of the table fed the tentative entries right after the
-        replayed ones (cached while they stay the same), or None."""
-        table = replay.table
-        if table is None or replay.fed < self.node.final:
+        """(v3) The table fed the tentative entries right after the replayed
+        ones, or None. Made only when it can matter: the node saw the final
+        point stand still at one of its ticks (every 50 ms or less: a seat
+        owing only its acknowledgement, or a body past the final point, is
+        then seen away at most that much later), or a seat has owed for
+        half of ``duty_wait`` (so every look that could show a seat away
+        judges on this table: one whose answer is sequenced but not final
+        is not away). Every new entry waits a moment for its acks, and in
+        that moment the final table says who owes as well as any.
+
+        The table is kept and fed only the entries new since, while this
+        peer's chain still has, at the last seq fed to it, the hash it had
+        then and the replay has not passed it by more than a few entries
+        (feeding those costs less than a copy); otherwise it is a copy of
+        the replay's table. A 9-seat peer spent most of its CPU copying the
+        whole table for every new entry (cProfile of bench/table.py)."""
+        table, node, clock = replay.table, self.node, self.clock
+        if table is None or clock is None or replay.fed < node.final or node.head <= replay.fed:
             return None
-        items = [it for it in self.node.tentative() if it.seq > replay.fed]
-        if not items or items[0].seq != replay.fed + 1:
+        now, oldest = trio.current_time(), clock.oldest()
+        if node.stalled_since() is None and (oldest is None or now - oldest < self.duty_wait / 2):
             return None
-        key = tuple((it.seq, it.term, it.author) for it in items)
-        if self._ahead_table[0] != key:
-            ahead = deepcopy(table)
-            for item in items:
-                try:
-                    ahead.feed(item.author, item.body, item.term)
-                except ValueError:  # TableError: an author not at the table
-                    continue
-            self._ahead_table = (key, ahead)
-        return self._ahead_table[1]
+        kept = self._ahead_table
+        if (
+            kept is not None
+            and replay.fed - kept[1] <= CATCH_UP
+            and node.chain_hash(kept[1]) == kept[2]
+        ):
+            ahead, at = kept[0], kept[1]
+        else:
+            ahead, at = deepcopy(table), replay.fed
+        for item in node.items_after(at):
+            try:  # as the replay feeds it (its chain hash: what a later `seen` names)
+                ahead.feed(item.author, item.body, item.term, item.hash)
+            except ValueError:  # TableError: an author not at the table (the replay skips it)
+                pass
+            at = item.seq
+        self._ahead_table = (ahead, at, node.chain_hash(at))
+        return ahead
 
     def _holds(self, seat: int) -> bool:
         # (v3) only events that can enter the chain now (Node.held_events:
@@ -167,9 +193,12 @@ class AwayWatch:
 
     def _stuck_long(self, now: float) -> bool:
         """Whether this peer's final point has stood still below its head
-        for ``duty_wait`` or longer."""
+        for ``duty_wait`` or longer, counted from the first look that saw
+        the node's stall (the look that also begins to judge on the table
+        past the final point, :meth:`_ahead_of`: a seat gone is then away
+        before anyone is said to lack its acknowledgement)."""
         final, head = self.node.final, self.node.head
-        if final >= head:
+        if final >= head or self.node.stalled_since() is None:
             self._stuck = None
             return False
         if self._stuck is None or self._stuck[0] != final:
@@ -283,14 +312,14 @@ class AwayWatch:
         """(v3) The ending rule: tentative entries right after the replayed
         ones that end the game abandoned make their leavers known to the
         node (judged again only when those entries change)."""
-        items = [it for it in self.node.tentative() if it.seq > replay.fed]
-        if not items or items[0].seq != replay.fed + 1:
-            return  # the replay lags behind the final point: it is fed first
-        key = tuple((it.seq, it.term, it.author) for it in items)
+        node = self.node
+        if replay.fed < node.final or node.head <= replay.fed:
+            return  # the replay lags behind the final point (it is fed first), or none
+        key = (replay.fed, node.head, node.chain_hash(node.head))
         if key == self._ahead:
             return
         self._ahead = key
-        ended = ending_ahead(replay.table, items)
+        ended = ending_ahead(replay.table, node.tentative(after=replay.fed))
         if ended is not None and self.me not in ended.seats:
             # (v3) never on an ending that names this seat: it is here
             self._tell_leavers(ended.seats)

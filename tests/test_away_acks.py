@@ -36,8 +36,17 @@ class _Node:
     def held_events(self, seat: int) -> list:
         return []
 
-    def tentative(self) -> list:
+    def tentative(self, after: int = 0) -> list:
         return []
+
+    def items_after(self, seq: int) -> list:
+        return []
+
+    def stalled_since(self) -> float | None:
+        return None if self.final >= self.head else float("-inf")
+
+    def chain_hash(self, seq: int) -> bytes | None:
+        return None if seq > self.head else seq.to_bytes(32, "big")
 
     def set_leavers(self, seats) -> None:
         raise AssertionError("nobody left")

@@ -136,21 +136,20 @@ class AwayWatch:
         The table is kept and fed only the entries new since, while this
         peer's chain still has, at the last seq fed to it, the hash it had
         then and the replay has not passed it by more than a few entries
-        (feeding those costs less than a copy); otherwise it is a copy of
-        the replay's table. A 9-seat peer spent most of its CPU copying the
+        (feeding those costs less than a copy; a table the replay passed by
+        more is let go at once); otherwise it is a copy of the replay's
+        table. A 9-seat peer spent most of its CPU copying the
         whole table for every new entry (cProfile of bench/table.py)."""
         table, node, clock = replay.table, self.node, self.clock
+        kept = self._ahead_table
+        if kept is not None and replay.fed - kept[1] > CATCH_UP:
+            kept = self._ahead_table = None  # a copy would be made: free its memory now
         if table is None or clock is None or replay.fed < node.final or node.head <= replay.fed:
             return None
         now, oldest = trio.current_time(), clock.oldest()
         if node.stalled_since() is None and (oldest is None or now - oldest < self.duty_wait / 2):
             return None
-        kept = self._ahead_table
-        if (
-            kept is not None
-            and replay.fed - kept[1] <= CATCH_UP
-            and node.chain_hash(kept[1]) == kept[2]
-        ):
+        if kept is not None and node.chain_hash(kept[1]) == kept[2]:
             ahead, at = kept[0], kept[1]
         else:
             ahead, at = deepcopy(table), replay.fed

@@ -82,9 +82,23 @@ class AwayWatch:
         def spared(seat: int) -> bool:
             return self._holds(seat) or (seat in owing and self._acking(seat, owing[seat]))
 
-        body = clock.to_sign(table, now, spared, self._asked)
+        body = clock.to_sign(table, now, spared, self._asked, self._gone_on_turn(table))
         self._asked.clear()
         return body
+
+    def _gone_on_turn(self, table: Any) -> tuple[int, ...]:
+        """(v3) Seats on their own turn (a move owed, no body) whose link is
+        gone, judged on ``table`` when nothing is past the final point."""
+        owing, connected = table.owing(), self.node.connected
+        return tuple(
+            s
+            for s in range(table.setup.seats)
+            if s != self.me
+            and s not in owing
+            and s not in connected
+            and owes_move(table, s)
+            and not self._holds(s)
+        )
 
     def body_ahead(self, replay: Any, own_fed: int) -> dict[str, Any] | None:
         """(v3) The ``abandon`` this peer signs while its replay stands at the
@@ -160,6 +174,8 @@ class AwayWatch:
                 pass
             at = item.seq
         self._ahead_table = (ahead, at, node.chain_hash(at))
+        if self._stuck is None or self._stuck[0] != node.final:
+            self._stuck = (node.final, now)  # judged past the final point from here
         return ahead
 
     def _holds(self, seat: int) -> bool:
@@ -197,10 +213,12 @@ class AwayWatch:
         past the final point, :meth:`_ahead_of`: a seat gone is then away
         before anyone is said to lack its acknowledgement)."""
         final, head = self.node.final, self.node.head
-        if final >= head or self.node.stalled_since() is None:
+        if final >= head:
             self._stuck = None
             return False
         if self._stuck is None or self._stuck[0] != final:
+            if self.node.stalled_since() is None:
+                return False  # not yet: a look that saw no stall begins no count
             self._stuck = (final, now)
         return now - self._stuck[1] >= self.duty_wait
 
@@ -220,9 +238,17 @@ class AwayWatch:
             news += [Update("abandoned", line) for line in ended.lines()]
         elif ended is None and self._leavers is None:
             self._look_ahead(replay)
+        if ended is None and self._leavers is not None:
+            return news  # the end is known (the ending rule): its entries are on their way
         now = trio.current_time()
         ahead = None if ended is not None else self._ahead_of(replay)
-        acks = () if ended is not None or ahead is None else self._owing_acks(ahead, now)
+        acks = (
+            ()
+            if ended is not None
+            else self._gone_on_turn(table)
+            if ahead is None
+            else self._owing_acks(ahead, now)
+        )
         away = [] if ended is not None else clock.away(ahead or table, now, acks)
         # (v3) a seat acking past the final point is there: held up, as this
         # peer is, by a seat that acknowledges nothing (not away itself); so is
@@ -274,9 +300,7 @@ class AwayWatch:
             s for s in range(ahead.setup.seats) if owes_move(ahead, s) and s not in connected
         }
         return tuple(
-            s
-            for s in sorted(lacking)
-            if s != self.me and s not in owing and not self._holds(s)
+            s for s in sorted(lacking) if s != self.me and s not in owing and not self._holds(s)
         )
 
     def _ack_lines(self, now: float, away: tuple[int, ...]) -> tuple[str, ...]:
@@ -297,8 +321,7 @@ class AwayWatch:
                 if s != self.me and s not in away and self.node.acked(s) <= final
             ]
         return tuple(
-            f"waiting for seat {s} to acknowledge entry {final + 1}: "
-            "the game goes on when it does"
+            f"waiting for seat {s} to acknowledge entry {final + 1}: the game goes on when it does"
             for s in lacking
         )
 
@@ -338,7 +361,10 @@ class AwayWatch:
 
     def next_due(self, table: Any) -> float | None:
         """When a seat next becomes away or runs out of patience."""
-        return None if self.clock is None else self.clock.next_due(table, trio.current_time())
+        if self.clock is None:
+            return None
+        acks = self._gone_on_turn(table) if self.v3 else ()
+        return self.clock.next_due(table, trio.current_time(), acks)
 
     def end_wait(self, final_wait: float) -> float:
         """How long the log may stand still, the game over, before the peer

@@ -30,6 +30,7 @@ from p2p.identity import Identity
 from p2p.node import Node
 from p2p.store import scan_log
 from table.names import SeatNames
+from table.pace import owes_move
 from table.replay import Replay
 from table.session import SessionResult, TableSession
 from table.verify import EXIT_ABANDONED, verify_log
@@ -189,10 +190,13 @@ async def _cut_table(
     scale: float,
     patience: int,
     then,
+    cut_when=None,
+    bot_of=None,
 ) -> tuple[dict[int, SessionResult], list[TableSession], list[Node], FaultyNet]:
     """A table of ``seats`` in-process peers through the fault relay; seat
-    ``gone`` is cut off once it owes a body; ``then(sessions, nodes, net)``
-    runs after that; the nodes stay up until it returns."""
+    ``gone`` is cut off once it owes a body (or once ``cut_when(table,
+    nodes)`` says so; ``bot_of(seat, bot)`` may wrap a seat's bot); ``then(sessions,
+    nodes, net)`` runs after that; the nodes stay up until it returns."""
     ids = [Identity.generate() for _ in range(seats)]
     spec = TableSpec(secrets.token_bytes(16), tuple(i.public for i in ids))
     results: dict[int, SessionResult] = {}
@@ -205,6 +209,8 @@ async def _cut_table(
             for s in range(seats)
         ]
         bots = sensible_bots("bluff", seats, 6, salt_source=secrets.token_bytes)
+        if bot_of is not None:
+            bots = [bot_of(s, bot) for s, bot in enumerate(bots)]
         sessions = [
             TableSession(
                 nodes[s],
@@ -238,8 +244,11 @@ async def _cut_table(
                 await node.connect(*nodes[0].listen_address)
             await until(lambda: all(len(n.connected) == seats - 1 for n in nodes), "a full mesh")
             host = sessions[0]
-            await until(lambda: host.table is not None and len(host.table.events) > 8, "play")
-            await until(lambda: gone in host.table.owing(), f"seat {gone} owing a body", 120)
+            if cut_when is None:
+                await until(lambda: host.table is not None and len(host.table.events) > 8, "play")
+                await until(lambda: gone in host.table.owing(), f"seat {gone} owing a body", 120)
+            else:
+                await until(lambda: cut_when(host.table, nodes), f"seat {gone} to be cut", 120)
             net.cut(gone)
             await then(sessions, nodes, net)
             closing.set()
@@ -341,3 +350,58 @@ async def test_a_majority_saying_stop_waiting_ends_it_before_the_patience(tmp_pa
         assert ended is not None and ended.seats == (gone,) and ended.why == "vote"
         assert not results[s].faults
         _assert_abandoned(nodes[s].store.log_path, gone, "vote")
+
+
+def _alone_on_its_turn(table, nodes) -> bool:
+    """Every entry final at every peer, and only one seat may move (nothing
+    is past the final point, nobody else could answer)."""
+    if table is None or table.owing() or not all(n.final == n.head == nodes[0].head for n in nodes):
+        return False
+    return sum(1 for s in range(len(nodes)) if table.game.legal_kinds(table.state, s)) == 1
+
+
+class _GoneOnItsTurn:
+    """A bot that never plays the first card of a pile (its own turn, when no
+    other seat may move): the person left the laptop there."""
+
+    def __init__(self, bot) -> None:
+        self.bot = bot
+
+    def act(self, game, state, seat, known):
+        others = [s for s in range(state.seats) if s != seat]
+        if game.legal_kinds(state, seat) and not any(game.legal_kinds(state, s) for s in others):
+            return None
+        return self.bot.act(game, state, seat, known)
+
+
+@pytest.mark.trio
+@pytest.mark.slow
+async def test_a_seat_gone_on_its_own_turn_is_waited_for_then_left(tmp_path: Path) -> None:
+    """A seat cut off on its own turn, when nothing is past the final point
+    and nobody else may move, owes no body and no acknowledgement: before,
+    the table hung with no waiting line on any screen and no end (review of
+    30e17a1, #7). It is away after duty_wait and left after the patience."""
+    gone, scale, patience = 2, 0.05, 100  # patience: 100 s x 0.05 = 5 s
+
+    async def then(sessions, nodes, net) -> None:
+        present = [s for s in sessions if s.me != gone]
+        await until(
+            lambda: all(gone in [a.seat for a in s.waiting()] for s in present), "away", 30
+        )
+        await until(lambda: all(s.result is not None for s in present), "the present seats", 60)
+        net.heal(gone)  # back, it learns it left
+        await until(lambda: sessions[gone].result is not None, "the leaver back", 120)
+
+    results, _, nodes, _ = await _cut_table(
+        tmp_path, 3, gone, scale=scale, patience=patience, then=then,
+        cut_when=lambda table, nodes: _alone_on_its_turn(table, nodes)
+        and gone in {s for s in range(3) if owes_move(table, s)},
+        bot_of=lambda s, bot: _GoneOnItsTurn(bot) if s == gone else bot,
+    )  # fmt: skip
+    for s in (0, 1):
+        ended = results[s].abandoned
+        assert ended is not None and ended.seats == (gone,) and ended.why == "patience"
+        assert not results[s].faults, str(results[s])
+        assert "it owed its move" in str(results[s]), str(results[s])
+    for s in range(3):  # the leaver's own log too
+        _assert_abandoned(nodes[s].store.log_path, gone, "patience")

@@ -802,15 +802,13 @@ class Node:
         return [item_of(entry, machine.hashes[entry.seq]) for entry in machine.chain[seq:]]
 
     def stalled_since(self) -> float | None:
-        """(v3) The trio time since which the first entry past :attr:`final`
-        has stayed non-final (noted at each tick, every 50 ms or less);
-        None when everything held is final or the stall just began."""
+        """(v3) Since when (trio time, noted at each tick) the first entry
+        past :attr:`final` has stayed non-final; None: none, or just begun."""
         return self.log.stalled_since()
 
     def chain_hash(self, seq: int) -> bytes | None:
-        """The chain hash of this peer's entry at ``seq`` (0: the table's
-        genesis; None: past the head). Equal hashes at one seq mean the
-        same chain up to it."""
+        """The chain hash of our entry at ``seq`` (0: the genesis; None: past
+        the head): equal hashes at one seq mean the same chain up to it."""
         hashes = self.log.hashes
         return hashes[seq] if 0 <= seq < len(hashes) else None
 

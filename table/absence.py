@@ -341,18 +341,31 @@ class AwayClock:
         self._last: float | None = None  # when this peer last looked
         self.signed: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()  # (set, stretches)
 
-    def look(self, owing: Mapping[int, int], now: float) -> dict[int, float]:
+    def look(self, owing: Mapping[int, int], now: float, table: Any = None) -> dict[int, float]:
         """Each other owing seat -> when this peer first saw its stretch.
         Time this peer itself was stopped does not count against the others:
-        a sleeper that wakes does not find everyone away."""
+        a sleeper that wakes does not find everyone away. (v3, ``table``
+        given) A seat whose stretch changes without a body of its own in
+        between (a gone seat owing its acknowledgement, then a body another
+        seat's entry asked of it) keeps the time its first stretch was seen:
+        it did not come back (review of 30e17a1, #6)."""
         if self._last is not None and now - self._last > self.JUMP:
             gap = now - self._last
             self.first_seen = {key: start + gap for key, start in self.first_seen.items()}
         self._last = max(now, self._last or now)
+        absence = None if table is None else table.absence
         seen = {}
         for seat, since in owing.items():
-            if seat != self.me:
-                seen[(seat, since)] = self.first_seen.get((seat, since), now)
+            if seat == self.me:
+                continue
+            start = self.first_seen.get((seat, since))
+            if start is None and absence is not None:
+                silent = absence.silent_since(seat)
+                carried = [
+                    at for (s, was), at in self.first_seen.items() if s == seat and silent <= was
+                ]
+                start = min(carried, default=None)
+            seen[(seat, since)] = now if start is None else start
         self.first_seen = seen
         return {seat: at for (seat, _), at in seen.items()}
 
@@ -367,7 +380,7 @@ class AwayClock:
         acknowledgement) although they owe no body: they owe that."""
         owing = _owing(table, acks)
         out = []
-        for seat, start in sorted(self.look(owing, now).items()):
+        for seat, start in sorted(self.look(owing, now, table).items()):
             if now - start >= self.duty_wait:
                 out.append(Away(seat, owing[seat], now - start, owed_text(table, seat)))
         return out
@@ -386,7 +399,7 @@ class AwayClock:
     def next_due(self, table: Any, now: float, acks: Iterable[int] = ()) -> float | None:
         """When the next seat becomes away or runs out of patience."""
         due = []
-        for start in self.look(_owing(table, acks), now).values():
+        for start in self.look(_owing(table, acks), now, table).values():
             for wait in (self.duty_wait, self.patience):
                 if start + wait > now:
                     due.append(start + wait)
@@ -411,7 +424,7 @@ class AwayClock:
                 self.notes.append("not signed: the game is over or stopped")
             return None
         owing, seats = _owing(table, acks), table.setup.seats
-        starts = self.look(owing, now)
+        starts = self.look(owing, now, table)
         asks: list[tuple[tuple[int, ...], str]] = []
         person = tuple(sorted(s for s in set(voted) if s in owing and s != self.me))
         if voted and not person:

@@ -9,33 +9,20 @@ from __future__ import annotations
 
 import socket
 import struct
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
 
+from engines.cards import Card
 from p2p.store import read_log
 from p2p.watch import Frames, Spectator, WatchError, WatchServer, frame
 from table.bot_table import play_bot_table
 from table.session import TableSession
 from table.verify import verify_log
 from tui.watch_feed import FeedError, WatchFeed
-
-
-def _private(sessions: dict[int, TableSession], n: int) -> set[str]:
-    """Card faces some seat knows of its own hand that the next seat does
-    not know: hidden from everyone but their holder."""
-    out: set[str] = set()
-    for s in range(n):
-        mine, other = sessions[s], sessions[(s + 1) % n]
-        table = mine.table
-        if table is None:
-            continue
-        hands = getattr(table.state, "hands", ())
-        hand = set(hands[s]) if hands else set()
-        known, seen = mine.snapshot.known, other.snapshot.known
-        out.update(str(c) for p, c in known.items() if p in hand and p not in seen)
-    return out
 
 
 async def _spectate(
@@ -47,21 +34,81 @@ async def _spectate(
 ) -> None:
     spectator = Spectator(*address)
     await spectator.connect()
-    async for record in spectator.records():
-        feed.feed(record)
-        replay = feed.replay
-        if replay is None or replay.table is None or feed.over() or len(sessions) < n:
-            continue
-        if any(s.replay.fed != replay.fed for s in sessions.values()):
-            # a seat behind has not learnt what this entry showed; a seat ahead
-            # may already hold, hidden, a card this entry still shows face up
-            # (a pile picked up): only a seat at this very entry is an oracle
-            continue
-        private = _private(sessions, n)
-        shown = "\n".join(feed.lines())
-        leaked = sorted(c for c in private if c in shown)
-        assert not leaked, f"spectator shows hidden cards {leaked} at entry {replay.fed}"
-        checks.append(len(private))
+    views: dict[int, dict[int, _View]] = {s: {} for s in range(n)}
+    async with trio.open_nursery() as oracle:
+        oracle.start_soon(_note_views, sessions, n, views)
+        async for record in spectator.records():
+            feed.feed(record)
+            _check(feed, n, views, checks)
+        oracle.cancel_scope.cancel()
+
+
+_View = tuple[frozenset[int], dict[int, Card], frozenset[int]]  # hand, faces known, public
+
+
+async def _note_views(
+    sessions: dict[int, TableSession], n: int, views: dict[int, dict[int, _View]]
+) -> None:
+    """Note what each seat knew at each entry it stood at: a seat behind
+    has not learnt what an entry showed, and a seat ahead may already hold,
+    hidden, a card that entry still shows face up (a pile picked up), so
+    only each seat's view at that very entry is an oracle for it. The
+    spectator comes to an entry later (a full CI run once found no moment
+    where the spectator and every seat stood at one entry together)."""
+    while True:
+        for s, session in list(sessions.items()):
+            table, fed = session.table, session.replay.fed
+            if table is None or fed in views[s]:
+                continue
+            hands = getattr(table.state, "hands", ())
+            # shown to everyone (a challenge turned it up; B7): face up in a hand
+            public = frozenset(p for p, _ in getattr(table.state, "public", ()))
+            hand = frozenset(hands[s]) if hands else frozenset()
+            views[s][fed] = (hand, dict(session.snapshot.known), public)
+        await trio.sleep(0.001)
+
+
+def _check(feed: WatchFeed, n: int, views: dict[int, dict[int, _View]], checks: list[int]) -> None:
+    """Card faces some seat knew of its own hand at this entry that the next
+    seat did not: none may show on the spectator's screen."""
+    replay = feed.replay
+    if replay is None or replay.table is None or feed.over():
+        return
+    if replay.table.over:  # the final reveals: every hand is shown (the god view, below)
+        return
+    at = replay.fed
+    if any(at not in views[s] for s in range(n)):
+        return
+    private: set[str] = set()
+    for s in range(n):
+        hand, known, public = views[s][at]
+        seen = views[(s + 1) % n][at][1]
+        hidden = (c for p, c in known.items() if p in hand and p not in seen and p not in public)
+        private.update(str(c) for c in hidden)
+    shown = "\n".join(feed.lines())
+    leaked = sorted(c for c in private if c in shown)
+    assert not leaked, f"spectator shows hidden cards {leaked} at entry {at}"
+    checks.append(len(private))
+
+
+class _Thinks:
+    """A bot that takes 20 ms over each move (in the session's worker
+    thread): between moves every seat catches up to the same entry, the
+    moments the spectator is compared with the seats (a bot table without
+    them ran so fast that a full CI run found none)."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+
+    def act(self, *args: Any) -> Any:
+        event = self.bot.act(*args)
+        if event is not None:
+            time.sleep(0.02)
+        return event
+
+
+def _thinking(*args: Any, player: Any = None, **kwargs: Any) -> TableSession:
+    return TableSession(*args, player=None if player is None else _Thinks(player), **kwargs)
 
 
 async def _slow(address: tuple[str, int]) -> None:
@@ -137,7 +184,7 @@ async def test_spectators_see_the_public_table_and_never_slow_it(tmp_path: Path)
         with trio.fail_after(300):
             peers = await play_bot_table("bluff", n, tmp_path, proven=False, seed=3,
                                          processes=0, on_session=on_session,
-                                         on_update=on_update)  # fmt: skip
+                                         on_update=on_update, make_session=_thinking)  # fmt: skip
         with trio.move_on_after(60):
             while not (early.over() and late.over()):
                 await trio.sleep(0.1)

@@ -52,7 +52,7 @@ def test_spectators_find_a_table_by_mdns_before_and_during_the_game(
     # the host (headless, bots at a slow pace), then the first big screen, found by mDNS
     inner = (
         f"echo $$ > {nspid} && cd {ROOT} && (NODEALER_HOME={tmp_path / 'hal'} {PYTHON} host "
-        "mao --players 3 --rounds 8 --headless --unproven --interface 127.0.0.1 --watch-host "
+        "mao --players 3 --rounds 24 --headless --unproven --interface 127.0.0.1 --watch-host "
         f"127.0.0.1 --spectators 4 --nickname hal --name halstable --time-scale 0.3 "
         f"> {host_log} 2>&1 &) "
         f"&& sleep 2 && NODEALER_HOME={tmp_path / 'w1'} {PYTHON} watch --seconds 60 "

@@ -108,6 +108,23 @@ def _play_my_turn(session: str) -> None:
     raise AssertionError(f"no kind for the whole hand:\n{_capture(session)}")
 
 
+def _detonated(session: str, screen: str) -> bool:
+    """Whether the window on ``screen`` ended by a detonation (K17): the
+    shout itself (under v3 the shouts that cross are drawn by lot first, and
+    the screen says who shouted while it waits) or, within a few seconds,
+    the game's end."""
+    deadline = time.monotonic() + 5
+    while True:
+        if re.search(r"💣 .+ detonated[!:]", screen) or any(
+            end in screen for end in ("You won", "You lost", "game over")
+        ):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+        screen = _capture(session)
+
+
 def _one_bomb_window(tmp_path: Path, attempt: int) -> float | None:
     """Seconds the first detonation window stayed on the screen; None when
     a bot detonated in it (the game ended)."""
@@ -122,9 +139,10 @@ def _one_bomb_window(tmp_path: Path, attempt: int) -> float | None:
             if opened is None and window:
                 opened = time.monotonic()
             elif opened is not None and not window:
-                if "You won" in screen or "You lost" in screen or "game over" in screen:
+                closed = time.monotonic() - opened
+                if _detonated(session, screen):
                     return None  # a bot detonated: the window ended by right
-                return time.monotonic() - opened
+                return closed
             elif opened is None and "your turn" in screen:
                 _play_my_turn(session)
             elif opened is None and "place the bomb" in screen:

@@ -63,7 +63,7 @@ plain blocking functions: call them with ``trio.to_thread.run_sync``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .batch import Check, LockCheck, ShuffleCheck, batch_holds, verify_single
 from .errors import (
@@ -353,6 +353,44 @@ class DealTable:
 
     def _made(self, msg: Message) -> bool:
         return bool(self.made) and (self.expected_input(), msg) in self.made
+
+    def spend(self) -> None:
+        """The deal is dealt (the last lock pass is in): release what only
+        the passes needed, for memory bounded by the table, not the game.
+
+        * The passes' proofs (each was checked on arrival or is our own; the
+          audit re-checks from the revealed keys only what no proof showed),
+          and our own passes kept to skip their check (:attr:`made`).
+        * The parsed form each point kept of itself (a point of this
+          process, :mod:`mental_poker.secp256k1`, keeps libsecp256k1's
+          parsed key: four times the memory of its 33 bytes): every point
+          the deal holds becomes its plain encoding, one object per value.
+          Equal as before, and checked as before by any later use (parsed,
+          i.e. validated, again: a few microseconds per use), so no verdict
+          changes; an invalid point still names its first sender
+          (:attr:`authors`, keyed by the same values)."""
+        plain: dict[bytes, bytes] = {}
+
+        def bare(point: bytes) -> bytes:
+            found = plain.get(point)
+            if found is None:
+                found = plain[point] = bytes(point)
+            return found
+
+        def deck(points: Sequence[bytes]) -> tuple[bytes, ...]:
+            return tuple(bare(p) for p in points)
+
+        self.shuffles[:] = [replace(p, proof=None, deck=deck(p.deck)) for p in self.shuffles]
+        self.locks[:] = [
+            replace(p, proof=None, stripped=deck(p.stripped), locked=deck(p.locked))
+            for p in self.locks
+        ]
+        self.made.clear()
+        for stack in self.layers:
+            for layer in stack:
+                layer.before, layer.after = bare(layer.before), bare(layer.after)
+        self.current[:] = [bare(p) for p in self.current]
+        self.authors = {bare(p): seat for p, seat in self.authors.items()}
 
     def verify_pending(self) -> Verdict:
         """Deferred mode: verify the proofs of the passes received so far

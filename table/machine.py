@@ -51,7 +51,7 @@ seat makes its final reveal and :meth:`Table.audit` re-checks every deal.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from engines.cards import Card
@@ -506,7 +506,7 @@ class Table:
             # perhaps not this stopped table: counted as not sent
             return self._stale(author, f"final reveal of deal {number} ({verdict.reason:.80})")
         if isinstance(message, LockPass) and deal.dealt:
-            _spend_passes(deal)
+            deal.spend()  # the passes have served: released
         return verdict
 
     def _unfit_final(self, author: int, verdict: Verdict) -> bool:
@@ -783,16 +783,6 @@ class Table:
         for local, position in enumerate(positions):
             self.where[position] = (number, local)
         return number
-
-
-def _spend_passes(deal: DealTable) -> None:
-    """A deal just dealt: the proofs of its passes have served (each was
-    checked on arrival or is our own; the audit re-checks from the revealed
-    keys only what no proof showed), as have our own passes kept to skip
-    their check: released, for memory bounded by the table, not the game."""
-    deal.shuffles[:] = [replace(p, proof=None) for p in deal.shuffles]
-    deal.locks[:] = [replace(p, proof=None) for p in deal.locks]
-    deal.made.clear()
 
 
 __all__ = [

@@ -363,12 +363,15 @@ class DealTable:
           and our own passes kept to skip their check (:attr:`made`).
         * The parsed form each point kept of itself (a point of this
           process, :mod:`mental_poker.secp256k1`, keeps libsecp256k1's
-          parsed key: four times the memory of its 33 bytes): every point
-          the deal holds becomes its plain encoding, one object per value.
-          Equal as before, and checked as before by any later use (parsed,
-          i.e. validated, again: a few microseconds per use), so no verdict
-          changes; an invalid point still names its first sender
-          (:attr:`authors`, keyed by the same values)."""
+          parsed key: six times the memory of its 33 bytes): the points of
+          the passes' decks, of the layers, of :attr:`current` and the keys
+          of :attr:`authors` become their plain encodings, one object per
+          value (the passes' Γ and the points of later relocks and
+          handovers keep theirs). Equal as before, and checked as before by
+          any later use (parsed, i.e. validated, again: about 10 µs more per
+          use, a few tens of ms a deal), so no verdict changes; an invalid
+          point still names its first sender (:attr:`authors`, keyed by the
+          same values)."""
         plain: dict[bytes, bytes] = {}
 
         def bare(point: bytes) -> bytes:

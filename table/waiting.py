@@ -88,7 +88,8 @@ class AwayWatch:
 
     def _gone_on_turn(self, table: Any) -> tuple[int, ...]:
         """(v3) Seats on their own turn (a move owed, no body) whose link is
-        gone, judged on ``table`` when nothing is past the final point."""
+        gone, judged on ``table`` (the replay's, or the one past the final
+        point: :meth:`_owing_acks`), none whose answer this peer holds."""
         owing, connected = table.owing(), self.node.connected
         return tuple(
             s
@@ -290,18 +291,16 @@ class AwayWatch:
         theirs."""
         owing = ahead.owing()
         missing = getattr(self.node, "waiting_for_acks", None)  # relayed acks (p2p)
-        lacking = set() if missing is None else set(missing())
+        lacking = {
+            s
+            for s in (() if missing is None else missing())
+            if s != self.me and s not in owing and not self._holds(s)
+        }
         # and a seat on its turn (it owes a move, no duty) whose link is
         # gone: a seat gone on its own turn would otherwise leave the table
         # waiting without a word (a CI run stopped one so); a person thinking
         # keeps its link (beats), and is never away for taking its time
-        connected = self.node.connected
-        lacking |= {
-            s for s in range(ahead.setup.seats) if owes_move(ahead, s) and s not in connected
-        }
-        return tuple(
-            s for s in sorted(lacking) if s != self.me and s not in owing and not self._holds(s)
-        )
+        return tuple(sorted(lacking.union(self._gone_on_turn(ahead))))
 
     def _ack_lines(self, now: float, away: tuple[int, ...]) -> tuple[str, ...]:
         """(v3) Whose acknowledgement this peer has lacked for ``duty_wait``

@@ -148,8 +148,9 @@ def test_a_damaged_record_with_whole_records_after_it_cuts_nothing(tmp_path, byt
     assert own.read_bytes() == bytes(data)
 
 
-def test_a_zero_filled_tail_is_a_torn_tail(tmp_path) -> None:
-    # a power cut can leave a file's new length filled with zeros
+def _torn_tail_is_cut(tmp_path, tail: bytes) -> None:
+    """A store whose ``own`` file holds one synced vote, then ``tail`` (what
+    a crash left of an append): it opens, keeps the vote and cuts the tail."""
     net = _chain(1)
     store = Store(net.table, tmp_path)
     store.append("own", {"t": "vote", "term": 4})
@@ -157,9 +158,14 @@ def test_a_zero_filled_tail_is_a_torn_tail(tmp_path) -> None:
     store.close()
     own = tmp_path / "own"
     whole = own.read_bytes()
-    own.write_bytes(whole + bytes(300))
+    own.write_bytes(whole + tail)
     again = Store(net.table, tmp_path)
     assert again.voted == 4 and own.read_bytes() == whole
+
+
+def test_a_zero_filled_tail_is_a_torn_tail(tmp_path) -> None:
+    # a power cut can leave a file's new length filled with zeros
+    _torn_tail_is_cut(tmp_path, bytes(300))
 
 
 def test_a_failed_append_leaves_no_fragment(tmp_path, monkeypatch) -> None:
@@ -202,18 +208,9 @@ def test_a_record_inside_a_torn_append_is_still_a_torn_tail(tmp_path) -> None:
 
     from p2p.store import RECORD_HEADER
 
-    net = _chain(1)
-    store = Store(net.table, tmp_path)
-    store.append("own", {"t": "vote", "term": 2})
-    store.sync()
-    store.close()
     inner = msgpack.packb({"t": "vote", "term": 9}, use_bin_type=True)
     embedded = RECORD_HEADER.pack(len(inner), zlib.crc32(inner)) + inner
     payload = msgpack.packb({"t": "submit", "pad": b"x" * 40 + embedded + b"y" * 200})
     outer = RECORD_HEADER.pack(len(payload), zlib.crc32(payload)) + payload
     cut = outer.index(embedded) + len(embedded) + 10  # the crash: mid-append, after it
-    own = tmp_path / "own"
-    whole = own.read_bytes()
-    own.write_bytes(whole + outer[:cut])
-    again = Store(net.table, tmp_path)
-    assert again.voted == 2 and own.read_bytes() == whole
+    _torn_tail_is_cut(tmp_path, outer[:cut])

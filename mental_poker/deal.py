@@ -184,6 +184,8 @@ class DealTable:
     """``("shuffle" | "lock", seat)`` of the passes whose proof this tracker
     verified (on arrival or in a batch that held): the audit need not redo
     what such a proof already proved (:meth:`audit`, protocol.md §1.4 step 7)"""
+    released: bool = False
+    """The points' parsed forms were let go (:meth:`release_points`)."""
 
     # ------------------------------------------------------------ queries
 
@@ -355,23 +357,31 @@ class DealTable:
         return bool(self.made) and (self.expected_input(), msg) in self.made
 
     def spend(self) -> None:
-        """The deal is dealt (the last lock pass is in): release what only
-        the passes needed, for memory bounded by the table, not the game.
+        """The deal is dealt (the last lock pass is in): the passes' proofs
+        have served (each was checked on arrival or is our own; the audit
+        re-checks from the revealed keys only what no proof showed), as have
+        our own passes kept to skip their check (:attr:`made`): released,
+        for memory bounded by the table, not the game."""
+        self.shuffles[:] = [replace(p, proof=None) for p in self.shuffles]
+        self.locks[:] = [replace(p, proof=None) for p in self.locks]
+        self.made.clear()
 
-        * The passes' proofs (each was checked on arrival or is our own; the
-          audit re-checks from the revealed keys only what no proof showed),
-          and our own passes kept to skip their check (:attr:`made`).
-        * The parsed form each point kept of itself (a point of this
-          process, :mod:`mental_poker.secp256k1`, keeps libsecp256k1's
-          parsed key: six times the memory of its 33 bytes): the points of
-          the passes' decks, of the layers, of :attr:`current` and the keys
-          of :attr:`authors` become their plain encodings, one object per
-          value (the passes' Γ and the points of later relocks and
-          handovers keep theirs). Equal as before, and checked as before by
-          any later use (parsed, i.e. validated, again: about 10 µs more per
-          use, a few tens of ms a deal), so no verdict changes; an invalid
-          point still names its first sender (:attr:`authors`, keyed by the
-          same values)."""
+    def release_points(self) -> None:
+        """Once a later deal is under way (the table machine calls it for the
+        deals before a new one): the parsed form each point of this deal
+        kept of itself is let go. A point of this process
+        (:mod:`mental_poker.secp256k1`) keeps libsecp256k1's parsed key: six
+        times the memory of its 33 bytes, some 1,000 points a deal. The
+        points of the passes' decks, of the layers, of :attr:`current` and
+        the keys of :attr:`authors` become their plain encodings, one object
+        per value (the passes' Γ and the points of later relocks and
+        handovers keep theirs). Equal as before, and checked as before by
+        any later use (parsed, i.e. validated, again: about 10 µs more per
+        use, which is why the deal in play keeps them), so no verdict
+        changes; an invalid point still names its first sender
+        (:attr:`authors`, keyed by the same values)."""
+        if self.released or not self.dealt:
+            return
         plain: dict[bytes, bytes] = {}
 
         def bare(point: bytes) -> bytes:
@@ -383,17 +393,16 @@ class DealTable:
         def deck(points: Sequence[bytes]) -> tuple[bytes, ...]:
             return tuple(bare(p) for p in points)
 
-        self.shuffles[:] = [replace(p, proof=None, deck=deck(p.deck)) for p in self.shuffles]
+        self.shuffles[:] = [replace(p, deck=deck(p.deck)) for p in self.shuffles]
         self.locks[:] = [
-            replace(p, proof=None, stripped=deck(p.stripped), locked=deck(p.locked))
-            for p in self.locks
+            replace(p, stripped=deck(p.stripped), locked=deck(p.locked)) for p in self.locks
         ]
-        self.made.clear()
         for stack in self.layers:
             for layer in stack:
                 layer.before, layer.after = bare(layer.before), bare(layer.after)
         self.current[:] = [bare(p) for p in self.current]
         self.authors = {bare(p): seat for p, seat in self.authors.items()}
+        self.released = True
 
     def verify_pending(self) -> Verdict:
         """Deferred mode: verify the proofs of the passes received so far

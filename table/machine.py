@@ -776,6 +776,8 @@ class Table:
 
     def _new_deal(self, cards: list[int], positions: list[int]) -> int:
         number = len(self.deals)
+        for earlier in self.deals:  # in play no longer: their points' parsed forms let go
+            earlier.release_points()
         group = self.setup.group
         context = Context(self.setup.table_id, number, group=group)
         deck = Deck.of(cards, group)

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -109,6 +111,23 @@ def test_a_private_table_from_the_home_screen(tmp_path: Path) -> None:
         kill(session)  # the headless host in the namespace gets the session's SIGHUP
 
 
+def _where_it_stands(pid: int) -> str:
+    """What a process that did not end is doing (seen once in a loaded run,
+    never alone): its state and signals, and its threads' Python stacks
+    where py-spy is installed."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:  # it ended after all
+        return "(it ended as it was looked at)"
+    keep = ("State:", "Threads:", "SigPnd:", "ShdPnd:", "SigBlk:", "SigIgn:", "SigCgt:")
+    lines = [line for line in status if line.startswith(keep)]
+    if shutil.which("py-spy"):
+        dump = subprocess.run(["py-spy", "dump", "--pid", str(pid)], capture_output=True,
+                              text=True, timeout=30)  # fmt: skip
+        lines.append(dump.stdout or dump.stderr)
+    return "\n".join(lines)
+
+
 @pytest.mark.slow
 @pytest.mark.netns
 def test_closing_the_terminal_of_a_table_joined_from_home_ends_the_program(
@@ -144,9 +163,10 @@ def test_closing_the_terminal_of_a_table_joined_from_home_ends_the_program(
     while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
         time.sleep(0.2)
     alive = Path(f"/proc/{pid}").exists()
+    where = _where_it_stands(pid) if alive else ""
     if alive:  # ours: not left behind whatever the outcome
         os.kill(pid, signal.SIGKILL)
-    assert not alive, "the program went on after its terminal closed"
+    assert not alive, f"the program went on after its terminal closed\n{where}"
 
 
 @pytest.mark.slow

@@ -214,3 +214,31 @@ def test_the_home_screen_ends_when_its_terminal_closes(tmp_path) -> None:
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="a terminal's signals (POSIX)")
+def test_a_program_stuck_after_sighup_is_ended_129_after_the_grace() -> None:
+    """After SIGHUP the unwinding may block on the dead terminal (Textual's
+    shutdown once slept for good, its writes queued behind a writer that
+    no longer ran): past ``HUP_GRACE`` the program exits 129 anyway."""
+    stuck = (
+        "import sys, time\n"
+        "import tui.signals as s\n"
+        "s.HUP_GRACE = 1.0\n"
+        "with s.signals_as_interrupt():\n"
+        "    try:\n"
+        "        print('ready', flush=True)\n"
+        "        time.sleep(60)\n"
+        "    except KeyboardInterrupt:\n"
+        "        time.sleep(60)  # stuck in its unwinding, as on a dead terminal\n"
+        "sys.exit(0)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    process = subprocess.Popen([sys.executable, "-c", stuck], stdout=subprocess.PIPE, text=True,
+                               env=env, cwd=ROOT)  # fmt: skip
+    try:
+        assert process.stdout is not None and process.stdout.readline() == "ready\n"
+        process.send_signal(signal.SIGHUP)
+        assert process.wait(timeout=30) == 128 + signal.SIGHUP
+    finally:
+        process.kill()

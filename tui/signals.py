@@ -15,12 +15,22 @@ it sends or acknowledges, protocol.md §3.6): the saved log is kept as it
 stands and ``nodealer join`` goes back to the table.
 
 Windows has no SIGHUP (only what :mod:`signal` offers is handled there).
+
+After SIGHUP the terminal is gone, and unwinding may still block on it: a
+program once slept for good in Textual's shutdown, its writes to the dead
+terminal queued behind a writer that no longer ran (a home screen left
+behind by a closed tmux session, ``py-spy dump``). So SIGHUP also starts a
+clock: a program still running :data:`HUP_GRACE` seconds later exits at
+once with 129. Nothing is lost by it: what the seat signed or acknowledged
+is on disk before it is sent.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,6 +40,9 @@ from typing import Any
 from .words import register, t
 
 register({"stopped by {name}: {interrupted}": "被 {name} 结束：{interrupted}"})
+
+HUP_GRACE = 10.0
+"""Seconds a program may take to end after SIGHUP before it is made to."""
 
 HANDLED = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
@@ -59,6 +72,8 @@ def _as_interrupt(stop: Stop) -> Any:
     def handler(signum: int, frame: FrameType | None) -> None:
         if stop.signum is None:
             stop.signum = signum
+            if signum == getattr(signal, "SIGHUP", None):
+                _exit_later(128 + signum)
         on_interrupt = signal.getsignal(signal.SIGINT)
         if callable(on_interrupt):
             on_interrupt(signal.SIGINT, frame)  # trio's (a safe point) or Python's
@@ -66,6 +81,14 @@ def _as_interrupt(stop: Stop) -> Any:
             raise KeyboardInterrupt
 
     return handler
+
+
+def _exit_later(code: int) -> None:
+    """End the process with ``code`` in :data:`HUP_GRACE` seconds unless it
+    ends first (a daemon thread: it never holds an exit back)."""
+    timer = threading.Timer(HUP_GRACE, os._exit, (code,))
+    timer.daemon = True
+    timer.start()
 
 
 def tell(line: str) -> None:
